@@ -1,0 +1,34 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "seedbuild",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .executable(name: "seedbuild", targets: ["seedbuild"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
+    ],
+    targets: [
+        .target(
+            name: "SeedModel",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+        ),
+        .executableTarget(
+            name: "seedbuild",
+            dependencies: [
+                "SeedModel",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "SeedModelTests",
+            dependencies: ["SeedModel", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+    ]
+)

@@ -1,0 +1,141 @@
+import Foundation
+
+/// Loads models from Xcode's `.xcdatamodeld` bundles, `.xcdatamodel` folders and JSON files.
+///
+/// ```swift
+/// let model = try ModelLoader.load("schemas/PostCodesModel.xcdatamodeld")   // the current version
+/// let all = try ModelLoader.loadAllVersions("schemas/PostCodesModel.xcdatamodeld")
+/// ```
+/// Loading only reads; call ``Model/validate()`` to check the model.
+public enum ModelLoader {
+    /// Loads a bundle's current version, one version folder, an unversioned `.xcdatamodel`, or a JSON model.
+    /// - Throws: ``ModelError`` naming the path; ``ModelError/isNotFound`` when nothing is there.
+    public static func load(_ path: String) throws(ModelError) -> Model {
+        switch try kind(of: path) {
+        case .json:
+            return try loadJSON(path)
+        case .version(let bundle):
+            return try loadVersion(path, bundle: bundle, displayPath: path)
+        case .bundle:
+            let current = try currentVersionPath(ofBundle: path)
+            return try loadVersion(current, bundle: path, displayPath: path)
+        }
+    }
+
+    /// Loads every version in a bundle, in version order (`Model`, `Model 2`, … `Model 10`).
+    /// A version folder or JSON model gives just itself.
+    public static func loadAllVersions(_ path: String) throws(ModelError) -> [Model] {
+        guard case .bundle = try kind(of: path) else { return [try load(path)] }
+        return try versionPaths(ofBundle: path).map { version throws(ModelError) in
+            try loadVersion(version, bundle: path, displayPath: path)
+        }
+    }
+
+    /// The version folder names in a bundle, in version order.
+    public static func versionNames(ofBundle path: String) throws(ModelError) -> [String] {
+        try versionPaths(ofBundle: path).map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent }
+    }
+
+    private enum Kind {
+        case json
+        case bundle
+        case version(bundle: String?)
+    }
+
+    private static func kind(of path: String) throws(ModelError) -> Kind {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw .notFound(path)
+        }
+        let url = URL(fileURLWithPath: path).standardizedFileURL
+        let ext = url.pathExtension.lowercased()
+        if !isDirectory.boolValue {
+            if ext == "json" { return .json }
+            if url.lastPathComponent == "contents", url.deletingLastPathComponent().pathExtension == "xcdatamodel" {
+                return .version(bundle: nil)
+            }
+            throw .invalid(
+                "not a model: expected an .xcdatamodeld bundle, an .xcdatamodel folder or a .json model",
+                source: ModelSource(file: path))
+        }
+        switch ext {
+        case "xcdatamodeld":
+            return .bundle
+        case "xcdatamodel":
+            let parent = url.deletingLastPathComponent()
+            return .version(bundle: parent.pathExtension == "xcdatamodeld" ? parent.path : nil)
+        default:
+            throw .invalid(
+                "a folder that is neither an .xcdatamodeld bundle nor an .xcdatamodel version",
+                source: ModelSource(file: path))
+        }
+    }
+
+    private static func loadJSON(_ path: String) throws(ModelError) -> Model {
+        let source = ModelSource(file: path)
+        return try JSONModelReader(source: source).read(try readFile(path, source: source))
+    }
+
+    private static func loadVersion(_ path: String, bundle: String?, displayPath: String) throws(ModelError) -> Model {
+        var url = URL(fileURLWithPath: path)
+        if url.lastPathComponent == "contents" { url.deleteLastPathComponent() }
+        let versionName = url.deletingPathExtension().lastPathComponent
+        let modelName = bundle.map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent } ?? versionName
+        let source = ModelSource(file: displayPath, version: bundle == nil ? nil : versionName)
+        let contents = url.appendingPathComponent("contents").path
+        guard FileManager.default.fileExists(atPath: contents) else {
+            throw .invalid("the version folder has no contents file; re-save the model in Xcode", source: source)
+        }
+        return try XcodeModelParser(source: source).parse(try readFile(contents, source: source), name: modelName)
+    }
+
+    private static func readFile(_ path: String, source: ModelSource) throws(ModelError) -> Data {
+        do {
+            return try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw .invalid("cannot read \(path): \(error.localizedDescription)", source: source)
+        }
+    }
+
+    private static func versionPaths(ofBundle path: String) throws(ModelError) -> [String] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: path)
+        } catch {
+            throw .invalid("cannot list the bundle: \(error.localizedDescription)", source: ModelSource(file: path))
+        }
+        // Compare stems, so "Model" sorts before "Model 2" and "Model 2" before "Model 10".
+        let versions = names.filter { $0.hasSuffix(".xcdatamodel") }
+            .sorted { $0.dropLast(13).compare($1.dropLast(13), options: .numeric) == .orderedAscending }
+        guard !versions.isEmpty else {
+            throw .invalid("the bundle holds no .xcdatamodel version", source: ModelSource(file: path))
+        }
+        return versions.map { URL(fileURLWithPath: path).appendingPathComponent($0).path }
+    }
+
+    /// The version `.xccurrentversion` names; a bundle with one version needs no such file.
+    private static func currentVersionPath(ofBundle path: String) throws(ModelError) -> String {
+        let source = ModelSource(file: path)
+        let bundle = URL(fileURLWithPath: path)
+        let marker = bundle.appendingPathComponent(".xccurrentversion")
+        guard let data = try? Data(contentsOf: marker) else {
+            let versions = try versionPaths(ofBundle: path)
+            guard versions.count == 1 else {
+                throw .invalid(
+                    "the bundle has \(versions.count) versions and no .xccurrentversion; "
+                        + "set the current version in Xcode or give one version folder", source: source)
+            }
+            return versions[0]
+        }
+        let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
+        guard let name = plist?["_XCCurrentVersionName"] as? String else {
+            throw .invalid(
+                ".xccurrentversion has no _XCCurrentVersionName; set the current version in Xcode", source: source)
+        }
+        let version = bundle.appendingPathComponent(name).path
+        guard FileManager.default.fileExists(atPath: version) else {
+            throw .invalid(".xccurrentversion names \"\(name)\", which is not in the bundle", source: source)
+        }
+        return version
+    }
+}

@@ -1,0 +1,21 @@
+/// A stored query from an object to objects of another entity, possibly in another store.
+///
+/// Mirrors [NSFetchedPropertyDescription](https://developer.apple.com/documentation/coredata/nsfetchedpropertydescription):
+/// the predicate may refer to the owning object as `$FETCH_SOURCE`, e.g. `postcode == $FETCH_SOURCE.postcode`.
+public struct FetchedProperty: Sendable, Hashable {
+    public var name: String
+    /// The entity the query fetches.
+    public var entity: String
+    /// The predicate in `NSPredicate` format.
+    public var predicate: String
+    public var isOptional: Bool
+    public var userInfo: [String: String]
+
+    public init(name: String, entity: String, predicate: String, isOptional: Bool = true, userInfo: [String: String] = [:]) {
+        self.name = name
+        self.entity = entity
+        self.predicate = predicate
+        self.isOptional = isOptional
+        self.userInfo = userInfo
+    }
+}

@@ -1,0 +1,183 @@
+/// Checks a model for problems that would make a store unbuildable or a link impossible.
+///
+/// ```swift
+/// let warnings = try model.validated()          // throws ModelError listing every error
+/// ```
+extension Model {
+    /// The primary-key column of tables that have one, named as Core Data names it.
+    /// Property names may not take it (SQLite compares names without regard to case).
+    public static let primaryKeyColumn = "Z_PK"
+
+    /// Prefix of the bookkeeping tables in a seed store; entity names may not use it.
+    public static let reservedTablePrefix = "seed_"
+
+    /// Every problem in the model, errors and warnings.
+    /// - Parameter requireFetchedPropertyTargets: true for a merged model, where a fetched property
+    ///   whose target entity is still missing is an error rather than a warning.
+    public func validate(requireFetchedPropertyTargets: Bool = false) -> [ModelDiagnostic] {
+        var validator = ModelValidator(model: self, requireFetchedPropertyTargets: requireFetchedPropertyTargets)
+        return validator.run()
+    }
+
+    /// Validates the model and returns its warnings.
+    /// - Throws: ``ModelError`` with every diagnostic when any is an error.
+    @discardableResult
+    public func validated(requireFetchedPropertyTargets: Bool = false) throws(ModelError) -> [ModelDiagnostic] {
+        let diagnostics = validate(requireFetchedPropertyTargets: requireFetchedPropertyTargets)
+        if diagnostics.contains(where: { $0.severity == .error }) { throw .invalid(diagnostics) }
+        return diagnostics
+    }
+}
+
+struct ModelValidator {
+    let model: Model
+    let requireFetchedPropertyTargets: Bool
+    private var diagnostics: [ModelDiagnostic] = []
+
+    init(model: Model, requireFetchedPropertyTargets: Bool) {
+        self.model = model
+        self.requireFetchedPropertyTargets = requireFetchedPropertyTargets
+    }
+
+    mutating func run() -> [ModelDiagnostic] {
+        checkEntityNames()
+        for entity in model.entities {
+            checkProperties(of: entity)
+            checkRelationships(of: entity)
+            checkFetchedProperties(of: entity)
+            checkConstraintsAndIndexes(of: entity)
+        }
+        checkConfigurations()
+        return diagnostics
+    }
+
+    private mutating func error(_ message: String, _ entity: Entity?, _ property: String? = nil) {
+        diagnostics.append(ModelDiagnostic(
+            .error, message, source: entity?.origin ?? model.source, entity: entity?.name, property: property))
+    }
+
+    private mutating func warning(_ message: String, _ entity: Entity?, _ property: String? = nil) {
+        diagnostics.append(ModelDiagnostic(
+            .warning, message, source: entity?.origin ?? model.source, entity: entity?.name, property: property))
+    }
+
+    private mutating func checkEntityNames() {
+        var seen: [String: String] = [:]
+        for entity in model.entities {
+            if entity.name.isEmpty {
+                error("an entity has no name; name it in Xcode's data model editor", entity)
+                continue
+            }
+            if let other = seen[entity.name.lowercased()] {
+                error("duplicate entity name (\"\(other)\" too; SQLite table names ignore case); rename one", entity)
+            }
+            seen[entity.name.lowercased()] = entity.name
+            if entity.name.lowercased().hasPrefix(Model.reservedTablePrefix) {
+                error("entity names starting with \"\(Model.reservedTablePrefix)\" are reserved for seed store bookkeeping; rename it", entity)
+            }
+            if let parent = entity.parentEntity {
+                error("entity inheritance (parent entity \"\(parent)\") is not supported yet; flatten the parent's properties into this entity", entity)
+            }
+        }
+    }
+
+    private mutating func checkProperties(of entity: Entity) {
+        var seen: [String: String] = [:]
+        for name in entity.propertyNames {
+            if name.isEmpty {
+                error("a property has no name; name it in Xcode's data model editor", entity)
+                continue
+            }
+            if let other = seen[name.lowercased()] {
+                error("duplicate property name (\"\(other)\" too; SQLite column names ignore case); rename one", entity, name)
+            }
+            seen[name.lowercased()] = name
+            if name.caseInsensitiveCompare(Model.primaryKeyColumn) == .orderedSame {
+                error("\"\(Model.primaryKeyColumn)\" is the store's primary-key column; rename the property", entity, name)
+            }
+        }
+        for attribute in entity.attributes {
+            if let value = attribute.defaultValue, let problem = DefaultValueCheck.problem(value, for: attribute.type) {
+                error("default value \"\(value)\" \(problem)", entity, attribute.name)
+            }
+        }
+    }
+
+    private mutating func checkRelationships(of entity: Entity) {
+        for relationship in entity.relationships {
+            guard let destination = model.entity(named: relationship.destination) else {
+                let hint = relationship.destination.isEmpty ? "has no destination entity" : "names destination entity \"\(relationship.destination)\", which is not in the model"
+                error("the relationship \(hint); pick an entity of this model (to link to another model's entity, use a fetched property)", entity, relationship.name)
+                continue
+            }
+            if let inverseName = relationship.inverse {
+                guard let inverse = destination.relationship(named: inverseName) else {
+                    error("inverse \"\(inverseName)\" is not a relationship of \(destination.name); fix the inverse in Xcode", entity, relationship.name)
+                    continue
+                }
+                if inverse.destination != entity.name || inverse.inverse != relationship.name {
+                    error("inverse \(destination.name).\(inverseName) does not point back (it goes to \(inverse.destination).\(inverse.inverse ?? "nothing")); make the two relationships each other's inverse", entity, relationship.name)
+                }
+            } else if !relationship.isTransient {
+                warning("the relationship has no inverse; Core Data advises one so that the object graph stays consistent", entity, relationship.name)
+            }
+            for configuration in model.configurations
+            where configuration.entities.contains(entity.name) && !configuration.entities.contains(destination.name) {
+                error("the relationship crosses stores: \(entity.name) is in configuration \(configuration.name) but \(destination.name) is not; relationships cannot cross stores, so replace it with a fetched property (e.g. key == $FETCH_SOURCE.key)", entity, relationship.name)
+            }
+            if relationship.maxCount != 0, relationship.minCount > relationship.maxCount {
+                error("minimum count \(relationship.minCount) exceeds maximum count \(relationship.maxCount)", entity, relationship.name)
+            }
+        }
+    }
+
+    private mutating func checkFetchedProperties(of entity: Entity) {
+        for property in entity.fetchedProperties {
+            if property.predicate.isEmpty {
+                error("the fetched property has no predicate; give its fetch request a predicate such as key == $FETCH_SOURCE.key", entity, property.name)
+            }
+            if property.entity.isEmpty {
+                error("the fetched property's fetch request names no entity", entity, property.name)
+            } else if model.entity(named: property.entity) == nil {
+                let message = "targets entity \"\(property.entity)\", which is not in this model"
+                if requireFetchedPropertyTargets {
+                    error("\(message) nor in the models merged with it; add the model that defines it", entity, property.name)
+                } else {
+                    warning("\(message); it must come from a model merged with this one", entity, property.name)
+                }
+            }
+        }
+    }
+
+    private mutating func checkConstraintsAndIndexes(of entity: Entity) {
+        for constraint in entity.uniquenessConstraints {
+            for name in constraint where entity.attribute(named: name) == nil {
+                let what = entity.relationship(named: name) == nil ? "no such attribute" : "a relationship; seed stores support attribute constraints only"
+                error("the uniqueness constraint (\(constraint.joined(separator: ", "))) names \"\(name)\": \(what)", entity, name)
+            }
+        }
+        for index in entity.indexes {
+            if index.elements.isEmpty { error("the fetch index \"\(index.name)\" has no elements", entity) }
+            for element in index.elements
+            where entity.attribute(named: element.property) == nil && entity.relationship(named: element.property) == nil {
+                error("the fetch index \"\(index.name)\" names \"\(element.property)\", which is not an attribute or relationship of \(entity.name)", entity, element.property)
+            }
+        }
+    }
+
+    private mutating func checkConfigurations() {
+        var seen = Set<String>()
+        for configuration in model.configurations {
+            if !seen.insert(configuration.name).inserted {
+                error("duplicate configuration \"\(configuration.name)\"; rename one", nil)
+            }
+            for name in configuration.entities where model.entity(named: name) == nil {
+                error("configuration \(configuration.name) lists entity \"\(name)\", which is not in the model", nil)
+            }
+        }
+        guard !model.configurations.isEmpty else { return }
+        for entity in model.entities where !model.configurations.contains(where: { $0.entities.contains(entity.name) }) {
+            warning("the entity is in no configuration, so only a store with the Default configuration holds it; add it to a configuration", entity)
+        }
+    }
+}

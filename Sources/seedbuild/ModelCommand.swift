@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import SeedModel
+
+/// `seedbuild model …`: read, check and print data models.
+struct ModelCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "model",
+        abstract: "Read, check and print data models (.xcdatamodeld, .xcdatamodel or JSON).",
+        subcommands: [Show.self, Hashes.self]
+    )
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the model, merging every model given.")
+
+        @OptionGroup var models: ModelOptions
+
+        func run() throws {
+            let model = try models.loadMerged()
+            print(models.json ? String(decoding: model.canonicalJSON(), as: UTF8.self) : model.summary(), terminator: models.json ? "" : "\n")
+        }
+    }
+
+    struct Hashes: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print each entity's version hash (64 lowercase hex characters).")
+
+        @OptionGroup var models: ModelOptions
+
+        @Option(help: "The configuration whose entities to hash (default: every entity).")
+        var configuration: String = "Default"
+
+        func run() throws {
+            let model = try models.loadMerged()
+            let hashes = try CommandFailure.exitOnError { () throws(ModelError) in
+                try model.versionHashes(configuration: configuration)
+            }
+            if models.json {
+                let object = hashes.mapValues(\.hexString)
+                let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted])
+                print(String(decoding: data, as: UTF8.self))
+            } else {
+                for name in hashes.keys.sorted() { print("\(hashes[name]!.hexString)  \(name)") }
+            }
+        }
+    }
+}
+
+/// The model paths and output form shared by the `model` subcommands.
+struct ModelOptions: ParsableArguments {
+    @Argument(help: "Models to load and merge: .xcdatamodeld bundles, .xcdatamodel folders or JSON files.")
+    var paths: [String]
+
+    @Flag(help: "Print JSON instead of text.")
+    var json = false
+
+    func validate() throws {
+        if paths.isEmpty { throw ValidationError("give at least one model path") }
+    }
+
+    /// Loads, merges and validates the models, printing warnings; exits 65 or 66 on errors.
+    func loadMerged() throws -> Model {
+        try CommandFailure.exitOnError { () throws(ModelError) in
+            var models: [Model] = []
+            for path in paths {
+                let model = try ModelLoader.load(path)
+                try model.validated()
+                models.append(model)
+            }
+            let merged = try Model.merged(models)
+            let warnings = try merged.validated(requireFetchedPropertyTargets: models.count > 1)
+            for warning in warnings { CommandFailure.printError(warning.description) }
+            return merged
+        }
+    }
+}

@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// The `seedbuild` command: turns CSV reference data into verified, compressed, read-only SQLite seed stores.
+@main
+struct Seedbuild: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "seedbuild",
+        abstract: "Build verified, compressed, read-only SQLite seed stores from CSV reference data.",
+        subcommands: [ModelCommand.self]
+    )
+}

@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+@testable import SeedModel
+
+@Suite("Model validation")
+struct ModelValidationTests {
+    private func diagnostics(_ body: String) throws -> [String] {
+        let directory = TemporaryDirectory()
+        return try loadXML(body, in: directory, name: "V").validate().map(\.description)
+    }
+
+    private func expectOne(_ body: String, _ fragment: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let found = try diagnostics(body)
+        #expect(found.contains { $0.contains(fragment) }, "expected \(fragment) in \(found)", sourceLocation: sourceLocation)
+    }
+
+    @Test func validModelHasNoDiagnostics() throws {
+        let directory = TemporaryDirectory()
+        let model = try loadXML(shopXML, in: directory, name: "Shop")
+        // Review lives in another model: only a warning until merged.
+        #expect(model.validate().map(\.severity) == [.warning])
+        #expect(throws: ModelError.self) { try model.validated(requireFetchedPropertyTargets: true) }
+    }
+
+    @Test func unknownDestinationAndInverse() throws {
+        try expectOne(#"<entity name="A"><relationship name="b" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Ghost"/></entity>"#,
+                      "V.xcdatamodel: A.b: error: the relationship names destination entity \"Ghost\", which is not in the model")
+        try expectOne("""
+            <entity name="A"><relationship name="b" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="B" inverseName="nope" inverseEntity="B"/></entity>
+            <entity name="B"><attribute name="x" attributeType="String"/></entity>
+            """, "A.b: error: inverse \"nope\" is not a relationship of B")
+    }
+
+    @Test func inverseMustPointBack() throws {
+        try expectOne("""
+            <entity name="A"><relationship name="b" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="B" inverseName="as" inverseEntity="B"/></entity>
+            <entity name="B"><relationship name="as" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="C"/></entity>
+            <entity name="C"><attribute name="x" attributeType="String"/></entity>
+            """, "A.b: error: inverse B.as does not point back")
+    }
+
+    @Test func relationshipAcrossConfigurationsSuggestsFetchedProperty() throws {
+        try expectOne("""
+            <entity name="Rating"><relationship name="postcode" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Postcode" inverseName="ratings" inverseEntity="Postcode"/></entity>
+            <entity name="Postcode"><relationship name="ratings" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Rating" inverseName="postcode" inverseEntity="Rating"/></entity>
+            <configuration name="Seed"><memberEntity name="Postcode"/></configuration>
+            <configuration name="User"><memberEntity name="Rating"/></configuration>
+            """, "Rating.postcode: error: the relationship crosses stores: Rating is in configuration User but Postcode is not; relationships cannot cross stores, so replace it with a fetched property")
+    }
+
+    @Test func duplicateNames() throws {
+        try expectOne(#"<entity name="A"><attribute name="x" attributeType="String"/></entity><entity name="a"><attribute name="x" attributeType="String"/></entity>"#,
+                      "error: duplicate entity name")
+        try expectOne(#"<entity name="A"><attribute name="x" attributeType="String"/><attribute name="X" attributeType="Double"/></entity>"#,
+                      "error: duplicate property name")
+        try expectOne(#"<entity name="A"><attribute name="z_pk" attributeType="String"/></entity>"#, "is the store's primary-key column")
+        try expectOne(#"<entity name="seed_Things"><attribute name="x" attributeType="String"/></entity>"#, "reserved for seed store bookkeeping")
+    }
+
+    @Test func constraintsAndIndexesNameRealAttributes() throws {
+        try expectOne("""
+            <entity name="A"><attribute name="x" attributeType="String"/>
+            <uniquenessConstraints><uniquenessConstraint><constraint value="code"/></uniquenessConstraint></uniquenessConstraints></entity>
+            """, "A.code: error: the uniqueness constraint (code) names \"code\": no such attribute")
+        try expectOne("""
+            <entity name="A"><attribute name="x" attributeType="String"/>
+            <fetchIndex name="byY"><fetchIndexElement property="y" type="Binary" order="ascending"/></fetchIndex></entity>
+            """, "A.y: error: the fetch index \"byY\" names \"y\"")
+    }
+
+    @Test func entityOutsideNamedConfigurationsWarns() throws {
+        let found = try diagnostics("""
+            <entity name="A"><attribute name="x" attributeType="String"/></entity>
+            <entity name="B"><attribute name="x" attributeType="String"/></entity>
+            <configuration name="C"><memberEntity name="A"/><memberEntity name="Ghost"/></configuration>
+            """)
+        #expect(found.contains { $0.contains("entity B: warning: the entity is in no configuration") })
+        #expect(found.contains { $0.contains("error: configuration C lists entity \"Ghost\"") })
+    }
+
+    @Test func inheritanceIsRefusedForNow() throws {
+        try expectOne("""
+            <entity name="Base" isAbstract="YES"><attribute name="x" attributeType="String"/></entity>
+            <entity name="Child" parentEntity="Base"><attribute name="y" attributeType="String"/></entity>
+            """, "entity Child: error: entity inheritance (parent entity \"Base\") is not supported yet")
+    }
+
+    @Test func fetchedPropertyTargetWarnsAloneAndFailsMerged() throws {
+        let directory = TemporaryDirectory()
+        let model = try loadXML("""
+            <entity name="A"><attribute name="k" attributeType="String"/>
+            <fetchedProperty name="others" optional="YES"><fetchRequest name="fetchedPropertyFetchRequest" entity="Other" predicateString="k == $FETCH_SOURCE.k"/></fetchedProperty></entity>
+            """, in: directory, name: "V")
+        #expect(model.validate().map(\.description) == [
+            "\(directory.path("V.xcdatamodel")): A.others: warning: targets entity \"Other\", which is not in this model; it must come from a model merged with this one",
+        ])
+        let error = #expect(throws: ModelError.self) { try model.validated(requireFetchedPropertyTargets: true) }
+        #expect(error?.description.contains("nor in the models merged with it") == true)
+    }
+
+    @Test func defaultValuesMustFitTheirType() throws {
+        try expectOne(#"<entity name="A"><attribute name="n" attributeType="Integer 16" defaultValueString="70000"/></entity>"#,
+                      "A.n: error: default value \"70000\" is out of range for Integer 16")
+        try expectOne(#"<entity name="A"><attribute name="b" attributeType="Boolean" defaultValueString="maybe"/></entity>"#,
+                      "is not a boolean")
+    }
+
+    @Test func allErrorsAreReportedAtOnce() throws {
+        let found = try diagnostics("""
+            <entity name="A"><relationship name="b" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Ghost"/>
+            <uniquenessConstraints><uniquenessConstraint><constraint value="code"/></uniquenessConstraint></uniquenessConstraints></entity>
+            """)
+        #expect(found.filter { $0.contains(": error: ") }.count == 2)
+    }
+}
