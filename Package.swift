@@ -5,6 +5,7 @@ let package = Package(
     name: "seedbuild",
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
+        .library(name: "SeedStore", targets: ["SeedStore"]),
         .executable(name: "seedbuild", targets: ["seedbuild"]),
     ],
     dependencies: [
@@ -18,13 +19,36 @@ let package = Package(
             name: "SeedModel",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")]
         ),
+        .target(
+            name: "SeedStore",
+            dependencies: [
+                "SeedModel",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .target(
+            name: "SeedPipeline",
+            dependencies: [
+                "SeedModel",
+                "SeedStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .executableTarget(
             name: "seedbuild",
             dependencies: [
                 "SeedModel",
+                "SeedStore",
+                "SeedPipeline",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        .testTarget(
+            name: "SeedPipelineTests",
+            dependencies: ["SeedPipeline", "SeedStore", "SeedModel", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "SeedModelTests",

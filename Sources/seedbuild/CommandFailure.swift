@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import SeedModel
+import SeedPipeline
+import SeedStore
 
 /// Turns library errors into messages on stderr and `sysexits` exit statuses.
 enum CommandFailure {
@@ -19,13 +21,35 @@ enum CommandFailure {
     }
 
     static func message(for error: Error) -> String {
-        if let error = error as? ModelError { return error.description }
-        return "\(error)"
+        switch error {
+        case let error as ModelError: error.description
+        case let error as IngestError: "error: \(error)"
+        case let error as StoreError: "error: \(error)"
+        default: "error: \(error)"
+        }
     }
 
-    /// The `sysexits` status: 66 missing input, 65 bad input data, 70 internal error.
+    /// The `sysexits` status: 64 usage, 65 bad input data, 66 missing input, 70 internal error,
+    /// 73 cannot create output, 74 I/O error.
     static func status(for error: Error) -> Int32 {
-        if let error = error as? ModelError { return error.isNotFound ? 66 : 65 }
-        return 70
+        switch error {
+        case let error as ModelError:
+            return error.isNotFound ? 66 : 65
+        case let error as IngestError:
+            switch error.kind {
+            case .missingInput: return 66
+            case .badData, .badProjectFile, .tooManyRejects: return 65
+            case .cannotCreateOutput: return 73
+            }
+        case let error as StoreError:
+            switch error.kind {
+            case .notFound: return 66
+            case .notASeedStore: return 65
+            case .io: return 74
+            case .refused, .sqlite: return 70
+            }
+        default:
+            return 70
+        }
     }
 }

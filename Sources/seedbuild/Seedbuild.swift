@@ -6,6 +6,7 @@ struct Seedbuild: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "seedbuild",
         abstract: "Build verified, compressed, read-only SQLite seed stores from CSV reference data.",
-        subcommands: [ModelCommand.self]
+        subcommands: [RunCommand.self, BuildCommand.self, ModelCommand.self],
+        defaultSubcommand: RunCommand.self
     )
 }

@@ -1,0 +1,94 @@
+import Foundation
+import SeedModel
+import SeedStore
+
+/// Everything a build needs, resolved: the model, the configuration, which file feeds which entity.
+public struct BuildRequest: Sendable {
+    public var model: Model
+    public var configuration: String
+    /// Entity name → CSV path.
+    public var sources: [String: String]
+    public var mapping: MappingFile
+    public var outputDirectory: String
+    public var dataset: String
+    public var maxRejects: Int
+    /// Monotonic release number; default from the build time as `yyyyMMddHHmm`.
+    public var dataVersion: Int64?
+    /// From `SOURCE_DATE_EPOCH` when set, so builds are reproducible.
+    public var buildTime: Date
+
+    public init(
+        model: Model, configuration: String, sources: [String: String], mapping: MappingFile = MappingFile(),
+        outputDirectory: String, dataset: String, maxRejects: Int = 0, dataVersion: Int64? = nil,
+        buildTime: Date = BuildRequest.defaultBuildTime()
+    ) {
+        self.model = model
+        self.configuration = configuration
+        self.sources = sources
+        self.mapping = mapping
+        self.outputDirectory = outputDirectory
+        self.dataset = dataset
+        self.maxRejects = maxRejects
+        self.dataVersion = dataVersion
+        self.buildTime = buildTime
+    }
+
+    /// `SOURCE_DATE_EPOCH` (seconds since 1970) when set and valid, else now, to the second.
+    public static func defaultBuildTime(environment: [String: String] = ProcessInfo.processInfo.environment) -> Date {
+        if let text = environment["SOURCE_DATE_EPOCH"], let seconds = Int64(text) {
+            return Date(timeIntervalSince1970: TimeInterval(seconds))
+        }
+        return Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+    }
+
+    /// The data version a build stamps: the given one, else the build time as `yyyyMMddHHmm` (UTC).
+    public var effectiveDataVersion: Int64 {
+        if let dataVersion { return dataVersion }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: buildTime)
+        return Int64(c.year! * 100_000_000 + c.month! * 1_000_000 + c.day! * 10_000 + c.hour! * 100 + c.minute!)
+    }
+
+    public var storePath: String {
+        URL(fileURLWithPath: outputDirectory).appendingPathComponent("\(dataset).sqlite").path
+    }
+
+    public var rejectsPath: String {
+        URL(fileURLWithPath: outputDirectory).appendingPathComponent("\(dataset).rejects.csv").path
+    }
+}
+
+/// What a build produced: the store, its counts, and the rows it rejected.
+public struct BuiltStore: Sendable {
+    public struct Source: Sendable, Equatable {
+        public var entity: String
+        public var file: String
+        public var bytes: Int
+        public var sha256: String
+        public var rowsRead: Int
+        public var rowsLoaded: Int
+        public var rowsRejected: Int
+    }
+
+    public var storePath: String
+    /// Set when rows were rejected.
+    public var rejectsPath: String?
+    public var rowCounts: [String: Int]
+    public var sources: [Source]
+    public var rejected: Int
+    /// The first rejected rows, for the terminal; the rejects file has them all.
+    public var shownRejects: [RowError]
+    /// Unknown columns and model warnings.
+    public var warnings: [String]
+    public var metadata: StoreMetadata
+}
+
+/// Progress of a build, reported about every 65,536 rows.
+public struct BuildProgress: Sendable {
+    public var entity: String
+    public var file: String
+    public var rowsRead: Int
+    public var bytesRead: Int
+    public var totalBytes: Int
+}

@@ -1,0 +1,71 @@
+import Foundation
+import GRDB
+import SeedModel
+import SeedStore
+
+extension SeedBuilder {
+    /// Stamps the loaded store and writes its compact copy: foreign-key check, content digest,
+    /// metadata, embedded model, header stamps, `ANALYZE`, then `VACUUM INTO` the output's temporary name.
+    func finish(
+        _ working: String, schema: StoreSchema, request: BuildRequest, loads: Loads, compactedTo output: String
+    ) throws -> StoreMetadata {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = false
+        let queue = try DatabaseQueue(path: working, configuration: configuration)
+        defer { try? queue.close() }
+        return try queue.inDatabase { db in
+            try db.execute(sql: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
+            let violations = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check")
+            if let first = violations.first {
+                throw IngestError(
+                    .badData, file: working,
+                    "\(violations.count) rows break a foreign key (first: table \(first[0] ?? "?"), row \(first[1] ?? "?")); this is a seedbuild bug, please report it")
+            }
+            let digest = try ContentDigest.compute(db, schema: schema)
+            let metadata = try makeMetadata(schema: schema, request: request, loads: loads, digest: digest)
+            try db.inTransaction {
+            try metadata.write(to: db)
+            try db.execute(sql: "CREATE TABLE \(StoreMetadata.modelTableName) (configuration TEXT NOT NULL PRIMARY KEY, model TEXT NOT NULL) WITHOUT ROWID")
+            try db.execute(
+                sql: "INSERT INTO \(StoreMetadata.modelTableName) (configuration, model) VALUES (?, ?)",
+                arguments: [schema.configuration, String(decoding: try schema.model.canonicalJSON(configuration: schema.configuration), as: UTF8.self)])
+            try db.execute(sql: "PRAGMA application_id = \(StoreMetadata.applicationID); PRAGMA user_version = \(StoreMetadata.storeFormatVersion)")
+            return .commit
+            }
+            try db.execute(sql: "ANALYZE")
+            try db.execute(sql: "VACUUM INTO ?", arguments: [output])
+            return metadata
+        }
+    }
+
+    private func makeMetadata(schema: StoreSchema, request: BuildRequest, loads: Loads, digest: String) throws -> StoreMetadata {
+        typealias Key = StoreMetadata.Key
+        let hashes = try request.model.versionHashes(configuration: schema.configuration)
+        var metadata = StoreMetadata()
+        metadata[Key.storeType] = "SQLite"
+        metadata[Key.storeUUID] = .string(ContentDigest.storeUUID(fromDigest: digest))
+        metadata[Key.modelName] = .string(request.model.name)
+        metadata[Key.modelVersionIdentifiers] = .array(request.model.versionIdentifiers.map(JSONValue.string))
+        metadata[Key.configuration] = .string(schema.configuration)
+        metadata[Key.versionHashes] = .object(hashes.mapValues { .string($0.hexString) })
+        metadata[Key.hashEncodingVersion] = .integer(Int64(Model.hashEncodingVersion))
+        metadata[Key.storeFormatVersion] = .integer(Int64(StoreMetadata.storeFormatVersion))
+        metadata[Key.dataVersion] = .integer(request.effectiveDataVersion)
+        metadata[Key.buildTime] = .string(ISO8601DateFormatter().string(from: request.buildTime))
+        metadata[Key.generator] = .string(Self.generator)
+        metadata[Key.rowCounts] = .object(loads.rowCounts.mapValues { .integer(Int64($0)) })
+        metadata[Key.contentDigest] = .string(digest)
+        metadata[Key.sources] = .array(loads.sources.sorted { $0.entity < $1.entity }.map { source in
+            .object([
+                "entity": .string(source.entity),
+                "file": .string(URL(fileURLWithPath: source.file).lastPathComponent),
+                "bytes": .integer(Int64(source.bytes)),
+                "sha256": .string(source.sha256),
+                "rowsRead": .integer(Int64(source.rowsRead)),
+                "rowsLoaded": .integer(Int64(source.rowsLoaded)),
+                "rowsRejected": .integer(Int64(source.rowsRejected)),
+            ])
+        })
+        return metadata
+    }
+}

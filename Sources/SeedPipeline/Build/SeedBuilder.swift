@@ -1,0 +1,171 @@
+import Foundation
+import GRDB
+import SeedModel
+import SeedStore
+
+/// The build stage: CSV sources → a compact, read-only SQLite seed store stamped with its metadata.
+///
+/// ```swift
+/// let built = try SeedBuilder().build(request) { progress in … }
+/// ```
+/// The store is built under a temporary name in the output folder, compacted with `VACUUM INTO`,
+/// synced and renamed into place read-only; a failure leaves nothing under the final name.
+public struct SeedBuilder: Sendable {
+    /// Name and version stamped into every store and manifest.
+    public static let generator = "seedbuild 0.1.0"
+
+    public init() {}
+
+    public func build(_ request: BuildRequest, progress: (@Sendable (BuildProgress) -> Void)? = nil) throws -> BuiltStore {
+        let schema: StoreSchema
+        do {
+            schema = try StoreSchema(model: request.model, configuration: request.configuration)
+        } catch {
+            throw error
+        }
+        try createOutputDirectory(request.outputDirectory)
+        let digests = SourceDigests(paths: Array(Set(request.sources.values)))
+        let working = AtomicFile.temporaryPath(for: request.storePath) + ".building"
+        let compacted = AtomicFile.temporaryPath(for: request.storePath)
+        let rejectsTemporary = AtomicFile.temporaryPath(for: request.rejectsPath)
+        defer {
+            for path in [working, compacted, rejectsTemporary] { try? FileManager.default.removeItem(atPath: path) }
+        }
+        let rejects = RejectCollector(path: rejectsTemporary)
+        var loads = try load(request, schema: schema, into: working, rejects: rejects, progress: progress)
+
+        if rejects.count > request.maxRejects {
+            let kept = try rejects.finish().map { try publishRejects($0, to: request.rejectsPath) }
+            let where_ = kept.map { "; all of them are in \($0)" } ?? ""
+            throw IngestError(
+                .tooManyRejects, file: request.sources.values.sorted().first ?? request.dataset,
+                "\(rejects.count) rows rejected, more than --max-rejects \(request.maxRejects)\(where_). Fix the rows or raise --max-rejects")
+        }
+        let sourceDigests = try digests.wait()
+        for index in loads.sources.indices { loads.sources[index].sha256 = sourceDigests[loads.sources[index].file] ?? "" }
+        let metadata = try finish(working, schema: schema, request: request, loads: loads, compactedTo: compacted)
+        try AtomicFile.commit(compacted, to: request.storePath, mode: 0o444)
+        var rejectsPath: String?
+        if let written = try rejects.finish() {
+            rejectsPath = try publishRejects(written, to: request.rejectsPath)
+        } else {
+            // A rejects file left by an earlier build would describe rows this build accepted.
+            try? FileManager.default.removeItem(atPath: request.rejectsPath)
+        }
+        return BuiltStore(
+            storePath: request.storePath, rejectsPath: rejectsPath, rowCounts: loads.rowCounts,
+            sources: loads.sources.map { source in
+                var source = source
+                source.file = displayName(source.file)
+                return source
+            },
+            rejected: rejects.count, shownRejects: rejects.shown, warnings: loads.warnings, metadata: metadata)
+    }
+
+    struct Loads {
+        var rowCounts: [String: Int] = [:]
+        var sources: [BuiltStore.Source] = []
+        var warnings: [String] = []
+    }
+
+    private func load(
+        _ request: BuildRequest, schema: StoreSchema, into path: String, rejects: RejectCollector,
+        progress: (@Sendable (BuildProgress) -> Void)?
+    ) throws -> Loads {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = false
+        let queue: DatabaseQueue
+        do {
+            queue = try DatabaseQueue(path: path, configuration: configuration)
+        } catch {
+            throw IngestError(.cannotCreateOutput, file: path, "cannot create the store: \(error)")
+        }
+        defer { try? queue.close() }
+        var loads = Loads()
+        try queue.inDatabase { db in
+            // The working file is thrown away on failure, so durability during the load buys nothing.
+            try db.execute(sql: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -16384; PRAGMA temp_store = FILE")
+            try db.inTransaction {
+            for statement in schema.createTableStatements { try db.execute(sql: statement) }
+            var references: [String: [String: Int64]] = [:]
+            let referenced = Set(schema.tables.flatMap { $0.foreignKeys.map(\.destination) })
+            for table in schema.tables {
+                guard let file = request.sources[table.name] else { continue }
+                let source = try loadTable(table, from: file, request: request, references: references, db: db, rejects: rejects, warnings: &loads.warnings, progress: progress)
+                loads.sources.append(source)
+                loads.rowCounts[table.name] = source.rowsLoaded
+                if referenced.contains(table.name), let key = table.entity.singleAttributeKey {
+                    references[table.name] = try Self.primaryKeys(of: table, key: key, db: db)
+                }
+            }
+            for table in schema.tables where request.sources[table.name] == nil {
+                loads.rowCounts[table.name] = 0
+            }
+            for statement in schema.indexStatements { try db.execute(sql: statement) }
+            return .commit
+            }
+        }
+        return loads
+    }
+
+    private func loadTable(
+        _ table: EntityTable, from file: String, request: BuildRequest, references: [String: [String: Int64]],
+        db: Database, rejects: RejectCollector, warnings: inout [String], progress: (@Sendable (BuildProgress) -> Void)?
+    ) throws -> BuiltStore.Source {
+        let reader: CSVReader
+        do {
+            reader = try CSVReader(path: file)
+        } catch {
+            throw IngestError(.badData, file: file, line: error.line, column: error.column, field: error.field, error.reason)
+        }
+        var keys: [String: Attribute] = [:]
+        for key in table.foreignKeys {
+            if let attribute = request.model.entity(named: key.destination)?.singleAttributeKey { keys[key.destination] = attribute }
+        }
+        let mapping = try ColumnMapping(
+            header: reader.header, table: table, file: file, renames: request.mapping.renames[table.name] ?? [:], keys: keys)
+        if !mapping.unknownColumns.isEmpty {
+            warnings.append("\(file): columns \(mapping.unknownColumns.map { "\"\($0)\"" }.joined(separator: ", ")) match no property of \(table.name) and were skipped")
+        }
+        let rejectedBefore = rejects.count
+        let loader = EntityLoader(
+            table: table, mapping: mapping, file: file, header: reader.header, references: references,
+            sourceFiles: request.sources, rejects: rejects)
+        let total = reader.fileSize
+        var result = try loader.load(reader, into: db) { rows, bytes in
+            progress?(BuildProgress(entity: table.name, file: file, rowsRead: rows, bytesRead: bytes, totalBytes: total))
+        }
+        let check = UniquenessCheck(table: table, mapping: mapping, file: file, header: reader.header)
+        result.rowsLoaded -= try check.run(db, stagingTable: result.stagedRows > 0 ? loader.stagingTable : nil, rejects: rejects)
+        return BuiltStore.Source(
+            entity: table.name, file: file, bytes: total, sha256: "", rowsRead: result.rowsRead,
+            rowsLoaded: result.rowsLoaded, rowsRejected: rejects.count - rejectedBefore)
+    }
+
+    /// Key value → primary key of a loaded table, for filling references to it.
+    private static func primaryKeys(of table: EntityTable, key: Attribute, db: Database) throws -> [String: Int64] {
+        var keys: [String: Int64] = [:]
+        let rows = try Row.fetchCursor(db, sql: "SELECT CAST(\(quoteIdentifier(key.name)) AS TEXT), \(quoteIdentifier(table.keyColumn)) FROM \(quoteIdentifier(table.name))")
+        while let row = try rows.next() {
+            if let value: String = row[0] { keys[value] = row[1] }
+        }
+        return keys
+    }
+
+    private func createOutputDirectory(_ path: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw IngestError(.cannotCreateOutput, file: path, "cannot create the output folder: \(error.localizedDescription)")
+        }
+    }
+
+    private func publishRejects(_ temporary: String, to path: String) throws -> String {
+        try AtomicFile.commit(temporary, to: path, mode: 0o644)
+        return path
+    }
+
+    private func displayName(_ path: String) -> String {
+        URL(fileURLWithPath: path).lastPathComponent
+    }
+}

@@ -1,0 +1,101 @@
+import GRDB
+import SeedModel
+import SeedStore
+
+/// After an entity is loaded: merges its staging table in key order and enforces its uniqueness
+/// constraints, keeping the first row of each duplicate group and rejecting the later ones by line.
+///
+/// Duplicates among rows loaded in key order were already rejected as they arrived; the rest are
+/// found with SQL, and their lines by reading the file once more — only when duplicates exist.
+struct UniquenessCheck {
+    let table: EntityTable
+    let mapping: ColumnMapping
+    let file: String
+    let header: [String]
+
+    /// Returns how many loaded rows were removed as duplicates.
+    func run(_ db: Database, stagingTable: String?, rejects: RejectCollector) throws -> Int {
+        var removed = 0
+        var groups: [[String]: [String]] = [:]  // constraint columns → duplicate value tuples
+        if let stagingTable {
+            let key = quoteIdentifier(table.keyColumn)
+            let staging = "temp.\(quoteIdentifier(stagingTable))"
+            let main = "main.\(quoteIdentifier(table.name))"
+            let duplicates = try String.fetchAll(db, sql: """
+                SELECT CAST(\(key) AS TEXT) FROM \(staging) GROUP BY \(key) HAVING count(*) > 1
+                UNION SELECT CAST(s.\(key) AS TEXT) FROM \(staging) s WHERE EXISTS (SELECT 1 FROM \(main) m WHERE m.\(key) = s.\(key))
+                """)
+            if !duplicates.isEmpty {
+                try db.execute(sql: """
+                    DELETE FROM \(staging) WHERE \(key) IN (SELECT \(key) FROM \(main))
+                       OR rowid NOT IN (SELECT min(rowid) FROM \(staging) GROUP BY \(key))
+                    """)
+                removed += db.changesCount
+                groups[[table.keyColumn]] = duplicates
+            }
+            let columns = table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
+            try db.execute(sql: "INSERT INTO \(main) (\(columns)) SELECT \(columns) FROM \(staging) ORDER BY \(key)")
+            try db.execute(sql: "DROP TABLE \(staging)")
+        }
+        for constraint in table.entity.uniquenessConstraints where constraint != [table.keyColumn] {
+            let columns = constraint.map(quoteIdentifier)
+            let list = columns.joined(separator: ", ")
+            let notNull = columns.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")
+            let tuple = columns.map { "CAST(\($0) AS TEXT)" }.joined(separator: " || char(31) || ")
+            let duplicates = try String.fetchAll(db, sql: """
+                SELECT \(tuple) FROM \(quoteIdentifier(table.name)) WHERE \(notNull) GROUP BY \(list) HAVING count(*) > 1
+                """)
+            guard !duplicates.isEmpty else { continue }
+            let key = quoteIdentifier(table.keyColumn)
+            try db.execute(sql: """
+                DELETE FROM \(quoteIdentifier(table.name)) WHERE \(notNull) AND \(key) NOT IN (
+                  SELECT min(\(key)) FROM \(quoteIdentifier(table.name)) WHERE \(notNull) GROUP BY \(list))
+                """)
+            removed += db.changesCount
+            groups[constraint] = duplicates
+        }
+        for (constraint, values) in groups {
+            try reportLines(constraint: constraint, duplicates: Set(values), rejects: rejects)
+        }
+        return removed
+    }
+
+    /// Reads the file again to name the lines of each duplicate group: the first kept, the later rejected.
+    private func reportLines(constraint: [String], duplicates: Set<String>, rejects: RejectCollector) throws {
+        let fields: [(field: Int, type: AttributeType)] = constraint.compactMap { name in
+            for feed in mapping.feeds {
+                if case .attribute(let field, let attribute) = feed, attribute.name == name { return (field, attribute.type) }
+            }
+            return nil
+        }
+        guard fields.count == constraint.count, let firstField = fields.first?.field else { return }
+        let alreadyRejected = rejects.rejectedLines[file] ?? []
+        var firstLine: [String: Int] = [:]
+        let reader = try CSVReader(path: file)
+        while let record = try reader.next() {
+            guard !alreadyRejected.contains(record.line) else { continue }
+            var parts: [String] = []
+            for (field, type) in fields {
+                guard !record.isEmpty(field),
+                    let part = record.withField(field, { bytes -> String? in
+                        guard case .success(let value) = FieldConverter.convert(bytes, as: type) else { return nil }
+                        return value.lookupKey(fieldBytes: bytes)
+                    })
+                else { parts = []; break }
+                parts.append(part)
+            }
+            guard !parts.isEmpty else { continue }
+            let tuple = parts.joined(separator: "\u{1F}")
+            guard duplicates.contains(tuple) else { continue }
+            if let first = firstLine[tuple] {
+                let shown = parts.joined(separator: ", ")
+                rejects.add(RowError(
+                    file: file, line: record.line, column: firstField + 1, field: header[firstField],
+                    reason: "duplicate \(table.name).(\(constraint.joined(separator: ", "))) \"\(shown)\": line \(first) has it already; the uniqueness constraint allows one",
+                    record: String(decoding: record.rawBytes, as: UTF8.self)))
+            } else {
+                firstLine[tuple] = record.line
+            }
+        }
+    }
+}

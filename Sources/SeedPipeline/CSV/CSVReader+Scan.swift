@@ -1,0 +1,176 @@
+extension CSVReader {
+    enum ScanResult {
+        /// The record ends before `next`, spanning `lines` lines; a content error found on the way, if any.
+        case complete(next: Int, lines: Int, encodingError: CSVError?)
+        /// The buffer ends inside the record: read more and scan again from the record's start.
+        case needMore
+    }
+
+    /// Byte classes: 0 plain ASCII, 1 comma, 2 quote, 3 LF, 4 CR, 5 NUL, 6 non-ASCII.
+    static let byteClasses: [UInt8] = (0..<256).map { byte in
+        switch byte {
+        case 0x2C: 1
+        case 0x22: 2
+        case 0x0A: 3
+        case 0x0D: 4
+        case 0x00: 5
+        case 0x80...: 6
+        default: 0
+        }
+    }
+
+    /// Scans one record from `start`, recording field bounds. Stateless across calls, so a record cut
+    /// by the buffer's end is simply scanned again after more bytes arrive.
+    func scanRecord() throws(CSVError) -> ScanResult {
+        let bytes = buffer
+        let end = self.endIndex
+        let atEOF = self.isAtEndOfFile
+        fieldStarts.removeAll(keepingCapacity: true)
+        fieldEnds.removeAll(keepingCapacity: true)
+        fieldEscaped.removeAll(keepingCapacity: true)
+        var encodingError: CSVError?
+        var lines = 0
+        var i = startIndex
+        recordStart = i
+        return try Self.byteClasses.withUnsafeBufferPointer { classes -> Result<ScanResult, CSVError> in
+            func noteEncoding(_ kind: CSVError.Kind) {
+                if encodingError == nil {
+                    let column = fieldStarts.count + 1
+                    encodingError = CSVError(path: path, line: currentLine + lines, column: column, field: headerName(column), kind: kind)
+                }
+            }
+            func fatal(_ kind: CSVError.Kind, line: Int, inClosedField: Bool = false) -> Result<ScanResult, CSVError> {
+                let column = fieldStarts.count + (inClosedField ? 0 : 1)
+                return .failure(CSVError(path: path, line: line, column: column, field: headerName(column), kind: kind))
+            }
+            while true {
+                // At the start of a field.
+                if i < end && bytes[i] == 0x22 {
+                    let openLine = currentLine + lines
+                    var j = i + 1
+                    var escaped = false
+                    while true {
+                        if j >= end {
+                            return atEOF ? fatal(.unterminatedQuote, line: openLine) : .success(.needMore)
+                        }
+                        let byte = bytes[j]
+                        let kind = classes[Int(byte)]
+                        if kind <= 1 { j += 1; continue }
+                        if kind == 2 {
+                            if j + 1 >= end && !atEOF { return .success(.needMore) }
+                            if j + 1 < end && bytes[j + 1] == 0x22 {
+                                escaped = true
+                                j += 2
+                                continue
+                            }
+                            break
+                        }
+                        if kind == 3 { lines += 1; j += 1; continue }
+                        if kind == 4 { j += 1; continue }
+                        if kind == 5 { noteEncoding(.nulByte); j += 1; continue }
+                        switch Self.utf8SequenceLength(bytes + j, available: end - j) {
+                        case .valid(let length): j += length
+                        case .incomplete where !atEOF: return .success(.needMore)
+                        default: noteEncoding(.invalidUTF8); j += 1
+                        }
+                    }
+                    fieldStarts.append(i + 1)
+                    fieldEnds.append(j)
+                    fieldEscaped.append(escaped)
+                    i = j + 1
+                    if i < end {
+                        let kind = classes[Int(bytes[i])]
+                        if kind != 1 && kind != 3 && kind != 4 {
+                            return fatal(.textAfterClosingQuote, line: currentLine + lines, inClosedField: true)
+                        }
+                    }
+                } else {
+                    let fieldStart = i
+                    while i < end {
+                        let kind = classes[Int(bytes[i])]
+                        if kind == 0 { i += 1; continue }
+                        if kind == 1 || kind == 3 || kind == 4 { break }
+                        if kind == 2 { return fatal(.quoteInUnquotedField, line: currentLine + lines) }
+                        if kind == 5 { noteEncoding(.nulByte); i += 1; continue }
+                        switch Self.utf8SequenceLength(bytes + i, available: end - i) {
+                        case .valid(let length): i += length
+                        case .incomplete where !atEOF: return .success(.needMore)
+                        default: noteEncoding(.invalidUTF8); i += 1
+                        }
+                    }
+                    if i >= end && !atEOF { return .success(.needMore) }
+                    fieldStarts.append(fieldStart)
+                    fieldEnds.append(i)
+                    fieldEscaped.append(false)
+                }
+                // After a field: a comma, a line end, or the end of the file.
+                if i >= end {
+                    if !atEOF { return .success(.needMore) }
+                    recordEnd = i
+                    return .success(.complete(next: i, lines: 0 + lines, encodingError: encodingError))
+                }
+                switch bytes[i] {
+                case 0x2C:
+                    i += 1
+                    if i >= end {
+                        if !atEOF { return .success(.needMore) }
+                        // "a,b," at the end of the file: a last, empty field.
+                        fieldStarts.append(i)
+                        fieldEnds.append(i)
+                        fieldEscaped.append(false)
+                        recordEnd = i
+                        return .success(.complete(next: i, lines: lines, encodingError: encodingError))
+                    }
+                case 0x0A:
+                    recordEnd = i
+                    return .success(.complete(next: i + 1, lines: lines + 1, encodingError: encodingError))
+                default:
+                    if i + 1 >= end && !atEOF { return .success(.needMore) }
+                    guard i + 1 < end, bytes[i + 1] == 0x0A else {
+                        return fatal(.bareCarriageReturn, line: currentLine + lines)
+                    }
+                    recordEnd = i
+                    return .success(.complete(next: i + 2, lines: lines + 1, encodingError: encodingError))
+                }
+            }
+        }.get()
+    }
+
+    private func headerName(_ column: Int) -> String? {
+        column >= 1 && column <= header.count ? header[column - 1] : nil
+    }
+
+    enum UTF8Check {
+        case valid(Int)
+        case incomplete
+        case invalid
+    }
+
+    /// Checks one multi-byte UTF-8 sequence (RFC 3629: no overlongs, no surrogates, at most U+10FFFF).
+    static func utf8SequenceLength(_ p: UnsafeMutablePointer<UInt8>, available: Int) -> UTF8Check {
+        let lead = p[0]
+        let length: Int
+        var low: UInt8 = 0x80
+        var high: UInt8 = 0xBF
+        switch lead {
+        case 0xC2...0xDF: length = 2
+        case 0xE0: length = 3; low = 0xA0
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED: length = 3; high = 0x9F
+        case 0xF0: length = 4; low = 0x90
+        case 0xF1...0xF3: length = 4
+        case 0xF4: length = 4; high = 0x8F
+        default: return .invalid
+        }
+        for k in 1..<length {
+            guard k < available else { return .incomplete }
+            let byte = p[k]
+            if k == 1 {
+                guard byte >= low && byte <= high else { return .invalid }
+            } else {
+                guard byte & 0xC0 == 0x80 else { return .invalid }
+            }
+        }
+        return .valid(length)
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A strict, streaming RFC 4180 reader over a file's bytes.
+///
+/// Reads with `read(2)` into one buffer and hands out fields as byte views into it, so memory stays
+/// flat whatever the file size and no `String` is made per field. Strict: unterminated quotes, text
+/// after a closing quote, quotes inside unquoted fields, bare carriage returns, ragged records,
+/// invalid UTF-8 and NUL bytes are errors naming the line and field.
+///
+/// ```swift
+/// let reader = try CSVReader(path: "postcodes.csv")
+/// while let record = try reader.next() {
+///     let postcode = record.string(0)
+/// }
+/// ```
+public final class CSVReader {
+    public let path: String
+    /// The header's column names; a leading UTF-8 byte order mark is stripped.
+    public private(set) var header: [String] = []
+    public let fileSize: Int
+    /// Bytes read from the file so far, for progress.
+    public private(set) var bytesRead = 0
+
+    private let descriptor: Int32
+    private var storage: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private var start = 0
+    private var end = 0
+    private var endOfFile = false
+    /// The line the next record starts on.
+    private var line = 1
+    private var recordsRead = 0
+
+    var fieldStarts: [Int] = []
+    var fieldEnds: [Int] = []
+    var fieldEscaped: [Bool] = []
+    var recordStart = 0
+    var recordEnd = 0
+    var recordLine = 0
+    var scratch: [UInt8] = []
+
+    /// Opens the file and reads its header.
+    /// - Throws: ``CSVError`` when the file cannot be read, is empty, or its header is malformed.
+    public init(path: String, bufferSize: Int = 1 << 20) throws(CSVError) {
+        self.path = path
+        descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else {
+            throw CSVError(path: path, line: 0, kind: .cannotOpen(String(cString: strerror(errno))))
+        }
+        var status = stat()
+        fileSize = fstat(descriptor, &status) == 0 ? Int(status.st_size) : 0
+        capacity = max(bufferSize, 16)
+        storage = .allocate(capacity: capacity)
+        try readHeader()
+    }
+
+    deinit {
+        close(descriptor)
+        storage.deallocate()
+    }
+
+    /// Reads the next record; nil at the end of the file. The record is valid until the next call.
+    /// - Throws: ``CSVError``; after a recoverable one (``CSVError/isRecoverable``) the next call goes on
+    ///   with the following record.
+    public func next() throws(CSVError) -> CSVRecord? {
+        guard try parseRecord() else {
+            if recordsRead == 0 { throw CSVError(path: path, line: line, kind: .headerOnly) }
+            return nil
+        }
+        recordsRead += 1
+        let count = fieldStarts.count
+        if count != header.count {
+            if count > header.count {
+                throw CSVError(path: path, line: recordLine, column: header.count + 1, kind: .tooManyFields(expected: header.count, found: count))
+            }
+            throw CSVError(path: path, line: recordLine, column: count + 1, field: header[count], kind: .tooFewFields(expected: header.count, found: count))
+        }
+        return CSVRecord(reader: self)
+    }
+
+    /// The last record's bytes as they stand in the file; after a recoverable error, the record at fault.
+    public var lastRecordBytes: [UInt8] {
+        Array(UnsafeBufferPointer(start: storage + recordStart, count: recordEnd - recordStart))
+    }
+
+    var buffer: UnsafeMutablePointer<UInt8> { storage }
+    var startIndex: Int { start }
+    var endIndex: Int { end }
+    var isAtEndOfFile: Bool { endOfFile }
+    var currentLine: Int { line }
+
+    private func readHeader() throws(CSVError) {
+        try fill()
+        if end - start >= 3, storage[0] == 0xEF, storage[1] == 0xBB, storage[2] == 0xBF { start = 3 }
+        guard try parseRecord() else { throw CSVError(path: path, line: 1, kind: .emptyFile) }
+        var names: [String] = []
+        for index in fieldStarts.indices {
+            let name = CSVRecord(reader: self).string(index)
+            guard !name.isEmpty else { throw CSVError(path: path, line: 1, column: index + 1, kind: .emptyHeaderName) }
+            if names.contains(name) {
+                throw CSVError(path: path, line: 1, column: index + 1, field: name, kind: .duplicateHeaderName(name))
+            }
+            names.append(name)
+        }
+        header = names
+    }
+
+    /// Moves the unread bytes to the front, grows the buffer if a record fills it, and reads more.
+    private func fill() throws(CSVError) {
+        if start > 0 {
+            memmove(storage, storage + start, end - start)
+            end -= start
+            start = 0
+        }
+        if end == capacity {
+            let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity * 2)
+            grown.update(from: storage, count: end)
+            storage.deallocate()
+            storage = grown
+            capacity *= 2
+        }
+        while true {
+            let count = read(descriptor, storage + end, capacity - end)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw CSVError(path: path, line: line, kind: .readFailed(String(cString: strerror(errno))))
+            }
+            if count == 0 { endOfFile = true }
+            end += count
+            bytesRead += count
+            return
+        }
+    }
+
+    /// Parses one record at `start`, reading more as needed. False at the end of the file.
+    private func parseRecord() throws(CSVError) -> Bool {
+        while true {
+            if start == end {
+                if endOfFile { return false }
+                try fill()
+                continue
+            }
+            switch try scanRecord() {
+            case .complete(let next, let lines, let encodingError):
+                let blankFinalLine = fieldStarts.count == 1 && recordEnd == recordStart && next >= end && endOfFile
+                start = next
+                recordLine = line
+                line += lines
+                if blankFinalLine { return false }
+                if start == end, !endOfFile, fieldStarts.count == 1, recordEnd == recordStart {
+                    // A blank line just before the buffer end: only a blank *final* line is ignored, so look ahead.
+                    try fill()
+                    if start == end && endOfFile { return false }
+                }
+                if let encodingError { throw encodingError }
+                return true
+            case .needMore:
+                try fill()
+            }
+        }
+    }
+}

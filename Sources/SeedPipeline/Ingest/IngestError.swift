@@ -1,0 +1,70 @@
+/// A problem with the build's inputs that stops the build: a missing file, a bad header, a bad project file.
+///
+/// Row-level problems are ``RowError``s instead: they are collected and written to the rejects file.
+public struct IngestError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// An input file is missing (exit status 66).
+        case missingInput
+        /// An input file is malformed (exit status 65).
+        case badData
+        /// `seedbuild.json` or a mapping file is malformed (exit status 65).
+        case badProjectFile
+        /// More rows were rejected than allowed (exit status 65).
+        case tooManyRejects
+        /// The output cannot be written (exit status 73).
+        case cannotCreateOutput
+    }
+
+    public let kind: Kind
+    public let file: String
+    public let line: Int?
+    public let column: Int?
+    public let field: String?
+    /// What is wrong and what to do.
+    public let message: String
+
+    public init(_ kind: Kind, file: String, line: Int? = nil, column: Int? = nil, field: String? = nil, _ message: String) {
+        self.kind = kind
+        self.file = file
+        self.line = line
+        self.column = column
+        self.field = field
+        self.message = message
+    }
+
+    public var description: String {
+        var location = file
+        if let line { location += ":\(line)" }
+        if let column { location += ":\(column)" }
+        if let field { location += " (field \"\(field)\")" }
+        return "\(location): \(message)"
+    }
+}
+
+/// One rejected row: where it is, why, and the record as it stood in the file.
+public struct RowError: Sendable, Hashable, CustomStringConvertible {
+    public let file: String
+    public let line: Int
+    /// 1-based field number, when one field is at fault.
+    public let column: Int?
+    public let field: String?
+    public let reason: String
+    /// The original record's bytes (UTF-8), for the rejects file.
+    public let record: String
+
+    public init(file: String, line: Int, column: Int?, field: String?, reason: String, record: String) {
+        self.file = file
+        self.line = line
+        self.column = column
+        self.field = field
+        self.reason = reason
+        self.record = record
+    }
+
+    public var description: String {
+        var location = "\(file):\(line)"
+        if let column { location += ":\(column)" }
+        if let field { location += " (field \"\(field)\")" }
+        return "\(location): \(reason)"
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import SeedModel
+
+/// The build's settings as a user gives them: command-line values over `seedbuild.json` over defaults.
+public struct BuildOptions: Sendable {
+    public var files: [String]
+    public var model: String?
+    public var configuration: String?
+    public var outputDirectory: String?
+    public var dataset: String?
+    public var maxRejects: Int = 0
+    /// `Entity=path` overrides.
+    public var sources: [String: String] = [:]
+    public var mapping: String?
+    public var dataVersion: Int64?
+
+    public static let defaultOutputDirectory = "build/seed"
+
+    public init(files: [String]) {
+        self.files = files
+    }
+
+    /// Resolves the settings into a build request: loads and validates the model, finds every source.
+    /// - Returns: the request and the model's warnings.
+    /// - Throws: ``ModelError`` or ``IngestError`` naming what is missing or wrong.
+    public func resolve(project: ProjectFile?) throws -> (BuildRequest, [ModelDiagnostic]) {
+        guard let modelPath = model ?? project?.model else {
+            throw IngestError(
+                .missingInput, file: ProjectFile.fileName,
+                "no model: pass --model PATH or name one as \"model\" in \(ProjectFile.fileName)")
+        }
+        let model = try ModelLoader.load(modelPath)
+        let warnings = try model.validated()
+        let configuration = self.configuration ?? project?.configuration ?? model.defaultStoreConfiguration
+        guard let members = model.configuration(named: configuration) else {
+            throw ModelError.invalid(
+                "no configuration named \"\(configuration)\"; the model has \(model.configurationNames.joined(separator: ", "))",
+                source: model.source)
+        }
+        let files = self.files
+        let explicit = (project?.sources ?? [:]).merging(sources) { _, flag in flag }
+        let resolved = try SourceResolver.resolve(files: files, explicit: explicit, entities: members.entities)
+        let mappingPath = mapping ?? project?.mapping
+        let mappingFile = try mappingPath.map { path throws(IngestError) in try MappingFile.load(path) } ?? MappingFile()
+        let firstFile = files.first ?? resolved.values.sorted().first ?? model.name
+        let dataset = self.dataset ?? project?.dataset ?? URL(fileURLWithPath: firstFile).deletingPathExtension().lastPathComponent
+        let request = BuildRequest(
+            model: model, configuration: configuration, sources: resolved, mapping: mappingFile,
+            outputDirectory: outputDirectory ?? project?.out ?? Self.defaultOutputDirectory,
+            dataset: dataset, maxRejects: maxRejects, dataVersion: dataVersion)
+        return (request, warnings)
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+
+/// `seedbuild.json`: the project's defaults, so the nightly job needs no flags.
+///
+/// ```json
+/// {
+///   "model": "schemas/PostCodesModel.xcdatamodeld",
+///   "userModels": ["schemas/UserModel.xcdatamodeld"],
+///   "configuration": "PostCodesConf",
+///   "dataset": "postcodes",
+///   "sources": { "County": "seeds/counties.csv" },
+///   "mapping": "seeds/mapping.json",
+///   "out": "build/seed",
+///   "publish": "dist"
+/// }
+/// ```
+/// Every key is optional; paths are relative to the file's folder; command-line flags override them.
+public struct ProjectFile: Sendable, Equatable {
+    public static let fileName = "seedbuild.json"
+
+    public var model: String?
+    public var userModels: [String] = []
+    public var configuration: String?
+    public var dataset: String?
+    /// Entity name → CSV path.
+    public var sources: [String: String] = [:]
+    public var mapping: String?
+    public var out: String?
+    public var publish: String?
+
+    public init() {}
+
+    /// Reads `seedbuild.json` from a folder; nil when there is none.
+    /// - Throws: ``IngestError`` naming the file and the key when it is malformed.
+    public static func load(inDirectory directory: String) throws(IngestError) -> ProjectFile? {
+        let path = URL(fileURLWithPath: directory).appendingPathComponent(fileName).path
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        return try load(path)
+    }
+
+    public static func load(_ path: String) throws(IngestError) -> ProjectFile {
+        func fail(_ message: String) -> IngestError {
+            IngestError(.badProjectFile, file: path, message)
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw IngestError(.missingInput, file: path, "cannot read the project file")
+        }
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            throw fail("not a JSON object; see the example in the README")
+        }
+        let base = URL(fileURLWithPath: path).deletingLastPathComponent()
+        func resolve(_ value: String) -> String {
+            value.hasPrefix("/") ? value : base.appendingPathComponent(value).standardizedFileURL.relativePath(from: FileManager.default.currentDirectoryPath)
+        }
+        func string(_ key: String) throws(IngestError) -> String? {
+            guard let value = object[key] else { return nil }
+            guard let string = value as? String else { throw fail("\"\(key)\" must be a string") }
+            return string
+        }
+        let allowed: Set<String> = ["model", "userModels", "configuration", "dataset", "sources", "mapping", "out", "publish"]
+        if let unknown = object.keys.filter({ !allowed.contains($0) }).sorted().first {
+            throw fail("unknown key \"\(unknown)\"; allowed keys are \(allowed.sorted().joined(separator: ", "))")
+        }
+        var project = ProjectFile()
+        project.model = try string("model").map(resolve)
+        project.configuration = try string("configuration")
+        project.dataset = try string("dataset")
+        project.mapping = try string("mapping").map(resolve)
+        project.out = try string("out").map(resolve)
+        project.publish = try string("publish").map { $0.contains("://") ? $0 : resolve($0) }
+        if let value = object["userModels"] {
+            guard let models = value as? [String] else { throw fail("\"userModels\" must be a list of paths") }
+            project.userModels = models.map(resolve)
+        }
+        if let value = object["sources"] {
+            guard let sources = value as? [String: String] else {
+                throw fail("\"sources\" must map entity names to CSV paths")
+            }
+            project.sources = sources.mapValues(resolve)
+        }
+        return project
+    }
+}
+
+extension URL {
+    /// This path relative to `directory` when it lies inside it, else the absolute path.
+    func relativePath(from directory: String) -> String {
+        let base = URL(fileURLWithPath: directory).standardizedFileURL.path
+        let full = standardizedFileURL.path
+        if full.hasPrefix(base + "/") { return String(full.dropFirst(base.count + 1)) }
+        return full
+    }
+}

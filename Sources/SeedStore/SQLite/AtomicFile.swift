@@ -1,0 +1,51 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes a file under a temporary name beside its final one, syncs it, then renames it into place.
+///
+/// A failure at any step removes the temporary file, so no half-written file ever stands under the final name.
+public enum AtomicFile {
+    /// A fresh temporary path in the same folder as `path` (so the rename stays on one file system).
+    public static func temporaryPath(for path: String) -> String {
+        let url = URL(fileURLWithPath: path)
+        return url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).tmp-\(UUID().uuidString.prefix(8))").path
+    }
+
+    /// Calls `body` with a temporary path to write, then syncs and renames it to `path`, keeping the old file's mode.
+    public static func replace(_ path: String, mode: mode_t? = nil, _ body: (String) throws(StoreError) -> Void) throws(StoreError) {
+        let temporary = temporaryPath(for: path)
+        do {
+            try body(temporary)
+            let existingMode = (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.uint16Value
+            try commit(temporary, to: path, mode: mode ?? existingMode.map { mode_t($0) })
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    /// Syncs `temporary`, sets its mode, renames it to `path` and syncs the folder.
+    public static func commit(_ temporary: String, to path: String, mode: mode_t?) throws(StoreError) {
+        let fd = open(temporary, O_RDONLY)
+        guard fd >= 0 else { throw ioError(temporary, "cannot open to sync") }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw ioError(temporary, "cannot sync") }
+        if let mode, fchmod(fd, mode) != 0 { throw ioError(temporary, "cannot set file mode") }
+        guard rename(temporary, path) == 0 else { throw ioError(path, "cannot rename \(temporary) into place") }
+        let folder = open(URL(fileURLWithPath: path).deletingLastPathComponent().path, O_RDONLY)
+        if folder >= 0 {
+            // The rename is durable only once the folder entry is synced.
+            fsync(folder)
+            close(folder)
+        }
+    }
+
+    static func ioError(_ path: String, _ what: String) -> StoreError {
+        StoreError(.io, path: path, "\(what): \(String(cString: strerror(errno))); check the folder exists, is writable and has free space")
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import GRDB
+
+/// A store that cannot be opened, read or written, naming the file and saying what to do.
+public struct StoreError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// The file is missing.
+        case notFound
+        /// The file is not a seed store (not SQLite, wrong application id, missing tables).
+        case notASeedStore
+        /// SQLite reported an error.
+        case sqlite(code: Int32)
+        /// The operation is not allowed on this store (read-only, compressed, managed key).
+        case refused
+        /// A file-system operation failed.
+        case io
+    }
+
+    public let kind: Kind
+    public let path: String
+    public let message: String
+    /// The SQL that failed, when SQLite reported the error.
+    public let sql: String?
+
+    public init(_ kind: Kind, path: String, _ message: String, sql: String? = nil) {
+        self.kind = kind
+        self.path = path
+        self.message = message
+        self.sql = sql
+    }
+
+    /// Wraps a GRDB error with the file it concerns.
+    public init(_ error: Error, path: String, doing what: String) {
+        if let error = error as? StoreError {
+            self = error
+        } else if let error = error as? DatabaseError {
+            self.init(
+                .sqlite(code: error.extendedResultCode.rawValue), path: path,
+                "\(what): SQLite error \(error.resultCode.rawValue): \(error.message ?? "unknown")", sql: error.sql)
+        } else {
+            self.init(.io, path: path, "\(what): \(error)")
+        }
+    }
+
+    public var description: String {
+        var text = "\(path): \(message)"
+        if let sql { text += "\n  SQL: \(sql)" }
+        return text
+    }
+}

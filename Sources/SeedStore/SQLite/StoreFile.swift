@@ -1,0 +1,100 @@
+import Foundation
+import GRDB
+
+/// Opening seed store files: read-only and immutable for readers, writable for builders.
+public enum StoreFile {
+    /// Opens an existing store read-only (`mode=ro&immutable=1`): no locks, no journal, no writes.
+    /// - Throws: ``StoreError`` naming the file when it is missing or not SQLite.
+    public static func openReadOnly(_ path: String) throws(StoreError) -> DatabaseQueue {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw StoreError(.notFound, path: path, "no such file; check the path")
+        }
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.foreignKeysEnabled = false
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        let encoded = absolute.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? absolute
+        do {
+            let queue = try DatabaseQueue(path: "file:\(encoded)?mode=ro&immutable=1", configuration: configuration)
+            // Opening is lazy about the header; read it now so a non-SQLite file fails here.
+            _ = try queue.read { db in try Int.fetchOne(db, sql: "PRAGMA schema_version") }
+            return queue
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+            throw StoreError(.notASeedStore, path: path, "not an SQLite database; give a seed store (.sqlite)")
+        } catch {
+            throw StoreError(error, path: path, doing: "cannot open the store")
+        }
+    }
+
+    /// Checks the header stamps of an open store: the seed store application id and a known format version.
+    public static func checkSeedStore(_ db: Database, path: String) throws(StoreError) {
+        let applicationID: Int32
+        let formatVersion: Int32
+        let hasMetadata: Bool
+        do {
+            applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+            formatVersion = try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+            hasMetadata = try db.tableExists(StoreMetadata.tableName)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+            throw StoreError(.notASeedStore, path: path, "not an SQLite database; give a seed store (.sqlite)")
+        } catch {
+            throw StoreError(error, path: path, doing: "cannot read the store header")
+        }
+        guard applicationID == StoreMetadata.applicationID else {
+            throw StoreError(
+                .notASeedStore, path: path,
+                String(format: "not a seed store: application_id is 0x%08X, seed stores have 0x%08X; build it with seedbuild", applicationID, StoreMetadata.applicationID))
+        }
+        guard formatVersion <= StoreMetadata.storeFormatVersion else {
+            throw StoreError(
+                .notASeedStore, path: path,
+                "store format version \(formatVersion) is newer than this library reads (\(StoreMetadata.storeFormatVersion)); update seedbuild")
+        }
+        guard hasMetadata else {
+            throw StoreError(.notASeedStore, path: path, "not a seed store: it has no \(StoreMetadata.tableName) table")
+        }
+    }
+}
+
+extension StoreMetadata {
+    /// Reads an uncompressed store's metadata without a coordinator.
+    /// - Throws: ``StoreError`` when the file is missing, not SQLite or not a seed store.
+    public static func read(at url: URL) throws(StoreError) -> StoreMetadata {
+        let queue = try StoreFile.openReadOnly(url.path)
+        do {
+            return try queue.read { db in
+                try StoreFile.checkSeedStore(db, path: url.path)
+                return try StoreMetadata.read(from: db)
+            }
+        } catch {
+            throw StoreError(error, path: url.path, doing: "cannot read the metadata")
+        }
+    }
+
+    /// Sets custom metadata keys of an uncompressed store, like Core Data's `setMetadata(_:forPersistentStoreOfType:at:)`.
+    ///
+    /// The store-managed keys (``managedKeys``: type, UUID, hashes, digest, model) keep their stored values.
+    /// The store is rewritten under a temporary name, synced and renamed into place, keeping its file mode,
+    /// so a failure leaves the original untouched.
+    public static func write(_ metadata: StoreMetadata, at url: URL) throws(StoreError) {
+        let path = url.path
+        var merged = try read(at: url)
+        for (key, value) in metadata.values where !managedKeys.contains(key) {
+            merged.values[key] = value
+        }
+        for key in merged.values.keys where !managedKeys.contains(key) && metadata.values[key] == nil {
+            merged.values[key] = nil
+        }
+        try AtomicFile.replace(path) { temporary throws(StoreError) in
+            do {
+                try FileManager.default.copyItem(atPath: path, toPath: temporary)
+                try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: temporary)
+                let queue = try DatabaseQueue(path: temporary)
+                try queue.write { db in try merged.write(to: db) }
+                try queue.close()
+            } catch {
+                throw StoreError(error, path: path, doing: "cannot write the metadata")
+            }
+        }
+    }
+}

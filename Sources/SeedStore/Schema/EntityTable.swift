@@ -1,0 +1,142 @@
+import SeedModel
+
+/// The SQLite table of one entity: its columns, primary key, references and indexes.
+public struct EntityTable: Sendable {
+    /// How the table identifies its rows.
+    public enum PrimaryKey: Sendable, Equatable {
+        /// An `INTEGER PRIMARY KEY` column named ``Model/primaryKeyColumn``.
+        case rowid
+        /// `WITHOUT ROWID`, keyed by this attribute (the entity's single-attribute uniqueness constraint).
+        case attribute(String)
+    }
+
+    public struct Column: Sendable {
+        public enum Kind: Sendable {
+            case primaryKey
+            case attribute(Attribute)
+            /// A to-one relationship, holding the destination's primary key.
+            case toOne(Relationship)
+        }
+
+        public let name: String
+        public let kind: Kind
+        /// `INTEGER`, `REAL`, `TEXT` or `BLOB`.
+        public let type: String
+        public let isNotNull: Bool
+        /// The `DEFAULT` clause's literal, if any.
+        public let defaultLiteral: String?
+    }
+
+    public struct ForeignKey: Sendable, Equatable {
+        public let column: String
+        public let destination: String
+    }
+
+    public let entity: Entity
+    public let primaryKey: PrimaryKey
+    /// Columns in table order: the primary key first (for rowid tables), attributes by name, then to-one columns by name.
+    public let columns: [Column]
+    public let foreignKeys: [ForeignKey]
+
+    public var name: String { entity.name }
+
+    init(entity: Entity, storage: RelationshipStorage, referenced: Bool) {
+        self.entity = entity
+        if !referenced, let key = entity.singleAttributeKey {
+            primaryKey = .attribute(key.name)
+        } else {
+            primaryKey = .rowid
+        }
+        var columns: [Column] = []
+        if primaryKey == .rowid {
+            columns.append(Column(name: Model.primaryKeyColumn, kind: .primaryKey, type: "INTEGER", isNotNull: true, defaultLiteral: nil))
+        }
+        for attribute in entity.attributes where !attribute.isTransient {
+            columns.append(Column(
+                name: attribute.name, kind: .attribute(attribute), type: Self.storageType(of: attribute.type),
+                isNotNull: !attribute.isOptional, defaultLiteral: Self.defaultLiteral(of: attribute)))
+        }
+        var foreignKeys: [ForeignKey] = []
+        for relationship in entity.relationships where storage.place(of: relationship.name, in: entity.name) == .column {
+            columns.append(Column(
+                name: relationship.name, kind: .toOne(relationship), type: "INTEGER",
+                isNotNull: !relationship.isOptional, defaultLiteral: nil))
+            foreignKeys.append(ForeignKey(column: relationship.name, destination: relationship.destination))
+        }
+        self.columns = columns
+        self.foreignKeys = foreignKeys
+    }
+
+    /// The column that identifies a row: ``Model/primaryKeyColumn`` or the key attribute.
+    public var keyColumn: String {
+        switch primaryKey {
+        case .rowid: Model.primaryKeyColumn
+        case .attribute(let name): name
+        }
+    }
+
+    public var createStatement: String {
+        var definitions: [String] = columns.map { column in
+            var text = "\(quoteIdentifier(column.name)) \(column.type)"
+            if case .primaryKey = column.kind { text += " PRIMARY KEY" }
+            if case .attribute(let attribute) = column.kind, primaryKey == .attribute(attribute.name) {
+                text += " NOT NULL PRIMARY KEY"
+            } else if column.isNotNull, case .attribute = column.kind {
+                text += " NOT NULL"
+            } else if column.isNotNull, case .toOne = column.kind {
+                text += " NOT NULL"
+            }
+            if let literal = column.defaultLiteral { text += " DEFAULT \(literal)" }
+            return text
+        }
+        for key in foreignKeys {
+            definitions.append(
+                "FOREIGN KEY (\(quoteIdentifier(key.column))) REFERENCES \(quoteIdentifier(key.destination)) (\(quoteIdentifier(Model.primaryKeyColumn)))")
+        }
+        let suffix = primaryKey == .rowid ? "" : " WITHOUT ROWID"
+        return "CREATE TABLE \(quoteIdentifier(name)) (\n  \(definitions.joined(separator: ",\n  "))\n)\(suffix)"
+    }
+
+    /// Unique indexes for uniqueness constraints, indexes for fetch indexes, indexed attributes and to-one columns;
+    /// none that would duplicate the primary key.
+    public var indexStatements: [String] {
+        var statements: [String] = []
+        var covered: Set<[String]> = [[keyColumn]]
+        func add(_ indexName: String, _ columns: [(String, Bool)], unique: Bool) {
+            guard covered.insert(columns.map(\.0)).inserted else { return }
+            let list = columns.map { quoteIdentifier($0.0) + ($0.1 ? "" : " DESC") }.joined(separator: ", ")
+            statements.append(
+                "CREATE \(unique ? "UNIQUE " : "")INDEX \(quoteIdentifier("\(name)_\(indexName)")) ON \(quoteIdentifier(name)) (\(list))")
+        }
+        for constraint in entity.uniquenessConstraints {
+            add("unique_" + constraint.joined(separator: "_"), constraint.map { ($0, true) }, unique: true)
+        }
+        for index in entity.indexes {
+            add(index.name, index.elements.map { ($0.property, $0.isAscending) }, unique: false)
+        }
+        for attribute in entity.attributes where attribute.isIndexed && !attribute.isTransient {
+            add(attribute.name + "_index", [(attribute.name, true)], unique: false)
+        }
+        for key in foreignKeys {
+            add(key.column + "_index", [(key.column, true)], unique: false)
+        }
+        return statements
+    }
+
+    /// The SQLite storage class for an attribute type.
+    public static func storageType(of type: AttributeType) -> String {
+        switch type {
+        case .integer16, .integer32, .integer64, .boolean: "INTEGER"
+        case .double, .float, .date: "REAL"
+        case .decimal, .string, .uuid, .uri: "TEXT"
+        case .binary, .transformable: "BLOB"
+        }
+    }
+
+    private static func defaultLiteral(of attribute: Attribute) -> String? {
+        guard let text = attribute.defaultValue,
+            case .success(let value) = FieldConverter.convertDefault(text, as: attribute.type)
+        else { return nil }
+        return value.sqlLiteral(fieldText: text)
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+/// A value converted from text, ready to bind to an SQLite statement.
+public enum FieldValue: Sendable, Equatable {
+    case integer(Int64)
+    case real(Double)
+    /// Bind the field's own bytes as TEXT, unchanged.
+    case fieldText
+    /// Bind this normalized text instead (a lowercase UUID, a canonical decimal).
+    case text(String)
+    /// Binary and Transformable values, base64-decoded.
+    case blob([UInt8])
+
+    /// The value as a lookup key (the text form SQLite's `CAST(x AS TEXT)` gives), for matching references.
+    public func lookupKey(fieldBytes: UnsafeRawBufferPointer) -> String {
+        switch self {
+        case .integer(let value): String(value)
+        case .real(let value): Self.sqliteText(value)
+        case .fieldText: String(decoding: fieldBytes, as: UTF8.self)
+        case .text(let value): value
+        case .blob(let bytes): Data(bytes).base64EncodedString()
+        }
+    }
+
+    /// The value as an SQL literal for a `DEFAULT` clause.
+    public func sqlLiteral(fieldText: String) -> String {
+        switch self {
+        case .integer(let value): String(value)
+        case .real(let value): Self.sqliteText(value)
+        case .fieldText: Self.quoted(fieldText)
+        case .text(let value): Self.quoted(value)
+        case .blob(let bytes): "X'" + bytes.map { String(format: "%02X", $0) }.joined() + "'"
+        }
+    }
+
+    /// A real as SQLite prints it with `CAST(x AS TEXT)`: 15 significant digits, `.0` for whole numbers.
+    static func sqliteText(_ value: Double) -> String {
+        var text = String(format: "%.15g", value)
+        if !text.contains(".") && !text.contains("e") && !text.contains("n") && !text.contains("i") { text += ".0" }
+        return text
+    }
+
+    private static func quoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+    }
+}

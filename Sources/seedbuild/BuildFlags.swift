@@ -1,0 +1,69 @@
+import ArgumentParser
+import Foundation
+import SeedPipeline
+
+/// The flags every building command shares (`seedbuild build` and the default command).
+struct BuildFlags: ParsableArguments {
+    @Argument(help: "CSV files: the postcodes file first; sibling files feed the other entities (counties.csv → County).")
+    var files: [String] = []
+
+    @Option(help: "The model: an .xcdatamodeld bundle, one .xcdatamodel version, or a JSON model (default: seedbuild.json's \"model\").")
+    var model: String?
+
+    @Option(help: "The configuration the seed store holds (default: the model's only named configuration, else Default).")
+    var configuration: String?
+
+    @Option(help: "Output folder (default: build/seed).")
+    var out: String?
+
+    @Option(help: "Dataset name, used for the output file names (default: the first CSV's file name stem).")
+    var dataset: String?
+
+    @Option(name: .customLong("max-rejects"), help: "How many rows may be rejected before the build fails.")
+    var maxRejects: Int = 0
+
+    @Option(name: .customLong("source"), help: ArgumentHelp("Which CSV feeds an entity, overriding file-name matching (repeatable).", valueName: "Entity=path"))
+    var sources: [String] = []
+
+    @Option(help: "A JSON file renaming CSV columns to properties: {\"Postcode\": {\"pcds\": \"postcode\"}}.")
+    var mapping: String?
+
+    @Option(name: .customLong("data-version"), help: "The release's data version, a whole number that must grow (default: build time as yyyyMMddHHmm).")
+    var dataVersion: Int64?
+
+    @Flag(help: "Print a JSON summary on stdout and no progress.")
+    var json = false
+
+    @Flag(help: "Print nothing but errors.")
+    var quiet = false
+
+    func validate() throws {
+        if maxRejects < 0 { throw ValidationError("--max-rejects must be 0 or more") }
+        for pair in sources where !pair.contains("=") {
+            throw ValidationError("--source takes Entity=path, got \"\(pair)\"")
+        }
+        if let dataVersion, dataVersion < 0 { throw ValidationError("--data-version must be 0 or more") }
+    }
+
+    /// The options as the pipeline takes them.
+    var options: BuildOptions {
+        var options = BuildOptions(files: files)
+        options.model = model
+        options.configuration = configuration
+        options.outputDirectory = out
+        options.dataset = dataset
+        options.maxRejects = maxRejects
+        options.mapping = mapping
+        options.dataVersion = dataVersion
+        for pair in sources {
+            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            options.sources[parts[0]] = parts.count > 1 ? parts[1] : ""
+        }
+        return options
+    }
+
+    /// Whether to draw progress: only on a terminal, and never with --json or --quiet.
+    var showsProgress: Bool {
+        !json && !quiet && isatty(STDERR_FILENO) == 1
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import SeedPipeline
+
+/// Prints what a build did: a short text summary, or a JSON object with `--json`.
+enum BuildReport {
+    static func print(_ built: BuiltStore, flags: BuildFlags) {
+        if !flags.quiet {
+            for warning in built.warnings { CommandFailure.printError("warning: \(warning)") }
+            for reject in built.shownRejects { CommandFailure.printError("rejected: \(reject)") }
+            if built.rejected > built.shownRejects.count {
+                CommandFailure.printError("… and \(built.rejected - built.shownRejects.count) more rejected rows in \(built.rejectsPath ?? "the rejects file")")
+            }
+        }
+        if flags.json {
+            Swift.print(json(built))
+        } else if !flags.quiet {
+            let counts = built.rowCounts.keys.sorted().map { "\($0) \(built.rowCounts[$0]!)" }.joined(separator: ", ")
+            var line = "built \(built.storePath): \(counts) rows"
+            if built.rejected > 0 { line += "; \(built.rejected) rejected, see \(built.rejectsPath ?? "")" }
+            Swift.print(line)
+        }
+    }
+
+    static func json(_ built: BuiltStore) -> String {
+        var object: [String: Any] = [
+            "store": built.storePath,
+            "rowCounts": built.rowCounts,
+            "rejected": built.rejected,
+            "sources": built.sources.map { source in
+                [
+                    "entity": source.entity, "file": source.file, "bytes": source.bytes, "sha256": source.sha256,
+                    "rowsRead": source.rowsRead, "rowsLoaded": source.rowsLoaded, "rowsRejected": source.rowsRejected,
+                ] as [String: Any]
+            },
+            "warnings": built.warnings,
+        ]
+        if let rejects = built.rejectsPath { object["rejectsFile"] = rejects }
+        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,17 @@
+import ArgumentParser
+import Foundation
+import SeedPipeline
+
+/// The default command, `seedbuild POSTCODES_CSV`: the nightly job's whole pipeline.
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run the whole job on CSV files (the default command): build the seed store.")
+
+    @OptionGroup var flags: BuildFlags
+
+    func run() throws {
+        let built = try BuildStep.run(flags)
+        BuildReport.print(built, flags: flags)
+    }
+}

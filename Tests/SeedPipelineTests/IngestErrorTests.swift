@@ -1,0 +1,89 @@
+import Foundation
+import SeedPipeline
+import Testing
+
+@Suite("Input problems that stop a build")
+struct IngestErrorTests {
+    private func failure(postcodes: String, counties: String? = nil) -> IngestError? {
+        let directory = TemporaryDirectory()
+        if let counties {
+            writeTestInputs(directory, postcodes: postcodes, counties: counties)
+        } else {
+            writeTestInputs(directory, postcodes: postcodes)
+        }
+        do {
+            _ = try buildTestStore(directory)
+            return nil
+        } catch let error as IngestError {
+            return error
+        } catch {
+            Issue.record("unexpected \(error)")
+            return nil
+        }
+    }
+
+    @Test func malformedCSVStopsWithLineAndColumn() throws {
+        let unterminated = failure(postcodes: "postcode,county_code\nCT1 1AA,KEN\n\"CT1 1AB,KEN\nCT1 1AC,KEN\n")
+        #expect(unterminated?.kind == .badData)
+        #expect(unterminated?.line == 3)
+        #expect(unterminated?.column == 1)
+        #expect(unterminated?.description.contains("postcodes.csv:3:1") == true)
+
+        let afterQuote = failure(postcodes: "postcode,county_code\n\"CT1 1AA\"x,KEN\n")
+        #expect(afterQuote?.line == 2 && afterQuote?.field == "postcode")
+
+        let empty = failure(postcodes: "")
+        #expect(empty?.kind == .badData)
+        let headerOnly = failure(postcodes: "postcode,county_code\n")
+        #expect(headerOnly?.kind == .badData)
+        let duplicateHeader = failure(postcodes: "postcode,postcode\nCT1 1AA,CT1 1AA\n")
+        #expect(duplicateHeader?.column == 2)
+    }
+
+    @Test func missingRequiredColumnNamesTheAttribute() throws {
+        let error = failure(postcodes: "latitude,county_code\n51.0,KEN\n")
+        #expect(error?.kind == .badData)
+        #expect(error?.field == "postcode")
+        #expect(error?.description.contains("no column for required attribute Postcode.postcode") == true)
+    }
+
+    @Test func unknownColumnsWarnOnce() throws {
+        let directory = TemporaryDirectory()
+        writeTestInputs(directory, postcodes: "postcode,county_code,colour,weight\nCT1 1AA,KEN,red,3\nCT1 1AB,KEN,blue,4\n")
+        let built = try buildTestStore(directory)
+        #expect(built.warnings.count == 1)
+        #expect(built.warnings[0].contains("columns \"colour\", \"weight\" match no property of Postcode"))
+    }
+
+    @Test func headersMatchIgnoringCaseAndSeparators() throws {
+        let directory = TemporaryDirectory()
+        writeTestInputs(directory, postcodes: "Post-Code,COUNTY CODE,Country_Code\nCT1 1AA,KEN,E1\n")
+        let built = try buildTestStore(directory)
+        #expect(built.rowCounts["Postcode"] == 1)
+        let country = try query(built.storePath) { db in try String.fetchOne(db, sql: "SELECT countryCode FROM Postcode") }
+        #expect(country == "E1")
+    }
+
+    @Test func mappingFileRenamesColumns() throws {
+        let directory = TemporaryDirectory()
+        writeTestInputs(directory, postcodes: "pcds,oscty\nCT1 1AA,KEN\n")
+        let mapping = directory.write("mapping.json", #"{"Postcode": {"pcds": "postcode", "oscty": "county"}}"#)
+        let built = try buildTestStore(directory) { $0.mapping = mapping }
+        #expect(built.rowCounts["Postcode"] == 1)
+        #expect(built.warnings.isEmpty)
+    }
+
+    @Test func siblingSourcesAndMissingOnes() throws {
+        let directory = TemporaryDirectory()
+        writeTestInputs(directory)
+        try FileManager.default.removeItem(atPath: directory.path("in/counties.csv"))
+        let error = #expect(throws: IngestError.self) { try buildTestStore(directory) }
+        #expect(error?.kind == .missingInput)
+        #expect(error?.description.contains("no CSV for entity County; tried") == true)
+        #expect(error?.description.contains("county.csv") == true && error?.description.contains("counties.csv") == true)
+
+        directory.write("elsewhere/regions.csv", "code,name\nKEN,Kent\nEDI,Edinburgh\n")
+        let built = try buildTestStore(directory) { $0.sources["County"] = directory.path("elsewhere/regions.csv") }
+        #expect(built.rowCounts["County"] == 2)
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import GRDB
+import SeedModel
+import SeedPipeline
+import SeedStore
+import Testing
+
+@Suite("Building a seed store")
+struct SeedBuilderTests {
+    @Test func buildsTablesRowsAndReferences() throws {
+        let directory = TemporaryDirectory()
+        writeTestInputs(directory)
+        let built = try buildTestStore(directory)
+        #expect(built.storePath == directory.path("out/postcodes.sqlite"))
+        #expect(built.rowCounts == ["County": 2, "Postcode": 3])
+        #expect(built.rejected == 0 && built.rejectsPath == nil)
+
+        let rows = try query(built.storePath) { db in
+            try Row.fetchAll(db, sql: """
+                SELECT p.postcode, p.latitude, p.active, p.introduced, p.countryCode, c.code, c.name, c.population
+                FROM Postcode p LEFT JOIN County c ON c.Z_PK = p.county ORDER BY p.postcode
+                """)
+        }
+        #expect(rows.count == 3)
+        #expect(rows[0]["postcode"] == "CT1 1AA")
+        #expect(rows[0]["latitude"] == 51.28)
+        #expect(rows[0]["active"] == 1)
+        #expect(rows[0]["introduced"] == 981_158_400.0)
+        #expect(rows[0]["code"] == "KEN")
+        #expect(rows[1]["latitude"] as DatabaseValue == .null)
+        #expect(rows[1]["active"] == 0)
+        #expect(rows[2]["active"] == 1, "an empty required Boolean takes the model's default")
+        #expect(rows[2]["introduced"] == 1_577_872_800.0)
+        #expect(rows[2]["name"] == "Edinburgh, City of")
+        #expect(rows[2]["population"] as DatabaseValue == .null)
+    }
+
+    @Test func schemaFollowsTheStoreFormat() throws {
+        let directory = TemporaryDirectory()
+        writeTestInputs(directory)
+        let built = try buildTestStore(directory)
+        try query(built.storePath) { db in
+            let postcodeSQL = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'Postcode'")!
+            #expect(postcodeSQL.contains("\"postcode\" TEXT NOT NULL PRIMARY KEY"))
+            #expect(postcodeSQL.hasSuffix("WITHOUT ROWID"))
+            #expect(postcodeSQL.contains("FOREIGN KEY (\"county\") REFERENCES \"County\" (\"Z_PK\")"))
+            let countySQL = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'County'")!
+            #expect(countySQL.contains("\"Z_PK\" INTEGER PRIMARY KEY"))
+            let indexes = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")
+            #expect(indexes == ["County_unique_code", "Postcode_byCountry", "Postcode_county_index"])
+            #expect(try Int32.fetchOne(db, sql: "PRAGMA application_id") == StoreMetadata.applicationID)
+            #expect(try Int32.fetchOne(db, sql: "PRAGMA user_version") == StoreMetadata.storeFormatVersion)
+            #expect(try String.fetchOne(db, sql: "PRAGMA journal_mode") == "delete")
+            #expect(try Int.fetchOne(db, sql: "PRAGMA freelist_count") == 0)
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_stat1")! > 0, "ANALYZE ran")
+            #expect(try String.fetchOne(db, sql: "PRAGMA integrity_check") == "ok")
+            let embedded = try String.fetchOne(db, sql: "SELECT model FROM seed_model WHERE configuration = 'Seed'")!
+            let model = try ModelLoader.load(directory.path("model.json"))
+            #expect(embedded == String(decoding: try model.canonicalJSON(configuration: "Seed"), as: UTF8.self))
+        }
+        let mode = try FileManager.default.attributesOfItem(atPath: built.storePath)[.posixPermissions] as? NSNumber
+        #expect(mode?.intValue == 0o444)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path("out"))
+        #expect(leftovers == ["postcodes.sqlite"])
+    }
+
+    @Test func metadataCarriesEveryKey() throws {
+        let directory = TemporaryDirectory()
+        writeTestInputs(directory)
+        let built = try buildTestStore(directory) { $0.dataVersion = 42 }
+        let metadata = try StoreMetadata.read(at: URL(fileURLWithPath: built.storePath))
+        typealias Key = StoreMetadata.Key
+        #expect(metadata[Key.storeType] == "SQLite")
+        #expect(metadata[Key.modelName] == "TestPostcodes")
+        #expect(metadata[Key.modelVersionIdentifiers] == .array(["1"]))
+        #expect(metadata.configuration == "Seed")
+        let model = try ModelLoader.load(directory.path("model.json"))
+        #expect(metadata.versionHashes == (try model.versionHashes(configuration: "Seed")))
+        #expect(metadata[Key.hashEncodingVersion] == .integer(1))
+        #expect(metadata[Key.storeFormatVersion] == .integer(1))
+        #expect(metadata.dataVersion == 42)
+        #expect(metadata[Key.buildTime] == "2023-11-14T22:13:20Z")
+        #expect(metadata[Key.generator] == .string(SeedBuilder.generator))
+        #expect(metadata.rowCounts == ["County": 2, "Postcode": 3])
+        #expect(metadata.contentDigest?.count == 64)
+        #expect(metadata.storeUUID == ContentDigest.storeUUID(fromDigest: metadata.contentDigest!))
+        let sources = try #require(metadata[Key.sources]?.arrayValue)
+        #expect(sources.count == 2)
+        let postcodes = try #require(sources.first { $0.objectValue?["entity"] == "Postcode" }?.objectValue)
+        #expect(postcodes["file"] == "postcodes.csv")
+        #expect(postcodes["rowsRead"] == .integer(3) && postcodes["rowsLoaded"] == .integer(3) && postcodes["rowsRejected"] == .integer(0))
+        let bytes = try Data(contentsOf: directory.url.appendingPathComponent("in/postcodes.csv"))
+        #expect(postcodes["bytes"] == .integer(Int64(bytes.count)))
+        #expect(postcodes["sha256"]?.stringValue?.count == 64)
+    }
+
+    @Test func dataVersionDefaultsToBuildTime() throws {
+        let directory = TemporaryDirectory()
+        writeTestInputs(directory)
+        let built = try buildTestStore(directory)
+        #expect(built.metadata.dataVersion == 2023_11_14_22_13)
+    }
+
+    @Test func reproducibleBytes() throws {
+        let directory = TemporaryDirectory()
+        writeTestInputs(directory)
+        let first = try Data(contentsOf: URL(fileURLWithPath: try buildTestStore(directory).storePath))
+        let second = try Data(contentsOf: URL(fileURLWithPath: try buildTestStore(directory).storePath))
+        #expect(first == second)
+    }
+
+    @Test func shuffledInputGivesTheSameContent() throws {
+        let sorted = TemporaryDirectory()
+        writeTestInputs(sorted)
+        let shuffled = TemporaryDirectory()
+        writeTestInputs(shuffled, postcodes: """
+            postcode,county_code,latitude,active,introduced,country_code
+            EH1 1AA,EDI,55.95,,2020-01-01T10:00:00Z,S92000003
+            CT1 1AB,KEN,,no,,E92000001
+            CT1 1AA,KEN,51.28,yes,2001-02-03,E92000001
+
+            """)
+        let a = try buildTestStore(sorted)
+        let b = try buildTestStore(shuffled)
+        #expect(a.metadata.contentDigest == b.metadata.contentDigest)
+        #expect(b.rowCounts["Postcode"] == 3)
+        let order = try query(b.storePath) { db in try String.fetchAll(db, sql: "SELECT postcode FROM Postcode") }
+        #expect(order == ["CT1 1AA", "CT1 1AB", "EH1 1AA"])
+    }
+
+    @Test func failedBuildLeavesNoStoreUnderItsFinalName() throws {
+        let directory = TemporaryDirectory()
+        writeTestInputs(directory, postcodes: "postcode,county_code\nCT1 1AA,NOPE\n")
+        #expect(throws: IngestError.self) { try buildTestStore(directory) }
+        #expect(!FileManager.default.fileExists(atPath: directory.path("out/postcodes.sqlite")))
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path("out"))
+        #expect(left == ["postcodes.rejects.csv"])
+    }
+}
