@@ -46,6 +46,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(name: "seedbuildTests", dependencies: ["seedbuild"]),
+        .testTarget(
+            name: "SeedStoreTests",
+            dependencies: ["SeedStore", "SeedModel", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .testTarget(
             name: "SeedPipelineTests",
             dependencies: ["SeedPipeline", "SeedStore", "SeedModel", .product(name: "GRDB", package: "GRDB.swift")]

@@ -10,6 +10,9 @@ struct BuildFlags: ParsableArguments {
     @Option(help: "The model: an .xcdatamodeld bundle, one .xcdatamodel version, or a JSON model (default: seedbuild.json's \"model\").")
     var model: String?
 
+    @Option(name: .customLong("user-model"), help: "The app's user model, merged with the seed model to check cross-store fetched properties (repeatable; default: seedbuild.json's \"userModels\").")
+    var userModels: [String] = []
+
     @Option(help: "The configuration the seed store holds (default: the model's only named configuration, else Default).")
     var configuration: String?
 
@@ -49,6 +52,7 @@ struct BuildFlags: ParsableArguments {
     var options: BuildOptions {
         var options = BuildOptions(files: files)
         options.model = model
+        options.userModels = userModels.isEmpty ? nil : userModels
         options.configuration = configuration
         options.outputDirectory = out
         options.dataset = dataset

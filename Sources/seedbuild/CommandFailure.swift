@@ -23,7 +23,8 @@ enum CommandFailure {
     static func message(for error: Error) -> String {
         switch error {
         case let error as ModelError: error.description
-        case let error as IngestError: "error: \(error)"
+        case let error as IngestError:
+            error.rejectedRows.map { "rejected: \($0)\n" }.joined() + "error: \(error)"
         case let error as StoreError: "error: \(error)"
         default: "error: \(error)"
         }

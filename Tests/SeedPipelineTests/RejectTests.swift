@@ -87,7 +87,8 @@ struct RejectTests {
         writeTestInputs(directory, postcodes: "postcode,county_code,latitude\nCT1 1AA,KEN,x\nCT1 1AB,KEN,y\nCT1 1AC,KEN,1\n")
         let error = #expect(throws: IngestError.self) { try buildTestStore(directory, maxRejects: 1) }
         #expect(error?.kind == .tooManyRejects)
-        #expect(error?.description.contains("2 rows rejected, more than --max-rejects 1") == true)
+        #expect(error?.description.contains("postcodes.rejects.csv: 2 rows rejected, more than --max-rejects 1") == true)
+        #expect(error?.rejectedRows.count == 2)
         #expect(!FileManager.default.fileExists(atPath: directory.path("out/postcodes.sqlite")))
         #expect(FileManager.default.fileExists(atPath: directory.path("out/postcodes.rejects.csv")))
         let built = try buildTestStore(directory, maxRejects: 2)

@@ -50,12 +50,13 @@ public struct BuildRequest: Sendable {
         return Int64(c.year! * 100_000_000 + c.month! * 1_000_000 + c.day! * 10_000 + c.hour! * 100 + c.minute!)
     }
 
-    public var storePath: String {
-        URL(fileURLWithPath: outputDirectory).appendingPathComponent("\(dataset).sqlite").path
-    }
+    /// `<out>/<dataset>.sqlite`, relative when the output folder was given relative.
+    public var storePath: String { outputFile("\(dataset).sqlite") }
 
-    public var rejectsPath: String {
-        URL(fileURLWithPath: outputDirectory).appendingPathComponent("\(dataset).rejects.csv").path
+    public var rejectsPath: String { outputFile("\(dataset).rejects.csv") }
+
+    public func outputFile(_ name: String) -> String {
+        (outputDirectory as NSString).appendingPathComponent(name)
     }
 }
 

@@ -35,11 +35,11 @@ public struct SeedBuilder: Sendable {
         var loads = try load(request, schema: schema, into: working, rejects: rejects, progress: progress)
 
         if rejects.count > request.maxRejects {
-            let kept = try rejects.finish().map { try publishRejects($0, to: request.rejectsPath) }
-            let where_ = kept.map { "; all of them are in \($0)" } ?? ""
+            let kept = try rejects.finish().map { try publishRejects($0, to: request.rejectsPath) } ?? request.rejectsPath
             throw IngestError(
-                .tooManyRejects, file: request.sources.values.sorted().first ?? request.dataset,
-                "\(rejects.count) rows rejected, more than --max-rejects \(request.maxRejects)\(where_). Fix the rows or raise --max-rejects")
+                .tooManyRejects, file: kept,
+                "\(rejects.count) rows rejected, more than --max-rejects \(request.maxRejects); this file lists them all. Fix the rows or raise --max-rejects",
+                rejectedRows: rejects.shown)
         }
         let sourceDigests = try digests.wait()
         for index in loads.sources.indices { loads.sources[index].sha256 = sourceDigests[loads.sources[index].file] ?? "" }

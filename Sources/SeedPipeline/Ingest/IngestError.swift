@@ -22,14 +22,20 @@ public struct IngestError: Error, Sendable, CustomStringConvertible {
     public let field: String?
     /// What is wrong and what to do.
     public let message: String
+    /// With ``Kind/tooManyRejects``: the first rejected rows, to show.
+    public let rejectedRows: [RowError]
 
-    public init(_ kind: Kind, file: String, line: Int? = nil, column: Int? = nil, field: String? = nil, _ message: String) {
+    public init(
+        _ kind: Kind, file: String, line: Int? = nil, column: Int? = nil, field: String? = nil, _ message: String,
+        rejectedRows: [RowError] = []
+    ) {
         self.kind = kind
         self.file = file
         self.line = line
         self.column = column
         self.field = field
         self.message = message
+        self.rejectedRows = rejectedRows
     }
 
     public var description: String {

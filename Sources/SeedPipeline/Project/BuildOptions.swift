@@ -13,6 +13,8 @@ public struct BuildOptions: Sendable {
     public var sources: [String: String] = [:]
     public var mapping: String?
     public var dataVersion: Int64?
+    /// The app's user models, merged with the seed model to check fetched properties that cross stores.
+    public var userModels: [String]?
 
     public static let defaultOutputDirectory = "build/seed"
 
@@ -30,7 +32,16 @@ public struct BuildOptions: Sendable {
                 "no model: pass --model PATH or name one as \"model\" in \(ProjectFile.fileName)")
         }
         let model = try ModelLoader.load(modelPath)
-        let warnings = try model.validated()
+        var warnings = try model.validated()
+        let userModels = try (self.userModels ?? project?.userModels ?? []).map { path throws(ModelError) in
+            let user = try ModelLoader.load(path)
+            try user.validated()
+            return user
+        }
+        if !userModels.isEmpty {
+            // With the user models at hand, a fetched property's target must exist in the merged model.
+            warnings = try Model.merged([model] + userModels).validated(requireFetchedPropertyTargets: true)
+        }
         let configuration = self.configuration ?? project?.configuration ?? model.defaultStoreConfiguration
         guard let members = model.configuration(named: configuration) else {
             throw ModelError.invalid(
@@ -44,6 +55,9 @@ public struct BuildOptions: Sendable {
         let mappingFile = try mappingPath.map { path throws(IngestError) in try MappingFile.load(path) } ?? MappingFile()
         let firstFile = files.first ?? resolved.values.sorted().first ?? model.name
         let dataset = self.dataset ?? project?.dataset ?? URL(fileURLWithPath: firstFile).deletingPathExtension().lastPathComponent
+        guard !dataset.isEmpty, dataset.allSatisfy({ $0.isLetter || $0.isNumber || "._-".contains($0) }), !dataset.hasPrefix(".") else {
+            throw IngestError(.badData, file: firstFile, "dataset name \"\(dataset)\" must be letters, digits, '.', '_' or '-' (it names the output files); pass --dataset NAME")
+        }
         let request = BuildRequest(
             model: model, configuration: configuration, sources: resolved, mapping: mappingFile,
             outputDirectory: outputDirectory ?? project?.out ?? Self.defaultOutputDirectory,

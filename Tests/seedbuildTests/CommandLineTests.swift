@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+
+/// Runs the built `seedbuild` binary and captures what it prints and its exit status.
+struct CommandResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+func runSeedbuild(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> CommandResult {
+    let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("seedbuild")
+    let process = Process()
+    process.executableURL = binary.standardizedFileURL.path.contains(".xctest") ? binary.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("seedbuild") : binary
+    process.arguments = arguments
+    process.currentDirectoryURL = directory ?? repositoryRoot
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return CommandResult(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+}
+
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// A copy of the sample project (seedbuild.json, seeds/, schemas/) in a fresh folder, removed afterwards.
+final class SampleProject {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("seedbuild-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        for item in ["seedbuild.json", "seeds", "schemas"] {
+            try FileManager.default.copyItem(at: repositoryRoot.appendingPathComponent(item), to: url.appendingPathComponent(item))
+        }
+    }
+
+    deinit {
+        if let files = FileManager.default.enumerator(atPath: url.path) {
+            for case let file as String in files {
+                try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.appendingPathComponent(file).path)
+            }
+        }
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    func path(_ relative: String) -> String { url.appendingPathComponent(relative).path }
+
+    func write(_ relative: String, _ text: String) {
+        let file = url.appendingPathComponent(relative)
+        try? FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try! Data(text.utf8).write(to: file)
+    }
+}
+
+@Suite("seedbuild on the command line")
+struct CommandLineTests {
+    @Test func mainJobBuildsTheSampleStore() throws {
+        let project = try SampleProject()
+        let result = try runSeedbuild(["seeds/postcodes.csv"], in: project.url)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("built build/seed/postcodes.sqlite: County 12, Postcode 311 rows"))
+        #expect(result.stderr.isEmpty, "no progress or warnings when stderr is not a terminal: \(result.stderr)")
+        #expect(FileManager.default.fileExists(atPath: project.path("build/seed/postcodes.sqlite")))
+    }
+
+    @Test func buildPrintsJSONSummary() throws {
+        let project = try SampleProject()
+        let result = try runSeedbuild(["build", "seeds/postcodes.csv", "--json", "--out", "elsewhere"], in: project.url)
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(object["store"] as? String == "elsewhere/postcodes.sqlite")
+        #expect(object["rowCounts"] as? [String: Int] == ["County": 12, "Postcode": 311])
+        #expect(object["rejected"] as? Int == 0)
+        let sources = try #require(object["sources"] as? [[String: Any]])
+        #expect(sources.map { $0["file"] as? String } == ["counties.csv", "postcodes.csv"])
+        #expect(sources.allSatisfy { ($0["sha256"] as? String)?.count == 64 })
+    }
+
+    @Test func badDataExits65NamingFileLineAndField() throws {
+        let project = try SampleProject()
+        project.write("bad/postcodes.csv", "postcode,county_code,latitude\nCT1 1AA,E10000016,north\n")
+        try FileManager.default.copyItem(atPath: project.path("seeds/counties.csv"), toPath: project.path("bad/counties.csv"))
+        let result = try runSeedbuild(["build", "bad/postcodes.csv"], in: project.url)
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("rejected: bad/postcodes.csv:2:3 (field \"latitude\"): Postcode.latitude: \"north\" is not a number"))
+        #expect(result.stderr.contains("1 rows rejected, more than --max-rejects 0"))
+        #expect(!FileManager.default.fileExists(atPath: project.path("build/seed/postcodes.sqlite")))
+        #expect(FileManager.default.fileExists(atPath: project.path("build/seed/postcodes.rejects.csv")))
+
+        let allowed = try runSeedbuild(["build", "bad/postcodes.csv", "--max-rejects", "1"], in: project.url)
+        #expect(allowed.status == 0)
+        #expect(allowed.stdout.contains("1 rejected, see build/seed/postcodes.rejects.csv"))
+    }
+
+    @Test func malformedCSVAndMissingInputs() throws {
+        let project = try SampleProject()
+        project.write("bad/postcodes.csv", "postcode,county_code\n\"CT1 1AA,E10000016\n")
+        try FileManager.default.copyItem(atPath: project.path("seeds/counties.csv"), toPath: project.path("bad/counties.csv"))
+        let malformed = try runSeedbuild(["build", "bad/postcodes.csv"], in: project.url)
+        #expect(malformed.status == 65)
+        #expect(malformed.stderr.contains("bad/postcodes.csv:2:1 (field \"postcode\"): a quoted field starts here and never ends"))
+
+        project.write("lonely/postcodes.csv", "postcode\nCT1 1AA\n")
+        let missing = try runSeedbuild(["build", "lonely/postcodes.csv"], in: project.url)
+        #expect(missing.status == 66)
+        #expect(missing.stderr.contains("no CSV for entity County; tried lonely/county.csv, lonely/counties.csv"))
+
+        let noModel = try runSeedbuild(["build", "seeds/postcodes.csv", "--model", "schemas/Nope.xcdatamodeld"], in: project.url)
+        #expect(noModel.status == 66)
+        let usage = try runSeedbuild(["build", "--max-rejects", "-1", "seeds/postcodes.csv"], in: project.url)
+        #expect(usage.status == 64)
+    }
+
+    @Test func modelShowMergesTheSampleModels() throws {
+        let result = try runSeedbuild(["model", "show", "schemas/PostCodesModel.xcdatamodeld", "schemas/UserModel.xcdatamodeld"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("model PostCodesModel+UserModel"))
+        for fragment in ["entity County [PostCodesConf]", "entity Postcode [PostCodesConf]", "entity Rating [UserConf]",
+                         "area: String, optional, renamed from district", "ratings: fetched Rating where postcode == $FETCH_SOURCE.postcode",
+                         "county: to-one County, inverse postcodes", "PostCodesConf: County, Postcode", "UserConf: Rating"] {
+            #expect(result.stdout.contains(fragment), "\(fragment)")
+        }
+        #expect(result.stderr.isEmpty, "merged, the fetched property's target exists: \(result.stderr)")
+    }
+
+    @Test func modelHashesAsJSON() throws {
+        let result = try runSeedbuild(["model", "hashes", "schemas/PostCodesModel.xcdatamodeld", "--configuration", "PostCodesConf", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let hashes = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: String])
+        #expect(hashes.keys.sorted() == ["County", "Postcode"])
+        #expect(hashes.values.allSatisfy { $0.count == 64 && $0.allSatisfy { "0123456789abcdef".contains($0) } })
+        let v1 = try runSeedbuild(["model", "hashes", "schemas/PostCodesModel.xcdatamodeld/PostCodesModel.xcdatamodel", "--json"])
+        let v1Hashes = try #require(try JSONSerialization.jsonObject(with: Data(v1.stdout.utf8)) as? [String: String])
+        #expect(v1Hashes["County"] == hashes["County"] && v1Hashes["Postcode"] != hashes["Postcode"])
+    }
+
+    @Test func invalidAndMissingModelsExit65And66() throws {
+        let project = try SampleProject()
+        project.write("Broken.xcdatamodel/contents", """
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+            <entity name="A"><relationship name="b" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Ghost"/></entity>
+            </model>
+            """)
+        let invalid = try runSeedbuild(["model", "show", "Broken.xcdatamodel"], in: project.url)
+        #expect(invalid.status == 65)
+        #expect(invalid.stderr.contains("Broken.xcdatamodel: A.b: error: the relationship names destination entity \"Ghost\""))
+        let missing = try runSeedbuild(["model", "show", "Nope.xcdatamodeld"], in: project.url)
+        #expect(missing.status == 66)
+    }
+}
