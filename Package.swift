@@ -34,7 +34,9 @@ let package = Package(
                 "SeedModel",
                 "SeedStore",
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            ],
+            // The CSV scan loop runs per byte; dynamic exclusivity checks on it measured ~11% of a build.
+            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
         ),
         .executableTarget(
             name: "seedbuild",

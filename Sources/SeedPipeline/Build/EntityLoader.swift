@@ -58,17 +58,21 @@ final class EntityLoader {
         var result = Result()
         var values = RowValues(mapping: mapping)
         var lastProgress = 0
+        let (planList, lookups) = makePlans()
+        let plans = UnsafeMutableBufferPointer<FeedPlan>.allocate(capacity: planList.count)
+        _ = plans.initialize(from: planList)
+        defer { plans.deallocate() }
         while let record = try nextRecord(reader, result: &result) {
             result.rowsRead += 1
             if result.rowsRead - lastProgress >= 65_536 {
                 lastProgress = result.rowsRead
                 progress(result.rowsRead, reader.bytesRead)
             }
-            if let failure = convert(record, into: &values) {
+            if let failed = convert(record, plans: UnsafeBufferPointer(plans), lookups: lookups, into: &values) {
+                let failure = describe(failed, record: record)
                 rejects.add(RowError(
-                    file: file, line: record.line, column: failure.field.map { $0 + 1 },
-                    field: failure.field.map { header[$0] }, reason: failure.reason,
-                    record: String(decoding: record.rawBytes, as: UTF8.self)))
+                    file: file, line: record.line, column: failure.field + 1, field: header[failure.field],
+                    reason: failure.reason, record: String(decoding: record.rawBytes, as: UTF8.self)))
                 continue
             }
             var target = direct
@@ -132,44 +136,90 @@ final class EntityLoader {
         return nil
     }
 
-    /// Converts every fed field of a record; the first failure, if any.
-    private func convert(_ record: CSVRecord, into values: inout RowValues) -> (field: Int?, reason: String)? {
-        for (index, feed) in mapping.feeds.enumerated() {
+    /// What the hot loop needs of one feed, without the model values' strings, so iterating costs no
+    /// reference counting.
+    struct FeedPlan {
+        enum Kind { case attribute, reference, absent }
+        let kind: Kind
+        let field: Int
+        let type: AttributeType
+        let isOptional: Bool
+        /// Index into `lookups` for references.
+        let lookup: Int
+    }
+
+    /// Compiles the mapping's feeds into plans, and each reference's destination key table.
+    private func makePlans() -> (plans: [FeedPlan], lookups: [[String: Int64]]) {
+        var lookups: [[String: Int64]] = []
+        let plans = mapping.feeds.map { feed -> FeedPlan in
             switch feed {
             case .attribute(let field, let attribute):
-                if record.isEmpty(field) {
-                    if attribute.isOptional {
+                return FeedPlan(kind: .attribute, field: field, type: attribute.type, isOptional: attribute.isOptional, lookup: -1)
+            case .reference(let field, let relationship, let destination, let key):
+                lookups.append(references[destination] ?? [:])
+                return FeedPlan(kind: .reference, field: field, type: key.type, isOptional: relationship.isOptional, lookup: lookups.count - 1)
+            case .absent(let attribute):
+                return FeedPlan(kind: .absent, field: -1, type: attribute.type, isOptional: true, lookup: -1)
+            case .absentReference:
+                return FeedPlan(kind: .absent, field: -1, type: .integer64, isOptional: true, lookup: -1)
+            }
+        }
+        return (plans, lookups)
+    }
+
+    /// Converts every fed field of a record; the failing feed and why, if any.
+    private func convert(
+        _ record: CSVRecord, plans: UnsafeBufferPointer<FeedPlan>, lookups: [[String: Int64]], into values: inout RowValues
+    ) -> (feed: Int, failure: ConversionFailure?)? {
+        for index in 0..<plans.count {
+            let plan = plans[index]
+            switch plan.kind {
+            case .attribute:
+                if record.isEmpty(plan.field) {
+                    if plan.isOptional {
                         values.set(index, .null)
                     } else if values.hasDefault(index) {
                         values.useDefault(index)
                     } else {
-                        return (field, "\(table.name).\(attribute.name) is required but the field is empty; fill it in")
+                        return (index, nil)
                     }
                     continue
                 }
-                let converted = record.withField(field) { FieldConverter.convert($0, as: attribute.type) }
-                switch converted {
+                switch record.withField(plan.field, { FieldConverter.convert($0, as: plan.type) }) {
                 case .success(let value): values.set(index, .value(value))
-                case .failure(let failure): return (field, "\(table.name).\(attribute.name): \(failure.reason)")
+                case .failure(let failure): return (index, failure)
                 }
-            case .reference(let field, let relationship, let destination, let key):
-                if record.isEmpty(field) {
-                    if relationship.isOptional { values.set(index, .null); continue }
-                    return (field, "\(table.name).\(relationship.name) is required but the field is empty; give a \(destination).\(key.name) value")
+            case .reference:
+                if record.isEmpty(plan.field) {
+                    if plan.isOptional { values.set(index, .null); continue }
+                    return (index, nil)
                 }
-                let lookup = record.withField(field) { bytes -> String? in
-                    guard case .success(let value) = FieldConverter.convert(bytes, as: key.type) else { return nil }
+                let key = record.withField(plan.field) { bytes -> String? in
+                    guard case .success(let value) = FieldConverter.convert(bytes, as: plan.type) else { return nil }
                     return value.lookupKey(fieldBytes: bytes)
                 }
-                guard let lookup, let primaryKey = references[destination]?[lookup] else {
-                    let text = record.string(field)
-                    return (field, "\(table.name).\(relationship.name): no \(destination) with \(key.name) \"\(text)\" in \(sourceFiles[destination] ?? destination); add it there or fix this value")
-                }
+                guard let key, let primaryKey = lookups[plan.lookup][key] else { return (index, nil) }
                 values.set(index, .value(.integer(primaryKey)))
-            case .absent, .absentReference:
+            case .absent:
                 continue
             }
         }
         return nil
+    }
+
+    /// The message for a failed feed, made only when a row fails.
+    private func describe(_ failure: (feed: Int, failure: ConversionFailure?), record: CSVRecord) -> (field: Int, reason: String) {
+        switch mapping.feeds[failure.feed] {
+        case .attribute(let field, let attribute):
+            if let conversion = failure.failure { return (field, "\(table.name).\(attribute.name): \(conversion.reason)") }
+            return (field, "\(table.name).\(attribute.name) is required but the field is empty; fill it in")
+        case .reference(let field, let relationship, let destination, let key):
+            if record.isEmpty(field) {
+                return (field, "\(table.name).\(relationship.name) is required but the field is empty; give a \(destination).\(key.name) value")
+            }
+            return (field, "\(table.name).\(relationship.name): no \(destination) with \(key.name) \"\(record.string(field))\" in \(sourceFiles[destination] ?? destination); add it there or fix this value")
+        case .absent, .absentReference:
+            return (0, "unexpected failure")
+        }
     }
 }

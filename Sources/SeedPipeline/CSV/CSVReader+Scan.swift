@@ -22,25 +22,36 @@ extension CSVReader {
     /// Scans one record from `start`, recording field bounds. Stateless across calls, so a record cut
     /// by the buffer's end is simply scanned again after more bytes arrive.
     func scanRecord() throws(CSVError) -> ScanResult {
+        // Everything the loop touches is a local: class properties would cost an exclusivity check per byte.
         let bytes = buffer
         let end = self.endIndex
         let atEOF = self.isAtEndOfFile
-        fieldStarts.removeAll(keepingCapacity: true)
-        fieldEnds.removeAll(keepingCapacity: true)
-        fieldEscaped.removeAll(keepingCapacity: true)
+        let spans = self.spans
+        let limit = Self.maxFields
+        var count = 0
         var encodingError: CSVError?
         var lines = 0
         var i = startIndex
-        recordStart = i
+        let recordStart = i
+        func append(_ start: Int, _ end: Int, _ escaped: Bool) {
+            if count < limit { spans[count] = FieldSpan(start: start, end: end, escaped: escaped) }
+            count += 1
+        }
+        func complete(next: Int, recordEnd: Int, lines: Int) -> Result<ScanResult, CSVError> {
+            self.recordStart = recordStart
+            self.recordEnd = recordEnd
+            self.fieldCount = count
+            return .success(.complete(next: next, lines: lines, encodingError: encodingError))
+        }
         return try Self.byteClasses.withUnsafeBufferPointer { classes -> Result<ScanResult, CSVError> in
             func noteEncoding(_ kind: CSVError.Kind) {
                 if encodingError == nil {
-                    let column = fieldStarts.count + 1
+                    let column = count + 1
                     encodingError = CSVError(path: path, line: currentLine + lines, column: column, field: headerName(column), kind: kind)
                 }
             }
             func fatal(_ kind: CSVError.Kind, line: Int, inClosedField: Bool = false) -> Result<ScanResult, CSVError> {
-                let column = fieldStarts.count + (inClosedField ? 0 : 1)
+                let column = count + (inClosedField ? 0 : 1)
                 return .failure(CSVError(path: path, line: line, column: column, field: headerName(column), kind: kind))
             }
             while true {
@@ -74,9 +85,7 @@ extension CSVReader {
                         default: noteEncoding(.invalidUTF8); j += 1
                         }
                     }
-                    fieldStarts.append(i + 1)
-                    fieldEnds.append(j)
-                    fieldEscaped.append(escaped)
+                    append(i + 1, j, escaped)
                     i = j + 1
                     if i < end {
                         let kind = classes[Int(bytes[i])]
@@ -99,15 +108,12 @@ extension CSVReader {
                         }
                     }
                     if i >= end && !atEOF { return .success(.needMore) }
-                    fieldStarts.append(fieldStart)
-                    fieldEnds.append(i)
-                    fieldEscaped.append(false)
+                    append(fieldStart, i, false)
                 }
                 // After a field: a comma, a line end, or the end of the file.
                 if i >= end {
                     if !atEOF { return .success(.needMore) }
-                    recordEnd = i
-                    return .success(.complete(next: i, lines: 0 + lines, encodingError: encodingError))
+                    return complete(next: i, recordEnd: i, lines: lines)
                 }
                 switch bytes[i] {
                 case 0x2C:
@@ -115,22 +121,17 @@ extension CSVReader {
                     if i >= end {
                         if !atEOF { return .success(.needMore) }
                         // "a,b," at the end of the file: a last, empty field.
-                        fieldStarts.append(i)
-                        fieldEnds.append(i)
-                        fieldEscaped.append(false)
-                        recordEnd = i
-                        return .success(.complete(next: i, lines: lines, encodingError: encodingError))
+                        append(i, i, false)
+                        return complete(next: i, recordEnd: i, lines: lines)
                     }
                 case 0x0A:
-                    recordEnd = i
-                    return .success(.complete(next: i + 1, lines: lines + 1, encodingError: encodingError))
+                    return complete(next: i + 1, recordEnd: i, lines: lines + 1)
                 default:
                     if i + 1 >= end && !atEOF { return .success(.needMore) }
                     guard i + 1 < end, bytes[i + 1] == 0x0A else {
                         return fatal(.bareCarriageReturn, line: currentLine + lines)
                     }
-                    recordEnd = i
-                    return .success(.complete(next: i + 2, lines: lines + 1, encodingError: encodingError))
+                    return complete(next: i + 2, recordEnd: i, lines: lines + 1)
                 }
             }
         }.get()

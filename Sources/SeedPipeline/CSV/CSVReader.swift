@@ -36,9 +36,17 @@ public final class CSVReader {
     private var line = 1
     private var recordsRead = 0
 
-    var fieldStarts: [Int] = []
-    var fieldEnds: [Int] = []
-    var fieldEscaped: [Bool] = []
+    /// Where one field lies in the buffer; `escaped` when it holds doubled quotes to undo.
+    struct FieldSpan {
+        var start: Int
+        var end: Int
+        var escaped: Bool
+    }
+
+    /// Fields past this many are counted but not recorded (the record is then ragged anyway).
+    static let maxFields = 4096
+    let spans: UnsafeMutablePointer<FieldSpan>
+    var fieldCount = 0
     var recordStart = 0
     var recordEnd = 0
     var recordLine = 0
@@ -56,12 +64,14 @@ public final class CSVReader {
         fileSize = fstat(descriptor, &status) == 0 ? Int(status.st_size) : 0
         capacity = max(bufferSize, 16)
         storage = .allocate(capacity: capacity)
+        spans = .allocate(capacity: Self.maxFields)
         try readHeader()
     }
 
     deinit {
         close(descriptor)
         storage.deallocate()
+        spans.deallocate()
     }
 
     /// Reads the next record; nil at the end of the file. The record is valid until the next call.
@@ -73,7 +83,7 @@ public final class CSVReader {
             return nil
         }
         recordsRead += 1
-        let count = fieldStarts.count
+        let count = fieldCount
         if count != header.count {
             if count > header.count {
                 throw CSVError(path: path, line: recordLine, column: header.count + 1, kind: .tooManyFields(expected: header.count, found: count))
@@ -99,7 +109,10 @@ public final class CSVReader {
         if end - start >= 3, storage[0] == 0xEF, storage[1] == 0xBB, storage[2] == 0xBF { start = 3 }
         guard try parseRecord() else { throw CSVError(path: path, line: 1, kind: .emptyFile) }
         var names: [String] = []
-        for index in fieldStarts.indices {
+        guard fieldCount <= Self.maxFields else {
+            throw CSVError(path: path, line: 1, column: Self.maxFields + 1, kind: .tooManyFields(expected: Self.maxFields, found: fieldCount))
+        }
+        for index in 0..<fieldCount {
             let name = CSVRecord(reader: self).string(index)
             guard !name.isEmpty else { throw CSVError(path: path, line: 1, column: index + 1, kind: .emptyHeaderName) }
             if names.contains(name) {
@@ -147,12 +160,12 @@ public final class CSVReader {
             }
             switch try scanRecord() {
             case .complete(let next, let lines, let encodingError):
-                let blankFinalLine = fieldStarts.count == 1 && recordEnd == recordStart && next >= end && endOfFile
+                let blankFinalLine = fieldCount == 1 && recordEnd == recordStart && next >= end && endOfFile
                 start = next
                 recordLine = line
                 line += lines
                 if blankFinalLine { return false }
-                if start == end, !endOfFile, fieldStarts.count == 1, recordEnd == recordStart {
+                if start == end, !endOfFile, fieldCount == 1, recordEnd == recordStart {
                     // A blank line just before the buffer end: only a blank *final* line is ignored, so look ahead.
                     try fill()
                     if start == end && endOfFile { return false }

@@ -1,28 +1,34 @@
 /// One record of a ``CSVReader``: a view of the reader's buffer, valid until the reader's next call.
 public struct CSVRecord {
-    private unowned let reader: CSVReader
+    // unowned(unsafe): a record never outlives its reader's next call, and this is the hot path;
+    // the pointers are copied in so reading a field touches no class property.
+    private unowned(unsafe) let reader: CSVReader
+    private let bytes: UnsafeMutablePointer<UInt8>
+    private let spans: UnsafeMutablePointer<CSVReader.FieldSpan>
+
+    /// The line the record starts on (1 is the header).
+    public let line: Int
+    public let count: Int
 
     init(reader: CSVReader) {
         self.reader = reader
+        bytes = reader.buffer
+        spans = reader.spans
+        line = reader.recordLine
+        count = reader.fieldCount
     }
-
-    /// The line the record starts on (1 is the header).
-    public var line: Int { reader.recordLine }
-
-    public var count: Int { reader.fieldStarts.count }
 
     /// Calls `body` with the field's bytes, quotes removed and doubled quotes made single.
     public func withField<R>(_ index: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        let start = reader.fieldStarts[index]
-        let end = reader.fieldEnds[index]
-        if !reader.fieldEscaped[index] {
-            return try body(UnsafeRawBufferPointer(start: reader.buffer + start, count: end - start))
+        let span = spans[index]
+        if !span.escaped {
+            return try body(UnsafeRawBufferPointer(start: bytes + span.start, count: span.end - span.start))
         }
         // Rare: a quoted field with doubled quotes; unescape into the reader's scratch space.
         reader.scratch.removeAll(keepingCapacity: true)
-        var i = start
-        while i < end {
-            let byte = reader.buffer[i]
+        var i = span.start
+        while i < span.end {
+            let byte = bytes[i]
             reader.scratch.append(byte)
             i += byte == 0x22 ? 2 : 1
         }
@@ -34,7 +40,8 @@ public struct CSVRecord {
     }
 
     public func isEmpty(_ index: Int) -> Bool {
-        reader.fieldStarts[index] == reader.fieldEnds[index]
+        let span = spans[index]
+        return span.start == span.end
     }
 
     /// The record exactly as it stands in the file, without its line terminator.

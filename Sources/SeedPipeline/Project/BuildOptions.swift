@@ -33,7 +33,11 @@ public struct BuildOptions: Sendable {
         }
         let model = try ModelLoader.load(modelPath)
         var warnings = try model.validated()
-        let userModels = try (self.userModels ?? project?.userModels ?? []).map { path throws(ModelError) in
+        // The project's configuration and user models belong to its model; another model brings its own.
+        let projectModelApplies = self.model == nil || self.model == project?.model
+        let projectConfiguration = projectModelApplies ? project?.configuration : nil
+        let projectUserModels = projectModelApplies ? project?.userModels ?? [] : []
+        let userModels = try (self.userModels ?? projectUserModels).map { path throws(ModelError) in
             let user = try ModelLoader.load(path)
             try user.validated()
             return user
@@ -42,7 +46,7 @@ public struct BuildOptions: Sendable {
             // With the user models at hand, a fetched property's target must exist in the merged model.
             warnings = try Model.merged([model] + userModels).validated(requireFetchedPropertyTargets: true)
         }
-        let configuration = self.configuration ?? project?.configuration ?? model.defaultStoreConfiguration
+        let configuration = self.configuration ?? projectConfiguration ?? model.defaultStoreConfiguration
         guard let members = model.configuration(named: configuration) else {
             throw ModelError.invalid(
                 "no configuration named \"\(configuration)\"; the model has \(model.configurationNames.joined(separator: ", "))",
