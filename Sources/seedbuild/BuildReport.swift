@@ -33,6 +33,7 @@ enum BuildReport {
                 ] as [String: Any]
             },
             "warnings": built.warnings,
+            "timings": built.timings.phases.map { ["phase": $0.name, "seconds": ($0.seconds * 1000).rounded() / 1000] as [String: Any] },
         ]
         if let rejects = built.rejectsPath { object["rejectsFile"] = rejects }
         let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])

@@ -83,6 +83,8 @@ public struct BuiltStore: Sendable {
     /// Unknown columns and model warnings.
     public var warnings: [String]
     public var metadata: StoreMetadata
+    /// Seconds per phase.
+    public var timings: PhaseTimings
 }
 
 /// Progress of a build, reported about every 65,536 rows.

@@ -9,8 +9,10 @@ import SeedStore
 /// `String` per field. A table stored `WITHOUT ROWID` is filled directly while the input arrives in
 /// key order (the real postcode directory does), since appending in key order is fast; from the first
 /// key out of order on, rows go to a staging table that is copied across `ORDER BY` the key at the end
-/// (loading shuffled rows straight into the keyed table measured 3–4× slower).
-final class EntityLoader {
+/// (loading shuffled rows straight into the keyed table measured 3–4× slower). Parsing and converting
+/// run on a second thread, so the two cores work at once. The loader is shared by the two threads:
+/// `produce` runs on the producer's, everything else on the caller's, and the rejects collector locks.
+final class EntityLoader: @unchecked Sendable {
     struct Result {
         var rowsRead = 0
         var rowsLoaded = 0
@@ -19,7 +21,7 @@ final class EntityLoader {
     }
 
     private let table: EntityTable
-    private let mapping: ColumnMapping
+    let mapping: ColumnMapping
     private let file: String
     private let header: [String]
     private let references: [String: [String: Int64]]
@@ -49,11 +51,63 @@ final class EntityLoader {
 
     var stagingTable: String { "staging_\(table.name)" }
 
-    func load(_ reader: CSVReader, into db: Database, progress: (Int, Int) -> Void) throws -> Result {
+    /// Loads the file: one thread parses and converts rows into batches while this one inserts them.
+    func load(_ reader: CSVReader, into db: Database, progress: @escaping @Sendable (Int, Int) -> Void) throws -> Result {
         let columns = insertColumns.map(quoteIdentifier).joined(separator: ", ")
         let placeholders = Array(repeating: "?", count: insertColumns.count).joined(separator: ", ")
         let direct = try BulkInsert(db, sql: "INSERT INTO \(quoteIdentifier(table.name)) (\(columns)) VALUES (\(placeholders))")
         var staging: BulkInsert?
+        let channel = BatchChannel(width: mapping.feeds.count)
+        let producer = BatchProducer(loader: self, reader: reader, channel: channel, progress: progress)
+        Thread { producer.run() }.start()
+        var result = Result()
+        var failure: Error?
+        while true {
+            let batch = channel.receive()
+            if failure == nil {
+                do {
+                    try batch.arena.withUnsafeBytes { arena in
+                        for row in 0..<batch.count {
+                            var target = direct
+                            if batch.staged[row] {
+                                if staging == nil {
+                                    try db.execute(sql: "CREATE TEMP TABLE \(quoteIdentifier(stagingTable)) AS SELECT \(columns) FROM \(quoteIdentifier(table.name)) WHERE 0")
+                                    staging = try BulkInsert(db, sql: "INSERT INTO temp.\(quoteIdentifier(stagingTable)) (\(columns)) VALUES (\(placeholders))")
+                                }
+                                target = staging!
+                                result.stagedRows += 1
+                            }
+                            batch.bind(row: row, to: target, arena: arena)
+                            if case .constraintViolation(let message) = try target.step() {
+                                rejects.add(RowError(
+                                    file: file, line: batch.lines[row], column: nil, field: nil,
+                                    reason: "the row breaks a constraint (\(message)); fix the value or the model", record: ""))
+                            } else {
+                                result.rowsLoaded += 1
+                            }
+                        }
+                    }
+                } catch {
+                    failure = error
+                    channel.cancel()
+                }
+            }
+            let isLast = batch.isLast
+            if failure == nil { failure = batch.failure }
+            channel.release(batch)
+            if isLast { break }
+        }
+        producer.waitUntilDone()
+        if let failure { throw failure }
+        result.rowsRead = producer.rowsRead
+        return result
+    }
+
+    /// Parses and converts every record, rejecting bad rows, and passes each good one to `accept`
+    /// with whether it goes to the staging table. Runs on the producer thread.
+    func produce(
+        _ reader: CSVReader, progress: (Int, Int) -> Void, accept: (RowValues, CSVRecord, Bool) throws -> Void
+    ) throws -> Int {
         var keyTracker = keyFeed.map { KeyOrderTracker(feed: $0.feed, field: $0.field) }
         var result = Result()
         var values = RowValues(mapping: mapping)
@@ -75,7 +129,7 @@ final class EntityLoader {
                     reason: failure.reason, record: String(decoding: record.rawBytes, as: UTF8.self)))
                 continue
             }
-            var target = direct
+            var staged = false
             if let observation = keyTracker?.observe(record, values: values) {
                 switch observation {
                 case .ascending:
@@ -88,26 +142,13 @@ final class EntityLoader {
                         record: String(decoding: record.rawBytes, as: UTF8.self)))
                     continue
                 case .staging:
-                    if staging == nil {
-                        try db.execute(sql: "CREATE TEMP TABLE \(quoteIdentifier(stagingTable)) AS SELECT \(columns) FROM \(quoteIdentifier(table.name)) WHERE 0")
-                        staging = try BulkInsert(db, sql: "INSERT INTO temp.\(quoteIdentifier(stagingTable)) (\(columns)) VALUES (\(placeholders))")
-                    }
-                    target = staging!
-                    result.stagedRows += 1
+                    staged = true
                 }
             }
-            values.bind(to: target, record: record)
-            if case .constraintViolation(let message) = try target.step() {
-                rejects.add(RowError(
-                    file: file, line: record.line, column: nil, field: nil,
-                    reason: "the row breaks a constraint (\(message)); fix the value or the model",
-                    record: String(decoding: record.rawBytes, as: UTF8.self)))
-                continue
-            }
-            result.rowsLoaded += 1
+            try accept(values, record, staged)
         }
         progress(result.rowsRead, reader.bytesRead)
-        return result
+        return result.rowsRead
     }
 
     /// The next well-formed record; a record with the wrong field count or bad bytes is rejected and skipped,
@@ -221,5 +262,48 @@ final class EntityLoader {
         case .absent, .absentReference:
             return (0, "unexpected failure")
         }
+    }
+}
+
+/// Runs ``EntityLoader/produce`` on its own thread, filling batches for the inserting thread.
+final class BatchProducer: @unchecked Sendable {
+    private let loader: EntityLoader
+    private let reader: CSVReader
+    private let channel: BatchChannel
+    private let progress: @Sendable (Int, Int) -> Void
+    private let done = DispatchSemaphore(value: 0)
+    private(set) var rowsRead = 0
+
+    struct Cancelled: Error {}
+
+    init(loader: EntityLoader, reader: CSVReader, channel: BatchChannel, progress: @escaping @Sendable (Int, Int) -> Void) {
+        self.loader = loader
+        self.reader = reader
+        self.channel = channel
+        self.progress = progress
+    }
+
+    func run() {
+        var batch = channel.nextEmpty()
+        let fields = RowValues(mapping: loader.mapping).fields
+        do {
+            rowsRead = try loader.produce(reader, progress: progress) { values, record, staged in
+                batch.append(values, record: record, fields: fields, staged: staged)
+                if batch.isFull {
+                    channel.send(batch)
+                    if channel.isCancelled { throw Cancelled() }
+                    batch = channel.nextEmpty()
+                }
+            }
+        } catch {
+            batch.failure = error
+        }
+        batch.isLast = true
+        channel.send(batch)
+        done.signal()
+    }
+
+    func waitUntilDone() {
+        done.wait()
     }
 }

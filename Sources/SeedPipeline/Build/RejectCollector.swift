@@ -2,7 +2,7 @@ import Foundation
 
 /// Collects rejected rows: counts them, keeps the first few for the terminal, and streams every one
 /// to a rejects CSV (`file,line,column,field,reason,record`) so memory stays flat however many there are.
-final class RejectCollector {
+final class RejectCollector: @unchecked Sendable {
     /// How many rejected rows are kept in memory for display.
     static let shownLimit = 50
 
@@ -12,6 +12,8 @@ final class RejectCollector {
     private(set) var rejectedLines: [String: Set<Int>] = [:]
     private let path: String
     private var handle: FileHandle?
+    /// The parsing and the inserting thread both reject rows.
+    private let lock = NSLock()
 
     /// - Parameter path: where to stream the rejects; created on the first rejected row.
     init(path: String) {
@@ -21,6 +23,8 @@ final class RejectCollector {
     deinit { try? handle?.close() }
 
     func add(_ error: RowError) {
+        lock.lock()
+        defer { lock.unlock() }
         count += 1
         if shown.count < Self.shownLimit { shown.append(error) }
         rejectedLines[error.file, default: []].insert(error.line)

@@ -12,7 +12,7 @@ struct RowValues {
     private var slots: [Slot]
     private var defaults: [FieldValue?]
     /// Feed index → CSV field, for values bound straight from the record's bytes.
-    private var fields: [Int?]
+    private(set) var fields: [Int?]
 
     init(mapping: ColumnMapping) {
         slots = Array(repeating: .null, count: mapping.feeds.count)
@@ -46,30 +46,6 @@ struct RowValues {
     func hasDefault(_ index: Int) -> Bool { defaults[index] != nil }
 
     mutating func useDefault(_ index: Int) { slots[index] = defaults[index].map(Slot.value) ?? .null }
-
-    /// Binds every slot; text from the record is bound without a copy, so step before the next record.
-    func bind(to insert: BulkInsert, record: CSVRecord) {
-        for index in slots.indices {
-            let parameter = Int32(index + 1)
-            switch slots[index] {
-            case .null:
-                insert.bindNull(parameter)
-            case .value(let value):
-                switch value {
-                case .integer(let number): insert.bind(parameter, number)
-                case .real(let number): insert.bind(parameter, number)
-                case .text(let text): insert.bindText(parameter, text)
-                case .blob(let bytes): insert.bindBlob(parameter, bytes)
-                case .fieldText:
-                    if let field = fields[index] {
-                        record.withField(field) { insert.bindText(parameter, $0) }
-                    } else {
-                        insert.bindNull(parameter)
-                    }
-                }
-            }
-        }
-    }
 }
 
 /// Watches the key of a `WITHOUT ROWID` table row by row: ascending keys go straight in,

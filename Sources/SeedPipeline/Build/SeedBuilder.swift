@@ -8,8 +8,10 @@ import SeedStore
 /// ```swift
 /// let built = try SeedBuilder().build(request) { progress in … }
 /// ```
-/// The store is built under a temporary name in the output folder, compacted with `VACUUM INTO`,
-/// synced and renamed into place read-only; a failure leaves nothing under the final name.
+/// The store is built under a temporary name in the output folder, synced and renamed into place
+/// read-only; a failure leaves nothing under the final name. Loading appends in key order and builds
+/// indexes afterwards, so the file has no free pages to compact unless duplicate rows were removed,
+/// and then it is `VACUUM`ed.
 public struct SeedBuilder: Sendable {
     /// Name and version stamped into every store and manifest.
     public static let generator = "seedbuild 0.1.0"
@@ -25,11 +27,10 @@ public struct SeedBuilder: Sendable {
         }
         try createOutputDirectory(request.outputDirectory)
         let digests = SourceDigests(paths: Array(Set(request.sources.values)))
-        let working = AtomicFile.temporaryPath(for: request.storePath) + ".building"
-        let compacted = AtomicFile.temporaryPath(for: request.storePath)
+        let working = AtomicFile.temporaryPath(for: request.storePath)
         let rejectsTemporary = AtomicFile.temporaryPath(for: request.rejectsPath)
         defer {
-            for path in [working, compacted, rejectsTemporary] { try? FileManager.default.removeItem(atPath: path) }
+            for path in [working, rejectsTemporary] { try? FileManager.default.removeItem(atPath: path) }
         }
         let rejects = RejectCollector(path: rejectsTemporary)
         var loads = try load(request, schema: schema, into: working, rejects: rejects, progress: progress)
@@ -41,10 +42,10 @@ public struct SeedBuilder: Sendable {
                 "\(rejects.count) rows rejected, more than --max-rejects \(request.maxRejects); this file lists them all. Fix the rows or raise --max-rejects",
                 rejectedRows: rejects.shown)
         }
-        let sourceDigests = try digests.wait()
+        let sourceDigests = try loads.timings.measure("source checksums") { try digests.wait() }
         for index in loads.sources.indices { loads.sources[index].sha256 = sourceDigests[loads.sources[index].file] ?? "" }
-        let metadata = try finish(working, schema: schema, request: request, loads: loads, compactedTo: compacted)
-        try AtomicFile.commit(compacted, to: request.storePath, mode: 0o444)
+        let metadata = try finish(working, schema: schema, request: request, loads: &loads)
+        try loads.timings.measure("sync and rename") { try AtomicFile.commit(working, to: request.storePath, mode: 0o444) }
         var rejectsPath: String?
         if let written = try rejects.finish() {
             rejectsPath = try publishRejects(written, to: request.rejectsPath)
@@ -59,13 +60,15 @@ public struct SeedBuilder: Sendable {
                 source.file = displayName(source.file)
                 return source
             },
-            rejected: rejects.count, shownRejects: rejects.shown, warnings: loads.warnings, metadata: metadata)
+            rejected: rejects.count, shownRejects: rejects.shown, warnings: loads.warnings, metadata: metadata,
+            timings: loads.timings)
     }
 
     struct Loads {
         var rowCounts: [String: Int] = [:]
         var sources: [BuiltStore.Source] = []
         var warnings: [String] = []
+        var timings = PhaseTimings()
     }
 
     private func load(
@@ -84,14 +87,18 @@ public struct SeedBuilder: Sendable {
         var loads = Loads()
         try queue.inDatabase { db in
             // The working file is thrown away on failure, so durability during the load buys nothing.
-            try db.execute(sql: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -16384; PRAGMA temp_store = FILE")
+            // A small cache measured fastest for building indexes (4 MiB: 0.67 s for 1M rows, 32 MiB: 1.4 s)
+            // and bounds memory whatever the input size.
+            try db.execute(sql: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -4096; PRAGMA temp_store = FILE")
             try db.inTransaction {
             for statement in schema.createTableStatements { try db.execute(sql: statement) }
             var references: [String: [String: Int64]] = [:]
             let referenced = Set(schema.tables.flatMap { $0.foreignKeys.map(\.destination) })
             for table in schema.tables {
                 guard let file = request.sources[table.name] else { continue }
-                let source = try loadTable(table, from: file, request: request, references: references, db: db, rejects: rejects, warnings: &loads.warnings, progress: progress)
+                let source = try loads.timings.measure("load \(table.name)") {
+                    try loadTable(table, from: file, request: request, references: references, db: db, rejects: rejects, warnings: &loads.warnings, progress: progress)
+                }
                 loads.sources.append(source)
                 loads.rowCounts[table.name] = source.rowsLoaded
                 if referenced.contains(table.name), let key = table.entity.singleAttributeKey {
@@ -101,7 +108,9 @@ public struct SeedBuilder: Sendable {
             for table in schema.tables where request.sources[table.name] == nil {
                 loads.rowCounts[table.name] = 0
             }
-            for statement in schema.indexStatements { try db.execute(sql: statement) }
+            try loads.timings.measure("indexes") {
+                for statement in schema.indexStatements { try db.execute(sql: statement) }
+            }
             return .commit
             }
         }

@@ -1,0 +1,152 @@
+import Foundation
+import SeedStore
+
+/// Converted rows handed from the parsing thread to the SQLite thread, text copied into one arena.
+final class RowBatch: @unchecked Sendable {
+    enum Slot {
+        case null
+        case integer(Int64)
+        case real(Double)
+        case text(start: Int, count: Int)
+        case blob(start: Int, count: Int)
+    }
+
+    static let capacity = 4096
+
+    let width: Int
+    private(set) var count = 0
+    private(set) var slots: [Slot]
+    private(set) var lines: [Int]
+    private(set) var staged: [Bool]
+    private(set) var arena: [UInt8] = []
+    /// Set on the producer's last batch.
+    var isLast = false
+    /// A producer failure, delivered in order after the rows before it.
+    var failure: Error?
+
+    init(width: Int) {
+        self.width = width
+        slots = Array(repeating: .null, count: Self.capacity * max(width, 1))
+        lines = Array(repeating: 0, count: Self.capacity)
+        staged = Array(repeating: false, count: Self.capacity)
+        arena.reserveCapacity(1 << 18)
+    }
+
+    var isFull: Bool { count == Self.capacity }
+
+    func reset() {
+        count = 0
+        arena.removeAll(keepingCapacity: true)
+        isLast = false
+        failure = nil
+    }
+
+    /// Appends one converted row; text bound from the record is copied, as the record's buffer moves on.
+    func append(_ values: RowValues, record: CSVRecord, fields: [Int?], staged isStaged: Bool) {
+        let base = count * width
+        for index in 0..<width {
+            let slot: Slot
+            switch values[index] {
+            case .null:
+                slot = .null
+            case .value(let value):
+                switch value {
+                case .integer(let number): slot = .integer(number)
+                case .real(let number): slot = .real(number)
+                case .text(let text): slot = copyText(text)
+                case .blob(let bytes):
+                    slot = .blob(start: arena.count, count: bytes.count)
+                    arena.append(contentsOf: bytes)
+                case .fieldText:
+                    if let field = fields[index] {
+                        slot = record.withField(field) { bytes in
+                            let start = arena.count
+                            arena.append(contentsOf: bytes)
+                            return .text(start: start, count: bytes.count)
+                        }
+                    } else {
+                        slot = .null
+                    }
+                }
+            }
+            slots[base + index] = slot
+        }
+        lines[count] = record.line
+        staged[count] = isStaged
+        count += 1
+    }
+
+    private func copyText(_ text: String) -> Slot {
+        let start = arena.count
+        arena.append(contentsOf: text.utf8)
+        return .text(start: start, count: arena.count - start)
+    }
+
+    /// Binds row `row` to an insert; the arena must stay untouched until the insert has stepped.
+    func bind(row: Int, to insert: BulkInsert, arena pointer: UnsafeRawBufferPointer) {
+        let base = row * width
+        for index in 0..<width {
+            let parameter = Int32(index + 1)
+            switch slots[base + index] {
+            case .null: insert.bindNull(parameter)
+            case .integer(let number): insert.bind(parameter, number)
+            case .real(let number): insert.bind(parameter, number)
+            case .text(let start, let count):
+                insert.bindText(parameter, UnsafeRawBufferPointer(rebasing: pointer[start..<(start + count)]))
+            case .blob(let start, let count):
+                insert.bindBlob(parameter, Array(pointer[start..<(start + count)]))
+            }
+        }
+    }
+}
+
+/// A bounded hand-over of batches between one producer and one consumer thread.
+final class BatchChannel: @unchecked Sendable {
+    private let batches: [RowBatch]
+    private let empty: DispatchSemaphore
+    private let full = DispatchSemaphore(value: 0)
+    private var produced = 0
+    private var consumed = 0
+    private let lock = NSLock()
+    private var cancelled = false
+
+    init(width: Int, depth: Int = 3) {
+        batches = (0..<depth).map { _ in RowBatch(width: width) }
+        empty = DispatchSemaphore(value: depth)
+    }
+
+    /// Producer: the next batch to fill.
+    func nextEmpty() -> RowBatch {
+        empty.wait()
+        let batch = batches[produced % batches.count]
+        batch.reset()
+        return batch
+    }
+
+    /// Producer: hands a filled batch over.
+    func send(_ batch: RowBatch) {
+        produced += 1
+        full.signal()
+    }
+
+    /// Consumer: the next filled batch, in order.
+    func receive() -> RowBatch {
+        full.wait()
+        return batches[consumed % batches.count]
+    }
+
+    /// Consumer: gives a processed batch back.
+    func release(_ batch: RowBatch) {
+        consumed += 1
+        empty.signal()
+    }
+
+    /// Consumer: asks the producer to stop early (after a consumer failure).
+    func cancel() {
+        lock.withLock { cancelled = true }
+    }
+
+    var isCancelled: Bool {
+        lock.withLock { cancelled }
+    }
+}
