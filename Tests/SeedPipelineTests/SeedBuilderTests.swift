@@ -128,6 +128,16 @@ struct SeedBuilderTests {
         #expect(order == ["CT1 1AA", "CT1 1AB", "EH1 1AA"])
     }
 
+    @Test func digestHashedWhileLoadingEqualsOneReadBack() throws {
+        let directory = TemporaryDirectory()
+        writeTestInputs(directory)
+        let built = try buildTestStore(directory)
+        let model = try ModelLoader.load(directory.path("model.json"))
+        let schema = try StoreSchema(model: model, configuration: "Seed")
+        let readBack = try query(built.storePath) { db in try ContentDigest.compute(db, schema: schema) }
+        #expect(built.metadata.contentDigest == readBack)
+    }
+
     @Test func failedBuildLeavesNoStoreUnderItsFinalName() throws {
         let directory = TemporaryDirectory()
         writeTestInputs(directory, postcodes: "postcode,county_code\nCT1 1AA,NOPE\n")

@@ -18,6 +18,8 @@ final class EntityLoader: @unchecked Sendable {
         var rowsLoaded = 0
         /// Keys of rows that went to the staging table, if any did.
         var stagedRows = 0
+        /// The table's content digest, hashed as rows went in, when they all went in key order.
+        var tableDigest: Data?
     }
 
     private let table: EntityTable
@@ -51,6 +53,8 @@ final class EntityLoader: @unchecked Sendable {
 
     var stagingTable: String { "staging_\(table.name)" }
 
+    var isRowidTable: Bool { table.primaryKey == .rowid }
+
     /// Loads the file: one thread parses and converts rows into batches while this one inserts them.
     func load(_ reader: CSVReader, into db: Database, progress: @escaping @Sendable (Int, Int) -> Void) throws -> Result {
         let columns = insertColumns.map(quoteIdentifier).joined(separator: ", ")
@@ -62,6 +66,7 @@ final class EntityLoader: @unchecked Sendable {
         Thread { producer.run() }.start()
         var result = Result()
         var failure: Error?
+        var hashedRowsIntact = true
         while true {
             let batch = channel.receive()
             if failure == nil {
@@ -82,6 +87,8 @@ final class EntityLoader: @unchecked Sendable {
                                 rejects.add(RowError(
                                     file: file, line: batch.lines[row], column: nil, field: nil,
                                     reason: "the row breaks a constraint (\(message)); fix the value or the model", record: ""))
+                                // The producer hashed this row and numbered the rows after it.
+                                hashedRowsIntact = false
                             } else {
                                 result.rowsLoaded += 1
                             }
@@ -100,6 +107,7 @@ final class EntityLoader: @unchecked Sendable {
         producer.waitUntilDone()
         if let failure { throw failure }
         result.rowsRead = producer.rowsRead
+        result.tableDigest = hashedRowsIntact ? producer.tableDigest : nil
         return result
     }
 
@@ -273,6 +281,8 @@ final class BatchProducer: @unchecked Sendable {
     private let progress: @Sendable (Int, Int) -> Void
     private let done = DispatchSemaphore(value: 0)
     private(set) var rowsRead = 0
+    /// The table's digest, when every row went in key order.
+    private(set) var tableDigest: Data?
 
     struct Cancelled: Error {}
 
@@ -286,15 +296,28 @@ final class BatchProducer: @unchecked Sendable {
     func run() {
         var batch = channel.nextEmpty()
         let fields = RowValues(mapping: loader.mapping).fields
+        // Rows appended in key order are in digest order already: hashing them here, on the thread
+        // with time to spare, saves reading the table back. A staged row spoils the order. A rowid
+        // table numbers its rows 1, 2, 3… as they go in.
+        var digest: TableDigest? = TableDigest()
+        let isRowid = loader.isRowidTable
+        var rowid: Int64 = 0
         do {
             rowsRead = try loader.produce(reader, progress: progress) { values, record, staged in
                 batch.append(values, record: record, fields: fields, staged: staged)
+                if staged { digest = nil }
+                if digest != nil {
+                    rowid += 1
+                    if isRowid { digest!.append(integer: rowid) }
+                    batch.arena.withUnsafeBytes { batch.hash(row: batch.count - 1, into: &digest!, arena: $0) }
+                }
                 if batch.isFull {
                     channel.send(batch)
                     if channel.isCancelled { throw Cancelled() }
                     batch = channel.nextEmpty()
                 }
             }
+            tableDigest = digest?.finalize()
         } catch {
             batch.failure = error
         }

@@ -82,6 +82,20 @@ final class RowBatch: @unchecked Sendable {
         return .text(start: start, count: arena.count - start)
     }
 
+    /// Feeds row `row` to a table digest, in column order, as ``ContentDigest`` encodes stored values.
+    func hash(row: Int, into digest: inout TableDigest, arena pointer: UnsafeRawBufferPointer) {
+        let base = row * width
+        for index in 0..<width {
+            switch slots[base + index] {
+            case .null: digest.appendNull()
+            case .integer(let number): digest.append(integer: number)
+            case .real(let number): digest.append(real: number)
+            case .text(let start, let count): digest.append(text: UnsafeRawBufferPointer(rebasing: pointer[start..<(start + count)]))
+            case .blob(let start, let count): digest.append(blob: UnsafeRawBufferPointer(rebasing: pointer[start..<(start + count)]))
+            }
+        }
+    }
+
     /// Binds row `row` to an insert; the arena must stay untouched until the insert has stepped.
     func bind(row: Int, to insert: BulkInsert, arena pointer: UnsafeRawBufferPointer) {
         let base = row * width

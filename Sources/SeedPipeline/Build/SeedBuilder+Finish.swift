@@ -19,7 +19,7 @@ extension SeedBuilder {
                     .badData, file: working,
                     "\(violations.count) rows break a foreign key (first: table \(first[0] ?? "?"), row \(first[1] ?? "?")); this is a seedbuild bug, please report it")
             }
-            let digest = try loads.timings.measure("digest") { try ContentDigest.compute(db, schema: schema) }
+            let digest = try loads.timings.measure("digest") { try ContentDigest.compute(db, schema: schema, known: loads.tableDigests) }
             let metadata = try makeMetadata(schema: schema, request: request, loads: loads, digest: digest)
             try db.inTransaction {
             try metadata.write(to: db)

@@ -69,6 +69,8 @@ public struct SeedBuilder: Sendable {
         var sources: [BuiltStore.Source] = []
         var warnings: [String] = []
         var timings = PhaseTimings()
+        /// Tables hashed while they loaded.
+        var tableDigests: [String: Data] = [:]
     }
 
     private func load(
@@ -88,18 +90,20 @@ public struct SeedBuilder: Sendable {
         try queue.inDatabase { db in
             // The working file is thrown away on failure, so durability during the load buys nothing.
             // A small cache measured fastest for building indexes (4 MiB: 0.67 s for 1M rows, 32 MiB: 1.4 s)
-            // and bounds memory whatever the input size.
-            try db.execute(sql: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -4096; PRAGMA temp_store = FILE")
+            // and bounds memory whatever the input size; 8 KiB pages loaded and indexed 2.7M rows
+            // faster than 4 KiB or 16 KiB ones.
+            try db.execute(sql: "PRAGMA page_size = 8192; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -4096; PRAGMA temp_store = FILE")
             try db.inTransaction {
             for statement in schema.createTableStatements { try db.execute(sql: statement) }
             var references: [String: [String: Int64]] = [:]
             let referenced = Set(schema.tables.flatMap { $0.foreignKeys.map(\.destination) })
             for table in schema.tables {
                 guard let file = request.sources[table.name] else { continue }
-                let source = try loads.timings.measure("load \(table.name)") {
+                let (source, tableDigest) = try loads.timings.measure("load \(table.name)") {
                     try loadTable(table, from: file, request: request, references: references, db: db, rejects: rejects, warnings: &loads.warnings, progress: progress)
                 }
                 loads.sources.append(source)
+                loads.tableDigests[table.name] = tableDigest
                 loads.rowCounts[table.name] = source.rowsLoaded
                 if referenced.contains(table.name), let key = table.entity.singleAttributeKey {
                     references[table.name] = try Self.primaryKeys(of: table, key: key, db: db)
@@ -120,7 +124,7 @@ public struct SeedBuilder: Sendable {
     private func loadTable(
         _ table: EntityTable, from file: String, request: BuildRequest, references: [String: [String: Int64]],
         db: Database, rejects: RejectCollector, warnings: inout [String], progress: (@Sendable (BuildProgress) -> Void)?
-    ) throws -> BuiltStore.Source {
+    ) throws -> (BuiltStore.Source, tableDigest: Data?) {
         let reader: CSVReader
         do {
             reader = try CSVReader(path: file)
@@ -145,10 +149,13 @@ public struct SeedBuilder: Sendable {
             progress?(BuildProgress(entity: table.name, file: file, rowsRead: rows, bytesRead: bytes, totalBytes: total))
         }
         let check = UniquenessCheck(table: table, mapping: mapping, file: file, header: reader.header)
-        result.rowsLoaded -= try check.run(db, stagingTable: result.stagedRows > 0 ? loader.stagingTable : nil, rejects: rejects)
-        return BuiltStore.Source(
+        let removed = try check.run(db, stagingTable: result.stagedRows > 0 ? loader.stagingTable : nil, rejects: rejects)
+        result.rowsLoaded -= removed
+        let source = BuiltStore.Source(
             entity: table.name, file: file, bytes: total, sha256: "", rowsRead: result.rowsRead,
             rowsLoaded: result.rowsLoaded, rowsRejected: rejects.count - rejectedBefore)
+        // Removing duplicates after the fact invalidates the digest hashed during the load.
+        return (source, removed == 0 ? result.tableDigest : nil)
     }
 
     /// Key value → primary key of a loaded table, for filling references to it.

@@ -75,6 +75,11 @@ public final class BulkInsert {
         }
     }
 
+    /// The rowid of the last row inserted on this connection.
+    public var lastInsertedRowID: Int64 {
+        sqlite3_last_insert_rowid(connection)
+    }
+
     /// Runs the insert and resets the statement; bindings stay for the next row.
     @discardableResult
     public func step() throws -> Outcome {
