@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
     ],
     targets: [
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
             name: "SeedModel",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")]
@@ -23,6 +24,7 @@ let package = Package(
             name: "SeedStore",
             dependencies: [
                 "SeedModel",
+                "CZlib",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -33,6 +35,7 @@ let package = Package(
             dependencies: [
                 "SeedModel",
                 "SeedStore",
+                "CZlib",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             // The CSV scan loop runs per byte; dynamic exclusivity checks on it measured ~11% of a build.

@@ -2,17 +2,18 @@ import ArgumentParser
 import Foundation
 import SeedPipeline
 
-/// `seedbuild build`: CSV files → a read-only SQLite seed store.
+/// `seedbuild build`: CSV files → a read-only SQLite seed store, its gzip artifact and manifest.
 struct BuildCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "build",
-        abstract: "Ingest CSV files and build a read-only SQLite seed store.")
+        abstract: "Ingest CSV files, build a read-only SQLite seed store, compress it and write its manifest.")
 
     @OptionGroup var flags: BuildFlags
 
     func run() throws {
         let built = try BuildStep.run(flags)
-        BuildReport.print(built, flags: flags)
+        let packaged = try PackageStep.run(built, flags: flags)
+        BuildReport.print(built, packaged: packaged, flags: flags)
     }
 }
 
@@ -30,6 +31,25 @@ enum BuildStep {
         defer { display?.finish() }
         return try CommandFailure.exitOnError {
             try SeedBuilder().build(request) { progress in display?.update(progress) }
+        }
+    }
+}
+
+/// Runs the compress stage: the artifact and the manifest.
+enum PackageStep {
+    static func run(_ built: BuiltStore, flags: BuildFlags) throws -> PackagedArtifact {
+        var packager = Packager()
+        packager.compressionLevel = flags.compressionLevel
+        packager.expiresInDays = flags.expiresIn
+        if let path = flags.signKey {
+            packager.signingKey = try CommandFailure.exitOnError { () throws(IngestError) in try SigningKey.load(path) }
+        }
+        let display = flags.showsProgress ? ProgressDisplay() : nil
+        defer { display?.finish() }
+        return try CommandFailure.exitOnError {
+            try packager.package(built) { done, total in
+                display?.updateBytes("compress", done: done, total: total)
+            }
         }
     }
 }

@@ -34,6 +34,15 @@ struct BuildFlags: ParsableArguments {
     @Option(name: .customLong("data-version"), help: "The release's data version, a whole number that must grow (default: build time as yyyyMMddHHmm).")
     var dataVersion: Int64?
 
+    @Option(name: .customLong("compression-level"), help: "gzip level for the artifact, 1 (fastest) to 9 (smallest).")
+    var compressionLevel: Int32 = 6
+
+    @Option(name: .customLong("expires-in"), help: ArgumentHelp("Days until the manifest expires; apps refuse an expired release.", valueName: "days"))
+    var expiresIn: Int = 14
+
+    @Option(name: .customLong("sign-key"), help: "An Ed25519 private key (PEM, from seedbuild keygen) to sign the manifest with.")
+    var signKey: String?
+
     @Flag(help: "Print a JSON summary on stdout and no progress.")
     var json = false
 
@@ -46,6 +55,8 @@ struct BuildFlags: ParsableArguments {
             throw ValidationError("--source takes Entity=path, got \"\(pair)\"")
         }
         if let dataVersion, dataVersion < 0 { throw ValidationError("--data-version must be 0 or more") }
+        if !(1...9).contains(compressionLevel) { throw ValidationError("--compression-level must be 1 to 9") }
+        if expiresIn < 1 { throw ValidationError("--expires-in must be 1 day or more") }
     }
 
     /// The options as the pipeline takes them.

@@ -28,6 +28,21 @@ final class ProgressDisplay: @unchecked Sendable {
         }
     }
 
+    /// A byte-counting phase (compression): bytes done, MB/s, percent, ETA.
+    func updateBytes(_ label: String, done: Int64, total: Int64) {
+        lock.withLock {
+            let elapsed = max(Date().timeIntervalSince(start), 0.001)
+            let rate = Double(done) / elapsed
+            let fraction = total > 0 ? Double(done) / Double(total) : 1
+            let remaining = rate > 0 ? Double(total - done) / rate : 0
+            let text = String(
+                format: "%@: %@ of %@, %@/s, %.0f%%, ETA %.0fs", label, Self.bytes(Int(done)), Self.bytes(Int(total)),
+                Self.bytes(Int(rate)), fraction * 100, remaining)
+            FileHandle.standardError.write(Data(("\r\u{1B}[K" + text).utf8))
+            drawn = true
+        }
+    }
+
     func finish() {
         lock.withLock {
             if drawn { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }

@@ -6,12 +6,13 @@ import SeedPipeline
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Run the whole job on CSV files (the default command): build the seed store.")
+        abstract: "Run the whole job on CSV files (the default command): build the seed store, compress it, write its manifest.")
 
     @OptionGroup var flags: BuildFlags
 
     func run() throws {
         let built = try BuildStep.run(flags)
-        BuildReport.print(built, flags: flags)
+        let packaged = try PackageStep.run(built, flags: flags)
+        BuildReport.print(built, packaged: packaged, flags: flags)
     }
 }

@@ -94,4 +94,12 @@ public struct BuildProgress: Sendable {
     public var rowsRead: Int
     public var bytesRead: Int
     public var totalBytes: Int
+
+    public init(entity: String, file: String, rowsRead: Int, bytesRead: Int, totalBytes: Int) {
+        self.entity = entity
+        self.file = file
+        self.rowsRead = rowsRead
+        self.bytesRead = bytesRead
+        self.totalBytes = totalBytes
+    }
 }

@@ -56,10 +56,39 @@ public enum StoreFile {
     }
 }
 
+extension StoreFile {
+    /// Whether the file starts with the gzip magic bytes.
+    public static func isGzip(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        return (try? handle.read(upToCount: 2)) == Data([0x1F, 0x8B])
+    }
+
+    /// Inflates a `.sqlite.gz` to a temporary file, calls `body` with its path, then removes it.
+    public static func withInflatedCopy<T>(
+        of path: String, maxBytes: Int64? = nil, _ body: (String) throws(StoreError) -> T
+    ) throws(StoreError) -> T {
+        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("seedstore-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: temporary) }
+        do {
+            try GzipInflater.inflate(path, to: temporary, maxOutputBytes: maxBytes)
+        } catch {
+            throw StoreError(.notASeedStore, path: path, error.reason)
+        }
+        return try body(temporary)
+    }
+}
+
 extension StoreMetadata {
-    /// Reads an uncompressed store's metadata without a coordinator.
-    /// - Throws: ``StoreError`` when the file is missing, not SQLite or not a seed store.
+    /// Reads a store's metadata without a coordinator, from a `.sqlite` or a `.sqlite.gz` (inflated
+    /// to a temporary file, never into memory).
+    /// - Throws: ``StoreError`` when the file is missing, not SQLite, not a seed store, or bad gzip.
     public static func read(at url: URL) throws(StoreError) -> StoreMetadata {
+        if StoreFile.isGzip(url.path) {
+            return try StoreFile.withInflatedCopy(of: url.path) { path throws(StoreError) in
+                try read(at: URL(fileURLWithPath: path))
+            }
+        }
         let queue = try StoreFile.openReadOnly(url.path)
         do {
             return try queue.read { db in
@@ -78,6 +107,9 @@ extension StoreMetadata {
     /// so a failure leaves the original untouched.
     public static func write(_ metadata: StoreMetadata, at url: URL) throws(StoreError) {
         let path = url.path
+        if StoreFile.isGzip(path) {
+            throw StoreError(.refused, path: path, "metadata of a compressed store cannot be changed: the artifact's checksum is in its manifest. Set it on the .sqlite before compressing")
+        }
         var merged = try read(at: url)
         for (key, value) in metadata.values where !managedKeys.contains(key) {
             merged.values[key] = value

@@ -1,0 +1,77 @@
+import Foundation
+
+/// A release's `manifest.json`: what was built, from what, and the artifact's size and checksums.
+///
+/// The file is pretty-printed JSON; a signature covers the object's canonical form
+/// (``JSONValue/canonicalBytes``) without its `signature` member. Fields are documented in
+/// `docs/artifacts.md`.
+public struct Manifest: Sendable, Equatable {
+    public static let formatVersion: Int64 = 1
+    public static let fileName = "manifest.json"
+
+    public var values: [String: JSONValue]
+
+    public init(values: [String: JSONValue]) {
+        self.values = values
+    }
+
+    /// Parses a manifest.
+    /// - Throws: ``StoreError`` (not a seed store) naming the file when it is not a manifest.
+    public init(data: Data, path: String) throws(StoreError) {
+        guard let text = String(data: data, encoding: .utf8),
+            let value = try? JSONValue(jsonText: text), case .object(let values) = value
+        else { throw StoreError(.notASeedStore, path: path, "not a JSON object; a manifest.json from seedbuild is one") }
+        guard case .integer(let version)? = values["formatVersion"] else {
+            throw StoreError(.notASeedStore, path: path, "no formatVersion; not a seedbuild manifest")
+        }
+        guard version <= Self.formatVersion else {
+            throw StoreError(.notASeedStore, path: path, "manifest format \(version) is newer than this library reads (\(Self.formatVersion)); update seedbuild")
+        }
+        self.values = values
+    }
+
+    public var dataset: String? { values["dataset"]?.stringValue }
+    public var dataVersion: Int64? { values["dataVersion"]?.integerValue }
+    public var configuration: String? { values["configuration"]?.stringValue }
+    public var versionHashes: [String: Data] {
+        (values["versionHashes"]?.objectValue ?? [:]).compactMapValues { $0.stringValue.flatMap(Data.init(hexString:)) }
+    }
+
+    /// The uncompressed store: `fileName`, `bytes`, `sha256`.
+    public var store: FileEntry? { FileEntry(values["store"]) }
+    /// The compressed artifact: `fileName`, `encoding`, `bytes`, `sha256`.
+    public var artifact: FileEntry? { FileEntry(values["artifact"]) }
+
+    public var expires: Date? {
+        values["expires"]?.stringValue.flatMap { ISO8601DateFormatter().date(from: $0) }
+    }
+
+    /// The bytes a signature covers: the canonical form without `signature`.
+    public var signedBytes: [UInt8] {
+        var unsigned = values
+        unsigned["signature"] = nil
+        return JSONValue.object(unsigned).canonicalBytes
+    }
+
+    /// The file's text: pretty-printed with sorted keys.
+    public var fileData: Data {
+        Data((JSONValue.object(values).prettyText + "\n").utf8)
+    }
+
+    public struct FileEntry: Sendable, Equatable {
+        public var fileName: String
+        public var bytes: Int64
+        public var sha256: String
+        public var encoding: String?
+
+        init?(_ value: JSONValue?) {
+            guard let object = value?.objectValue, let name = object["fileName"]?.stringValue,
+                let bytes = object["bytes"]?.integerValue, let sha = object["sha256"]?.stringValue
+            else { return nil }
+            fileName = name
+            self.bytes = bytes
+            sha256 = sha
+            encoding = object["encoding"]?.stringValue
+        }
+    }
+}

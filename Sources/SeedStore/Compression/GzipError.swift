@@ -1,0 +1,43 @@
+/// A gzip file that cannot be read or written, naming the file and what to do.
+public struct GzipError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        case notGzip
+        /// The input ends before the end of the compressed stream, after this many bytes.
+        case truncated(at: Int64)
+        /// The CRC-32 or length in the trailer does not match the data.
+        case checksumMismatch
+        case corrupt(String)
+        /// Bytes follow the gzip member.
+        case trailingData
+        /// Inflating would write more than the allowed number of bytes.
+        case tooLarge(limit: Int64)
+        case io(String)
+        case zlib(code: Int32, message: String)
+    }
+
+    public let kind: Kind
+    public let path: String
+
+    public init(_ kind: Kind, path: String) {
+        self.kind = kind
+        self.path = path
+    }
+
+    /// What is wrong and what to do, without the path.
+    public var reason: String {
+        String(description.dropFirst(path.count + 2))
+    }
+
+    public var description: String {
+        switch kind {
+        case .notGzip: "\(path): not a gzip file; give a .sqlite.gz built by seedbuild"
+        case .truncated(let at): "\(path): the gzip data ends early, at byte \(at); the file is truncated — download or copy it again"
+        case .checksumMismatch: "\(path): the gzip trailer's CRC-32 or length does not match the data; the file is corrupt — download or copy it again"
+        case .corrupt(let why): "\(path): corrupt gzip data (\(why)); download or copy it again"
+        case .trailingData: "\(path): bytes follow the gzip data; the file is not a single gzip member"
+        case .tooLarge(let limit): "\(path): inflating would write more than \(limit) bytes (the stated size); refusing a possible gzip bomb"
+        case .io(let why): "\(path): \(why)"
+        case .zlib(let code, let message): "\(path): zlib error \(code) (\(message))"
+        }
+    }
+}

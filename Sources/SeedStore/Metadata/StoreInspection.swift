@@ -1,0 +1,83 @@
+import Crypto
+import Foundation
+
+/// What a seed file holds, read without a coordinator: a store, a compressed store, or a manifest.
+public struct StoreInspection: Sendable {
+    public enum Kind: String, Sendable {
+        case store = "SQLite store"
+        case compressedStore = "gzip-compressed SQLite store"
+        case manifest = "manifest"
+    }
+
+    public var path: String
+    public var kind: Kind
+    public var fileBytes: Int64
+    public var fileSHA256: String
+    /// The store's metadata (stores and compressed stores).
+    public var metadata: StoreMetadata?
+    /// The uncompressed store's size and SHA-256 (compressed stores).
+    public var storeBytes: Int64?
+    public var storeSHA256: String?
+    public var manifest: Manifest?
+
+    /// Reads a `.sqlite`, a `.sqlite.gz` (inflated to a temporary file) or a `manifest.json`.
+    /// - Throws: ``StoreError``: missing file (not found), or not a seed file with the reason (not a seed store).
+    public static func inspect(_ path: String) throws(StoreError) -> StoreInspection {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw StoreError(.notFound, path: path, "no such file; check the path")
+        }
+        let (bytes, sha) = try fileDigest(path)
+        if StoreFile.isGzip(path) {
+            var hasher = SHA256()
+            var inflated: Int64 = 0
+            let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("seedstore-\(UUID().uuidString).sqlite").path
+            defer { try? FileManager.default.removeItem(atPath: temporary) }
+            do {
+                inflated = try GzipInflater.inflate(path, to: temporary) { hasher.update(bufferPointer: $0) }
+            } catch {
+                throw StoreError(.notASeedStore, path: path, error.reason)
+            }
+            let metadata = try StoreMetadata.read(at: URL(fileURLWithPath: temporary))
+            return StoreInspection(
+                path: path, kind: .compressedStore, fileBytes: bytes, fileSHA256: sha, metadata: metadata,
+                storeBytes: inflated, storeSHA256: Data(hasher.finalize()).hexString)
+        }
+        if path.hasSuffix(".json") {
+            let data = FileManager.default.contents(atPath: path) ?? Data()
+            return StoreInspection(
+                path: path, kind: .manifest, fileBytes: bytes, fileSHA256: sha, manifest: try Manifest(data: data, path: path))
+        }
+        let metadata = try StoreMetadata.read(at: URL(fileURLWithPath: path))
+        return StoreInspection(path: path, kind: .store, fileBytes: bytes, fileSHA256: sha, metadata: metadata)
+    }
+
+    static func fileDigest(_ path: String) throws(StoreError) -> (Int64, String) {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw StoreError(.io, path: path, "cannot open; check permissions")
+        }
+        defer { try? handle.close() }
+        var hasher = SHA256()
+        var count: Int64 = 0
+        do {
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                hasher.update(data: chunk)
+                count += Int64(chunk.count)
+            }
+        } catch {
+            throw StoreError(.io, path: path, "cannot read: \(error.localizedDescription)")
+        }
+        return (count, Data(hasher.finalize()).hexString)
+    }
+
+    /// One JSON object: the metadata keys (or the manifest's fields) and `inspectedFile` with sizes and checksums.
+    public var jsonObject: JSONValue {
+        var object = manifest?.values ?? metadata?.values ?? [:]
+        var file: [String: JSONValue] = [
+            "path": .string(path), "kind": .string(kind.rawValue), "bytes": .integer(fileBytes), "sha256": .string(fileSHA256),
+        ]
+        if let storeBytes { file["storeBytes"] = .integer(storeBytes) }
+        if let storeSHA256 { file["storeSHA256"] = .string(storeSHA256) }
+        object["inspectedFile"] = .object(file)
+        return .object(object)
+    }
+}

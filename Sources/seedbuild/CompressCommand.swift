@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import SeedPipeline
+
+/// `seedbuild compress STORE`: (re)writes a built store's gzip artifact and manifest.
+struct CompressCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "compress",
+        abstract: "Compress a built store to <store>.gz and write its manifest (again, e.g. after inspect --set).")
+
+    @Argument(help: "The .sqlite seed store.")
+    var store: String
+
+    @Option(name: .customLong("compression-level"), help: "gzip level, 1 (fastest) to 9 (smallest).")
+    var compressionLevel: Int32 = 6
+
+    @Option(help: "Threads to deflate on (default: every core); the output is the same for any number.")
+    var threads: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(name: .customLong("expires-in"), help: ArgumentHelp("Days until the manifest expires.", valueName: "days"))
+    var expiresIn: Int = 14
+
+    @Option(name: .customLong("sign-key"), help: "An Ed25519 private key (PEM) to sign the manifest with.")
+    var signKey: String?
+
+    @Flag(help: "Print a JSON summary.")
+    var json = false
+
+    func validate() throws {
+        if !(1...9).contains(compressionLevel) { throw ValidationError("--compression-level must be 1 to 9") }
+        if threads < 1 { throw ValidationError("--threads must be 1 or more") }
+        if expiresIn < 1 { throw ValidationError("--expires-in must be 1 day or more") }
+    }
+
+    func run() throws {
+        var packager = Packager()
+        packager.compressionLevel = compressionLevel
+        packager.threads = threads
+        packager.expiresInDays = expiresIn
+        if let signKey {
+            packager.signingKey = try CommandFailure.exitOnError { () throws(IngestError) in try SigningKey.load(signKey) }
+        }
+        let packaged = try CommandFailure.exitOnError { try packager.package(store: store) }
+        if json {
+            print(String(decoding: packaged.manifest.fileData, as: UTF8.self), terminator: "")
+        } else {
+            print("compressed \(packaged.artifactPath): \(packaged.gzip.outputBytes) bytes; manifest \(packaged.manifestPath)")
+        }
+    }
+}
