@@ -47,7 +47,8 @@ enum CommandFailure {
             case .notFound: return 66
             case .notASeedStore: return 65
             case .io: return 74
-            case .refused, .sqlite: return 70
+            case .refused: return 65
+            case .sqlite: return 70
             }
         default:
             return 70
