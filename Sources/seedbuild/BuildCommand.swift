@@ -12,7 +12,7 @@ struct BuildCommand: ParsableCommand {
 
     func run() throws {
         let built = try BuildStep.run(flags)
-        let packaged = try PackageStep.run(built, flags: flags)
+        let packaged = flags.noCompress ? nil : try PackageStep.run(built, flags: flags)
         BuildReport.print(built, packaged: packaged, flags: flags)
     }
 }

@@ -43,6 +43,9 @@ struct BuildFlags: ParsableArguments {
     @Option(name: .customLong("sign-key"), help: "An Ed25519 private key (PEM, from seedbuild keygen) to sign the manifest with.")
     var signKey: String?
 
+    @Flag(name: .customLong("no-compress"), help: "Build the store only: no .sqlite.gz and no manifest.")
+    var noCompress = false
+
     @Flag(help: "Print a JSON summary on stdout and no progress.")
     var json = false
 

@@ -3,7 +3,7 @@ import SeedPipeline
 
 /// Prints what a build did: a short text summary, or a JSON object with `--json`.
 enum BuildReport {
-    static func print(_ built: BuiltStore, packaged: PackagedArtifact, flags: BuildFlags) {
+    static func print(_ built: BuiltStore, packaged: PackagedArtifact?, flags: BuildFlags) {
         if !flags.quiet {
             for warning in built.warnings { CommandFailure.printError("warning: \(warning)") }
             for reject in built.shownRejects { CommandFailure.printError("rejected: \(reject)") }
@@ -18,13 +18,14 @@ enum BuildReport {
             var line = "built \(built.storePath): \(counts) rows"
             if built.rejected > 0 { line += "; \(built.rejected) rejected, see \(built.rejectsPath ?? "")" }
             Swift.print(line)
+            guard let packaged else { return }
             let gzip = packaged.gzip
             let ratio = gzip.inputBytes > 0 ? Double(gzip.outputBytes) / Double(gzip.inputBytes) * 100 : 0
             Swift.print("compressed \(packaged.artifactPath): \(ProgressDisplay.bytes(Int(gzip.outputBytes))) (\(String(format: "%.0f", ratio))% of \(ProgressDisplay.bytes(Int(gzip.inputBytes)))); manifest \(packaged.manifestPath)")
         }
     }
 
-    static func json(_ built: BuiltStore, packaged: PackagedArtifact) -> String {
+    static func json(_ built: BuiltStore, packaged: PackagedArtifact?) -> String {
         var object: [String: Any] = [
             "store": built.storePath,
             "rowCounts": built.rowCounts,
@@ -39,11 +40,13 @@ enum BuildReport {
             "timings": built.timings.phases.map { ["phase": $0.name, "seconds": ($0.seconds * 1000).rounded() / 1000] as [String: Any] },
         ]
         if let rejects = built.rejectsPath { object["rejectsFile"] = rejects }
-        object["artifact"] = [
-            "path": packaged.artifactPath, "bytes": packaged.gzip.outputBytes, "sha256": packaged.gzip.outputSHA256,
-            "storeBytes": packaged.gzip.inputBytes, "storeSHA256": packaged.gzip.inputSHA256,
-        ] as [String: Any]
-        object["manifest"] = packaged.manifestPath
+        if let packaged {
+            object["artifact"] = [
+                "path": packaged.artifactPath, "bytes": packaged.gzip.outputBytes, "sha256": packaged.gzip.outputSHA256,
+                "storeBytes": packaged.gzip.inputBytes, "storeSHA256": packaged.gzip.inputSHA256,
+            ] as [String: Any]
+            object["manifest"] = packaged.manifestPath
+        }
         let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
         return String(decoding: data, as: UTF8.self)
     }

@@ -65,6 +65,7 @@ struct CommandLineTests {
         let result = try runSeedbuild(["seeds/postcodes.csv"], in: project.url)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("built build/seed/postcodes.sqlite: County 12, Postcode 311 rows"))
+        #expect(result.stdout.contains("compressed build/seed/postcodes.sqlite.gz"))
         #expect(result.stderr.isEmpty, "no progress or warnings when stderr is not a terminal: \(result.stderr)")
         #expect(FileManager.default.fileExists(atPath: project.path("build/seed/postcodes.sqlite")))
     }
@@ -80,6 +81,13 @@ struct CommandLineTests {
         let sources = try #require(object["sources"] as? [[String: Any]])
         #expect(sources.map { $0["file"] as? String } == ["counties.csv", "postcodes.csv"])
         #expect(sources.allSatisfy { ($0["sha256"] as? String)?.count == 64 })
+        let artifact = try #require(object["artifact"] as? [String: Any])
+        #expect(artifact["path"] as? String == "elsewhere/postcodes.sqlite.gz")
+        #expect(object["manifest"] as? String == "elsewhere/manifest.json")
+
+        let storeOnly = try runSeedbuild(["build", "seeds/postcodes.csv", "--json", "--out", "bare", "--no-compress"], in: project.url)
+        #expect(storeOnly.status == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: project.path("bare")) == ["postcodes.sqlite"])
     }
 
     @Test func badDataExits65NamingFileLineAndField() throws {
