@@ -55,11 +55,20 @@ final class EntityLoader: @unchecked Sendable {
 
     var isRowidTable: Bool { table.primaryKey == .rowid }
 
+    /// Rows bound to one multi-row `INSERT` (11 columns × 32 rows stays far below SQLite's parameter limit).
+    static let rowsPerStatement = 32
+
     /// Loads the file: one thread parses and converts rows into batches while this one inserts them.
     func load(_ reader: CSVReader, into db: Database, progress: @escaping @Sendable (Int, Int) -> Void) throws -> Result {
         let columns = insertColumns.map(quoteIdentifier).joined(separator: ", ")
         let placeholders = Array(repeating: "?", count: insertColumns.count).joined(separator: ", ")
         let direct = try BulkInsert(db, sql: "INSERT INTO \(quoteIdentifier(table.name)) (\(columns)) VALUES (\(placeholders))")
+        // Rows in key order go in \(Self.rowsPerStatement) to a statement: fewer steps through the VDBE per row.
+        let chunk = Self.rowsPerStatement
+        let width = insertColumns.count
+        let directChunk = try BulkInsert(
+            db, sql: "INSERT INTO \(quoteIdentifier(table.name)) (\(columns)) VALUES "
+                + Array(repeating: "(\(placeholders))", count: chunk).joined(separator: ", "))
         var staging: BulkInsert?
         let channel = BatchChannel(width: mapping.feeds.count)
         let producer = BatchProducer(loader: self, reader: reader, channel: channel, progress: progress)
@@ -72,7 +81,19 @@ final class EntityLoader: @unchecked Sendable {
             if failure == nil {
                 do {
                     try batch.arena.withUnsafeBytes { arena in
-                        for row in 0..<batch.count {
+                        var row = 0
+                        while row < batch.count {
+                            // Staging, once begun, takes every later row: the chunk's last row tells for all.
+                            if row + chunk <= batch.count, !batch.staged[row + chunk - 1] {
+                                for k in 0..<chunk { batch.bind(row: row + k, to: directChunk, arena: arena, offset: k * width) }
+                                // A failed constraint aborts the whole statement; then the rows go one by one below.
+                                if try directChunk.step() == .inserted {
+                                    result.rowsLoaded += chunk
+                                    row += chunk
+                                    continue
+                                }
+                            }
+                            defer { row += 1 }
                             var target = direct
                             if batch.staged[row] {
                                 if staging == nil {

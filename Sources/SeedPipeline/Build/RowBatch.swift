@@ -97,10 +97,11 @@ final class RowBatch: @unchecked Sendable {
     }
 
     /// Binds row `row` to an insert; the arena must stay untouched until the insert has stepped.
-    func bind(row: Int, to insert: BulkInsert, arena pointer: UnsafeRawBufferPointer) {
+    /// - Parameter offset: parameters before this row's, for a statement that inserts several rows.
+    func bind(row: Int, to insert: BulkInsert, arena pointer: UnsafeRawBufferPointer, offset: Int = 0) {
         let base = row * width
         for index in 0..<width {
-            let parameter = Int32(index + 1)
+            let parameter = Int32(offset + index + 1)
             switch slots[base + index] {
             case .null: insert.bindNull(parameter)
             case .integer(let number): insert.bind(parameter, number)
