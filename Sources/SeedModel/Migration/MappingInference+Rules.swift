@@ -1,0 +1,170 @@
+/// The rule table applied entity by entity.
+struct Inference {
+    let source: Model
+    let destination: Model
+    var changes: [MigrationPlan.Change] = []
+    var refusals: [ModelDiagnostic] = []
+    /// Source entity name → destination entity name.
+    private var entityNames: [String: String] = [:]
+
+    init(source: Model, destination: Model) {
+        self.source = source
+        self.destination = destination
+    }
+
+    private mutating func refuse(_ entity: String, _ property: String?, _ message: String) {
+        refusals.append(ModelDiagnostic(.error, message, source: destination.source, entity: entity, property: property))
+    }
+
+    private mutating func add(_ kind: MigrationPlan.Change.Kind, _ entity: String, _ property: String?, old: String? = nil, _ detail: String) {
+        changes.append(MigrationPlan.Change(kind, entity: entity, property: property, oldName: old, detail: detail))
+    }
+
+    mutating func run(configuration name: String) {
+        guard let configuration = destination.configuration(named: name) else {
+            refuse(name, nil, "the destination model has no configuration \"\(name)\" (it has \(destination.configurationNames.joined(separator: ", "))); the store cannot be opened under it")
+            return
+        }
+        let targets = destination.entities(in: configuration)
+        let matched = MappingInference.match(source.entities, targets, name: \.name, renaming: \.renamingIdentifier)
+        for (old, new) in matched.pairs { entityNames[old.name] = new.name }
+        var removed: [Entity] = []
+        for entity in matched.removed {
+            let identity = MappingInference.canonical(entity.name, entity.renamingIdentifier)
+            if let moved = destination.entities.first(where: { MappingInference.canonical($0.name, $0.renamingIdentifier) == identity || $0.name == entity.name }),
+               let other = destination.configurations.first(where: { $0.entities.contains(moved.name) }) {
+                refuse(entity.name, nil, "moved to configuration \(other.name); an entity changing store is not a migration — ship it in a store of that configuration")
+            } else {
+                removed.append(entity)
+            }
+        }
+        if !removed.isEmpty && !matched.added.isEmpty {
+            let added = matched.added.map(\.name).joined(separator: ", ")
+            for entity in removed {
+                refuse(entity.name, nil, "disappeared while \(added) appeared without a renaming identifier; if one of them is \(entity.name) renamed, set its renaming identifier to \"\(entity.name)\", otherwise remove and add in separate model versions")
+            }
+            return
+        }
+        for entity in removed { add(.removeEntity, entity.name, nil, "DROP TABLE \"\(entity.name)\"") }
+        for entity in matched.added { add(.addEntity, entity.name, nil, "CREATE TABLE \"\(entity.name)\"") }
+        for (old, new) in matched.pairs { compare(old, new) }
+    }
+
+    private mutating func compare(_ old: Entity, _ new: Entity) {
+        let before = changes.count
+        if old.name != new.name {
+            add(.renameEntity, new.name, nil, old: old.name, "ALTER TABLE \"\(old.name)\" RENAME TO \"\(new.name)\"")
+        }
+        let attributeNames = compareAttributes(old, new)
+        compareRelationships(old, new)
+        compareConstraints(old, new, attributeNames: attributeNames)
+        if changes.count == before, source.versionHash(of: old) != destination.versionHash(of: new) {
+            add(.changeVersionHashOnly, new.name, nil, "nothing stored changes; the store's hashes are updated")
+        }
+    }
+
+    /// Compares stored attributes; returns source attribute name → destination name.
+    private mutating func compareAttributes(_ old: Entity, _ new: Entity) -> [String: String] {
+        let matched = MappingInference.match(
+            old.attributes.filter { !$0.isTransient }, new.attributes.filter { !$0.isTransient },
+            name: \.name, renaming: \.renamingIdentifier)
+        var names: [String: String] = [:]
+        for (a, b) in matched.pairs {
+            names[a.name] = b.name
+            guard a.type == b.type else {
+                refuse(new.name, b.name, "\(new.name).\(b.name) changed type from \(a.type.rawValue) to \(b.type.rawValue); lightweight migration cannot change a type. Add a new attribute instead and keep the old one, or ship a new model version with a data step.")
+                continue
+            }
+            if a.name != b.name {
+                add(.renameAttribute, new.name, b.name, old: a.name, "ALTER TABLE … RENAME COLUMN \"\(a.name)\" TO \"\(b.name)\"")
+            }
+            if !a.isOptional && b.isOptional {
+                add(.makeOptional, new.name, b.name, "table rebuild without NOT NULL")
+            } else if a.isOptional && !b.isOptional {
+                if let value = b.defaultValue {
+                    add(.makeRequired, new.name, b.name, "table rebuild copying COALESCE(\"\(a.name)\", \(value))")
+                } else {
+                    refuse(new.name, b.name, "\(new.name).\(b.name) became non-optional without a default value; stored rows may hold no value. Give it a default value or keep it optional.")
+                }
+            }
+        }
+        for b in matched.added {
+            if b.isOptional {
+                add(.addAttribute, new.name, b.name, "ADD COLUMN \"\(b.name)\"")
+            } else if let value = b.defaultValue {
+                add(.addAttribute, new.name, b.name, "ADD COLUMN \"\(b.name)\" NOT NULL DEFAULT \(value)")
+            } else {
+                refuse(new.name, b.name, "\(new.name).\(b.name) is new and non-optional without a default value; stored rows would have no value. Give it a default value or make it optional.")
+            }
+        }
+        for a in matched.removed {
+            if let twin = matched.added.first(where: { $0.type == a.type }) {
+                refuse(new.name, a.name, "\(old.name).\(a.name) disappeared while \(twin.name) (\(twin.type.rawValue)) appeared without a renaming identifier; if it is a rename, set \(twin.name)'s renaming identifier to \"\(a.name)\", otherwise remove and add in separate model versions")
+            } else {
+                add(.removeAttribute, new.name, a.name, "DROP COLUMN \"\(a.name)\" (table rebuild when indexed or unique)")
+            }
+        }
+        return names
+    }
+
+    private mutating func compareRelationships(_ old: Entity, _ new: Entity) {
+        let matched = MappingInference.match(
+            old.relationships.filter { !$0.isTransient }, new.relationships.filter { !$0.isTransient },
+            name: \.name, renaming: \.renamingIdentifier)
+        for (r, s) in matched.pairs {
+            let expected = entityNames[r.destination] ?? r.destination
+            guard s.destination == expected else {
+                refuse(new.name, s.name, "\(new.name).\(s.name) changed destination from \(r.destination) to \(s.destination); lightweight migration cannot re-point a relationship. Add a new relationship instead.")
+                continue
+            }
+            if r.name != s.name {
+                add(.renameRelationship, new.name, s.name, old: r.name, "rename the column or join table \"\(r.name)\" to \"\(s.name)\"")
+            }
+            let cardinalityChanged = r.isToMany != s.isToMany || r.isOrdered != s.isOrdered
+            if cardinalityChanged {
+                let lost = r.isToMany && !s.isToMany ? "; objects linked to more than one keep their first link, the others are dropped and reported" : ""
+                add(.changeCardinality, new.name, s.name, "move links between the column and a join table\(lost)")
+            }
+            if r.isOptional && !s.isOptional {
+                refuse(new.name, s.name, "\(new.name).\(s.name) became non-optional; stored objects may have no destination. Keep it optional.")
+            } else if !cardinalityChanged, r.deleteRule != s.deleteRule || r.minCount != s.minCount || r.maxCount != s.maxCount || r.isOptional != s.isOptional {
+                add(.changeRelationshipRules, new.name, s.name, "delete rule or counts only; nothing stored changes")
+            }
+        }
+        for s in matched.added {
+            if s.isOptional {
+                add(.addRelationship, new.name, s.name, "add an empty column or join table")
+            } else {
+                refuse(new.name, s.name, "\(new.name).\(s.name) is new and non-optional; stored objects would have no destination. Make it optional.")
+            }
+        }
+        for r in matched.removed {
+            let renamed = entityNames[r.destination] ?? r.destination
+            if let twin = matched.added.first(where: { $0.destination == renamed }) {
+                refuse(new.name, r.name, "\(old.name).\(r.name) disappeared while \(twin.name) to the same entity appeared without a renaming identifier; set \(twin.name)'s renaming identifier to \"\(r.name)\" if it is a rename")
+            } else {
+                add(.removeRelationship, new.name, r.name, "drop the column or join table")
+            }
+        }
+    }
+
+    private mutating func compareConstraints(_ old: Entity, _ new: Entity, attributeNames: [String: String]) {
+        func rename(_ names: [String]) -> [String] { names.map { attributeNames[$0] ?? $0 } }
+        let oldConstraints = Set(old.uniquenessConstraints.map(rename))
+        let newConstraints = Set(new.uniquenessConstraints)
+        for constraint in new.uniquenessConstraints where !oldConstraints.contains(constraint) {
+            add(.addUniquenessConstraint, new.name, constraint.joined(separator: ","), "unique index after checking for duplicates (refused with examples if any)")
+        }
+        for constraint in old.uniquenessConstraints.map(rename) where !newConstraints.contains(constraint) {
+            add(.removeUniquenessConstraint, new.name, constraint.joined(separator: ","), "drop the unique index")
+        }
+        let oldIndexes = Set(old.indexes.map { rename($0.elements.map(\.property)) })
+        let newIndexes = Set(new.indexes.map { $0.elements.map(\.property) })
+        for index in new.indexes where !oldIndexes.contains(index.elements.map(\.property)) {
+            add(.addIndex, new.name, index.name, "CREATE INDEX")
+        }
+        for index in old.indexes where !newIndexes.contains(rename(index.elements.map(\.property))) {
+            add(.removeIndex, new.name, index.name, "DROP INDEX")
+        }
+    }
+}
