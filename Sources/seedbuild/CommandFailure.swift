@@ -26,6 +26,7 @@ enum CommandFailure {
         case let error as IngestError:
             error.rejectedRows.map { "rejected: \($0)\n" }.joined() + "error: \(error)"
         case let error as StoreError: "error: \(error)"
+        case let error as MigrationRefusal: "error: \(error)"
         default: "error: \(error)"
         }
     }
@@ -42,6 +43,8 @@ enum CommandFailure {
             case .badData, .badProjectFile, .tooManyRejects: return 65
             case .cannotCreateOutput: return 73
             }
+        case is MigrationRefusal:
+            return 70
         case let error as StoreError:
             switch error.kind {
             case .notFound: return 66

@@ -22,6 +22,11 @@ public enum ModelLoader {
         }
     }
 
+    /// Reads a model from its JSON form in memory (as a store's `seed_model` table holds it).
+    public static func load(json data: Data, source: ModelSource) throws(ModelError) -> Model {
+        try JSONModelReader(source: source).read(data)
+    }
+
     /// Loads every version in a bundle, in version order (`Model`, `Model 2`, … `Model 10`).
     /// A version folder or JSON model gives just itself.
     public static func loadAllVersions(_ path: String) throws(ModelError) -> [Model] {

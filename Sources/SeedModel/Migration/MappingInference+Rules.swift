@@ -6,6 +6,10 @@ struct Inference {
     var refusals: [ModelDiagnostic] = []
     /// Source entity name → destination entity name.
     private var entityNames: [String: String] = [:]
+    /// Destination entity → source entity.
+    var sourceEntities: [String: String] = [:]
+    /// Destination entity → destination property → source property.
+    var sourceProperties: [String: [String: String]] = [:]
 
     init(source: Model, destination: Model) {
         self.source = source
@@ -27,7 +31,10 @@ struct Inference {
         }
         let targets = destination.entities(in: configuration)
         let matched = MappingInference.match(source.entities, targets, name: \.name, renaming: \.renamingIdentifier)
-        for (old, new) in matched.pairs { entityNames[old.name] = new.name }
+        for (old, new) in matched.pairs {
+            entityNames[old.name] = new.name
+            sourceEntities[new.name] = old.name
+        }
         var removed: [Entity] = []
         for entity in matched.removed {
             let identity = MappingInference.canonical(entity.name, entity.renamingIdentifier)
@@ -45,15 +52,15 @@ struct Inference {
             }
             return
         }
-        for entity in removed { add(.removeEntity, entity.name, nil, "DROP TABLE \"\(entity.name)\"") }
-        for entity in matched.added { add(.addEntity, entity.name, nil, "CREATE TABLE \"\(entity.name)\"") }
+        for entity in removed { add(.removeEntity, entity.name, nil, "the table and its rows are dropped") }
+        for entity in matched.added { add(.addEntity, entity.name, nil, "a new, empty table") }
         for (old, new) in matched.pairs { compare(old, new) }
     }
 
     private mutating func compare(_ old: Entity, _ new: Entity) {
         let before = changes.count
         if old.name != new.name {
-            add(.renameEntity, new.name, nil, old: old.name, "ALTER TABLE \"\(old.name)\" RENAME TO \"\(new.name)\"")
+            add(.renameEntity, new.name, nil, old: old.name, "table \"\(old.name)\" becomes \"\(new.name)\"")
         }
         let attributeNames = compareAttributes(old, new)
         compareRelationships(old, new)
@@ -71,18 +78,19 @@ struct Inference {
         var names: [String: String] = [:]
         for (a, b) in matched.pairs {
             names[a.name] = b.name
+            sourceProperties[new.name, default: [:]][b.name] = a.name
             guard a.type == b.type else {
                 refuse(new.name, b.name, "\(new.name).\(b.name) changed type from \(a.type.rawValue) to \(b.type.rawValue); lightweight migration cannot change a type. Add a new attribute instead and keep the old one, or ship a new model version with a data step.")
                 continue
             }
             if a.name != b.name {
-                add(.renameAttribute, new.name, b.name, old: a.name, "ALTER TABLE … RENAME COLUMN \"\(a.name)\" TO \"\(b.name)\"")
+                add(.renameAttribute, new.name, b.name, old: a.name, "column \"\(a.name)\" becomes \"\(b.name)\", values kept")
             }
             if !a.isOptional && b.isOptional {
-                add(.makeOptional, new.name, b.name, "table rebuild without NOT NULL")
+                add(.makeOptional, new.name, b.name, "the column loses NOT NULL")
             } else if a.isOptional && !b.isOptional {
                 if let value = b.defaultValue {
-                    add(.makeRequired, new.name, b.name, "table rebuild copying COALESCE(\"\(a.name)\", \(value))")
+                    add(.makeRequired, new.name, b.name, "the column gains NOT NULL; empty values become \(value)")
                 } else {
                     refuse(new.name, b.name, "\(new.name).\(b.name) became non-optional without a default value; stored rows may hold no value. Give it a default value or keep it optional.")
                 }
@@ -90,9 +98,9 @@ struct Inference {
         }
         for b in matched.added {
             if b.isOptional {
-                add(.addAttribute, new.name, b.name, "ADD COLUMN \"\(b.name)\"")
+                add(.addAttribute, new.name, b.name, "new column, NULL in existing rows")
             } else if let value = b.defaultValue {
-                add(.addAttribute, new.name, b.name, "ADD COLUMN \"\(b.name)\" NOT NULL DEFAULT \(value)")
+                add(.addAttribute, new.name, b.name, "new column, NOT NULL DEFAULT \(value) in existing rows")
             } else {
                 refuse(new.name, b.name, "\(new.name).\(b.name) is new and non-optional without a default value; stored rows would have no value. Give it a default value or make it optional.")
             }
@@ -101,7 +109,7 @@ struct Inference {
             if let twin = matched.added.first(where: { $0.type == a.type }) {
                 refuse(new.name, a.name, "\(old.name).\(a.name) disappeared while \(twin.name) (\(twin.type.rawValue)) appeared without a renaming identifier; if it is a rename, set \(twin.name)'s renaming identifier to \"\(a.name)\", otherwise remove and add in separate model versions")
             } else {
-                add(.removeAttribute, new.name, a.name, "DROP COLUMN \"\(a.name)\" (table rebuild when indexed or unique)")
+                add(.removeAttribute, new.name, a.name, "the column and its values are dropped")
             }
         }
         return names
@@ -112,13 +120,14 @@ struct Inference {
             old.relationships.filter { !$0.isTransient }, new.relationships.filter { !$0.isTransient },
             name: \.name, renaming: \.renamingIdentifier)
         for (r, s) in matched.pairs {
+            sourceProperties[new.name, default: [:]][s.name] = r.name
             let expected = entityNames[r.destination] ?? r.destination
             guard s.destination == expected else {
                 refuse(new.name, s.name, "\(new.name).\(s.name) changed destination from \(r.destination) to \(s.destination); lightweight migration cannot re-point a relationship. Add a new relationship instead.")
                 continue
             }
             if r.name != s.name {
-                add(.renameRelationship, new.name, s.name, old: r.name, "rename the column or join table \"\(r.name)\" to \"\(s.name)\"")
+                add(.renameRelationship, new.name, s.name, old: r.name, "links kept under the new name")
             }
             let cardinalityChanged = r.isToMany != s.isToMany || r.isOrdered != s.isOrdered
             if cardinalityChanged {
@@ -133,7 +142,7 @@ struct Inference {
         }
         for s in matched.added {
             if s.isOptional {
-                add(.addRelationship, new.name, s.name, "add an empty column or join table")
+                add(.addRelationship, new.name, s.name, "new relationship, no links in existing rows")
             } else {
                 refuse(new.name, s.name, "\(new.name).\(s.name) is new and non-optional; stored objects would have no destination. Make it optional.")
             }
@@ -143,7 +152,7 @@ struct Inference {
             if let twin = matched.added.first(where: { $0.destination == renamed }) {
                 refuse(new.name, r.name, "\(old.name).\(r.name) disappeared while \(twin.name) to the same entity appeared without a renaming identifier; set \(twin.name)'s renaming identifier to \"\(r.name)\" if it is a rename")
             } else {
-                add(.removeRelationship, new.name, r.name, "drop the column or join table")
+                add(.removeRelationship, new.name, r.name, "the links are dropped")
             }
         }
     }
@@ -156,15 +165,15 @@ struct Inference {
             add(.addUniquenessConstraint, new.name, constraint.joined(separator: ","), "unique index after checking for duplicates (refused with examples if any)")
         }
         for constraint in old.uniquenessConstraints.map(rename) where !newConstraints.contains(constraint) {
-            add(.removeUniquenessConstraint, new.name, constraint.joined(separator: ","), "drop the unique index")
+            add(.removeUniquenessConstraint, new.name, constraint.joined(separator: ","), "the unique index is dropped")
         }
         let oldIndexes = Set(old.indexes.map { rename($0.elements.map(\.property)) })
         let newIndexes = Set(new.indexes.map { $0.elements.map(\.property) })
         for index in new.indexes where !oldIndexes.contains(index.elements.map(\.property)) {
-            add(.addIndex, new.name, index.name, "CREATE INDEX")
+            add(.addIndex, new.name, index.name, "a new index")
         }
         for index in old.indexes where !newIndexes.contains(rename(index.elements.map(\.property))) {
-            add(.removeIndex, new.name, index.name, "DROP INDEX")
+            add(.removeIndex, new.name, index.name, "the index is dropped")
         }
     }
 }

@@ -19,7 +19,8 @@ public enum MappingInference {
         var inference = Inference(source: source, destination: destination)
         inference.run(configuration: configuration)
         if !inference.refusals.isEmpty { throw MigrationRefusal(reasons: inference.refusals) }
-        return MigrationPlan(changes: inference.changes)
+        return MigrationPlan(
+            changes: inference.changes, sourceEntities: inference.sourceEntities, sourceProperties: inference.sourceProperties)
     }
 
     /// The identity elements are matched by: the renaming identifier, else the name.

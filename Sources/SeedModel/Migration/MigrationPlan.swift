@@ -46,9 +46,15 @@ public struct MigrationPlan: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var changes: [Change]
+    /// Destination entity → its source entity, for every entity that existed before.
+    public var sourceEntities: [String: String]
+    /// Destination entity → destination property → source property, for stored properties that existed before.
+    public var sourceProperties: [String: [String: String]]
 
-    public init(changes: [Change] = []) {
+    public init(changes: [Change] = [], sourceEntities: [String: String] = [:], sourceProperties: [String: [String: String]] = [:]) {
         self.changes = changes
+        self.sourceEntities = sourceEntities
+        self.sourceProperties = sourceProperties
     }
 
     /// True when the source and destination store the same shape.

@@ -1,0 +1,122 @@
+import Foundation
+import GRDB
+import SeedModel
+
+/// Applies an inferred lightweight migration to a SQLite seed store, writing a new file.
+///
+/// The source is never changed: it is copied under a temporary name beside the output, migrated in
+/// one transaction, checked (`foreign_key_check`, `integrity_check`, row counts), stamped with the
+/// new model's hashes and a `migratedFrom` entry, compacted, synced and renamed into place. A
+/// failure anywhere leaves no output file. Each table of the new shape is rebuilt from the old one
+/// (SQLite's documented procedure: new table, copy with expressions, drop old, indexes), which
+/// covers renames, added and removed columns, optionality and links moving between a column and a
+/// join table alike. Like Core Data's
+/// [migratePersistentStore](https://developer.apple.com/documentation/coredata/nspersistentstorecoordinator/migratepersistentstore(_:to:options:type:)),
+/// it is a "Save As" into the new model.
+public struct Migrator: Sendable {
+    public init() {}
+
+    /// What a migration did.
+    public struct Result: Sendable {
+        public var plan: MigrationPlan
+        public var outputPath: String
+        /// Entity → rows after the migration.
+        public var rowCounts: [String: Int64]
+        /// "Entity.relationship" → links dropped because a to-many became a to-one.
+        public var droppedLinks: [String: Int]
+    }
+
+    /// Reads the model a store was built with (its `seed_model` table) and its configuration.
+    public static func embeddedModel(of path: String) throws -> (model: Model, configuration: String, metadata: StoreMetadata) {
+        let queue = try StoreFile.openReadOnly(path)
+        defer { try? queue.close() }
+        return try queue.read { db in
+            try StoreFile.checkSeedStore(db, path: path)
+            let metadata = try StoreMetadata.read(from: db)
+            guard let row = try Row.fetchOne(db, sql: "SELECT configuration, model FROM \(StoreMetadata.modelTableName) LIMIT 1") else {
+                throw StoreError(.notASeedStore, path: path, "the store has no embedded model (\(StoreMetadata.modelTableName)); rebuild it with seedbuild")
+            }
+            let configuration: String = row[0]
+            let json: String = row[1]
+            let model = try ModelLoader.load(json: Data(json.utf8), source: ModelSource(file: path, version: "embedded"))
+            return (model, configuration, metadata)
+        }
+    }
+
+    /// Migrates `source` to `destination`'s shape of the store's configuration, writing `output`.
+    /// - Throws: ``MigrationRefusal`` when no lightweight migration exists; ``StoreError`` when a check fails.
+    public func migrate(_ source: String, to destination: Model, output: String) throws -> Result {
+        let (sourceModel, configuration, metadata) = try Self.embeddedModel(of: source)
+        let plan = try MappingInference.infer(from: sourceModel, to: destination, configuration: configuration)
+        let oldSchema = try StoreSchema(model: sourceModel, configuration: configuration)
+        let newSchema = try StoreSchema(model: destination, configuration: configuration)
+        let temporary = AtomicFile.temporaryPath(for: output)
+        defer { try? FileManager.default.removeItem(atPath: temporary) }
+        do {
+            try FileManager.default.copyItem(atPath: source, toPath: temporary)
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: temporary)
+        } catch {
+            throw StoreError(.io, path: output, "cannot copy the store to migrate it: \(error.localizedDescription)")
+        }
+        var configurationGRDB = GRDB.Configuration()
+        configurationGRDB.foreignKeysEnabled = false
+        let queue = try DatabaseQueue(path: temporary, configuration: configurationGRDB)
+        var result = Result(plan: plan, outputPath: output, rowCounts: [:], droppedLinks: [:])
+        do {
+            try queue.inDatabase { db in
+                try db.inTransaction {
+                    var rebuild = TableRebuild(db: db, old: oldSchema, new: newSchema, plan: plan, path: source)
+                    try rebuild.run()
+                    result.droppedLinks = rebuild.droppedLinks
+                    result.rowCounts = try rebuild.checkRowCounts(expected: metadata.rowCounts)
+                    try stamp(db, metadata: metadata, model: destination, schema: newSchema, rowCounts: result.rowCounts)
+                    return .commit
+                }
+                try check(db, path: output)
+                try db.execute(sql: "VACUUM; PRAGMA journal_mode = DELETE")
+            }
+            try queue.close()
+        } catch {
+            try? queue.close()
+            throw error
+        }
+        try AtomicFile.commit(temporary, to: output, mode: 0o444)
+        return result
+    }
+
+    private func check(_ db: Database, path: String) throws {
+        if let violation = try Row.fetchOne(db, sql: "PRAGMA foreign_key_check") {
+            throw StoreError(.refused, path: path, "foreign_key_check failed after migrating (table \(violation[0] ?? "?"), row \(violation[1] ?? "?")); the migration was not written")
+        }
+        let integrity = try String.fetchOne(db, sql: "PRAGMA integrity_check") ?? "?"
+        guard integrity == "ok" else {
+            throw StoreError(.refused, path: path, "integrity_check failed after migrating: \(integrity); the migration was not written")
+        }
+    }
+
+    /// New hashes, model identity, row counts, digest and UUID, and where the store came from.
+    private func stamp(_ db: Database, metadata old: StoreMetadata, model: Model, schema: StoreSchema, rowCounts: [String: Int64]) throws {
+        typealias Key = StoreMetadata.Key
+        var metadata = old
+        let hashes = try model.versionHashes(configuration: schema.configuration)
+        metadata[Key.versionHashes] = .object(hashes.mapValues { .string($0.hexString) })
+        metadata[Key.modelName] = .string(model.name)
+        metadata[Key.modelVersionIdentifiers] = .array(model.versionIdentifiers.map(JSONValue.string))
+        metadata[Key.hashEncodingVersion] = .integer(Int64(Model.hashEncodingVersion))
+        metadata[Key.rowCounts] = .object(rowCounts.mapValues(JSONValue.integer))
+        let digest = try ContentDigest.compute(db, schema: schema)
+        metadata[Key.contentDigest] = .string(digest)
+        metadata[Key.storeUUID] = .string(ContentDigest.storeUUID(fromDigest: digest))
+        metadata["migratedFrom"] = .object([
+            "modelName": old[Key.modelName] ?? .null,
+            "modelVersionIdentifiers": old[Key.modelVersionIdentifiers] ?? .null,
+            "versionHashes": old[Key.versionHashes] ?? .null,
+            "contentDigest": old[Key.contentDigest] ?? .null,
+        ])
+        try metadata.write(to: db)
+        try db.execute(sql: "DELETE FROM \(StoreMetadata.modelTableName)")
+        try db.execute(
+            sql: "INSERT INTO \(StoreMetadata.modelTableName) (configuration, model) VALUES (?, ?)",
+            arguments: [schema.configuration, String(decoding: try model.canonicalJSON(configuration: schema.configuration), as: UTF8.self)])
+    }
+}

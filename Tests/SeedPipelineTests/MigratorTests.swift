@@ -1,0 +1,137 @@
+import Foundation
+import GRDB
+import SeedModel
+import SeedPipeline
+import SeedStore
+import Testing
+
+@Suite("Applying a lightweight migration to a store")
+struct MigratorTests {
+    private let directory = TemporaryDirectory()
+
+    /// The test store (County 2 rows, Postcode 3 rows) built from the test model.
+    private func builtStore() throws -> (String, Model) {
+        writeTestInputs(directory)
+        let built = try buildTestStore(directory)
+        return (built.storePath, try ModelLoader.load(directory.path("model.json")))
+    }
+
+    private func migrate(_ change: (inout Model) -> Void) throws -> (Migrator.Result, String) {
+        let (store, model) = try builtStore()
+        var destination = model
+        change(&destination)
+        let output = directory.path("migrated-\(UUID().uuidString).sqlite")
+        return (try Migrator().migrate(store, to: destination, output: output), output)
+    }
+
+    private func edit(_ model: inout Model, _ entity: String, _ body: (inout Entity) -> Void) {
+        let index = model.entities.firstIndex { $0.name == entity }!
+        body(&model.entities[index])
+    }
+
+    @Test func sampleV1StoreMigratesToV2() throws {
+        var options = BuildOptions(files: [repositoryPath("seeds/postcodes.csv")])
+        options.model = repositoryPath("schemas/PostCodesModel.xcdatamodeld/PostCodesModel.xcdatamodel")
+        options.outputDirectory = directory.path("v1")
+        let (request, _) = try options.resolve(project: nil)
+        let built = try SeedBuilder().build(request)
+        let before = try Data(contentsOf: URL(fileURLWithPath: built.storePath))
+        let districts = try query(built.storePath) { db in try Row.fetchAll(db, sql: "SELECT postcode, district FROM Postcode ORDER BY postcode") }
+
+        let v2 = try ModelLoader.load(repositoryPath("schemas/PostCodesModel.xcdatamodeld"))
+        let output = directory.path("v2.sqlite")
+        let result = try Migrator().migrate(built.storePath, to: v2, output: output)
+        #expect(result.plan.changes.map(\.kind) == [.renameAttribute, .addAttribute])
+        #expect(result.rowCounts == ["County": 12, "Postcode": 311])
+        let areas = try query(output) { db in try Row.fetchAll(db, sql: "SELECT postcode, area, ward FROM Postcode ORDER BY postcode") }
+        #expect(areas.map { $0["area"] as String? } == districts.map { $0["district"] as String? }, "renamed values arrive under the new name")
+        #expect(areas.allSatisfy { ($0["ward"] as DatabaseValue).isNull })
+        let metadata = try StoreMetadata.read(at: URL(fileURLWithPath: output))
+        #expect(metadata.versionHashes == (try v2.versionHashes(configuration: "PostCodesConf")))
+        #expect(metadata[StoreMetadata.Key.modelVersionIdentifiers] == .array(["2"]))
+        #expect(metadata["migratedFrom"]?.objectValue?["modelVersionIdentifiers"] == .array(["1"]))
+        let (embedded, configuration, _) = try Migrator.embeddedModel(of: output)
+        let v2Seed = try v2.restricted(to: "PostCodesConf")
+        #expect(configuration == "PostCodesConf" && embedded == v2Seed)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: built.storePath)) == before, "the source is untouched")
+        #expect(try MappingInference.infer(from: embedded, to: v2, configuration: "PostCodesConf").isEmpty)
+    }
+
+    @Test func attributesAddedRequiredRemovedAndOptional() throws {
+        let (result, output) = try migrate { model in
+            edit(&model, "Postcode") { entity in
+                entity.attributes.removeAll { $0.name == "introduced" }
+                entity.attributes.append(Attribute(name: "source", type: .string, isOptional: false, defaultValue: "ONS"))
+                entity.attributes[entity.attributes.firstIndex { $0.name == "latitude" }!].isOptional = false
+                entity.attributes[entity.attributes.firstIndex { $0.name == "latitude" }!].defaultValue = "0"
+            }
+            edit(&model, "County") { entity in entity.attributes[entity.attributes.firstIndex { $0.name == "name" }!].isOptional = true }
+        }
+        #expect(Set(result.plan.changes.map(\.kind)) == [.removeAttribute, .addAttribute, .makeRequired, .makeOptional])
+        let rows = try query(output) { db in try Row.fetchAll(db, sql: "SELECT * FROM Postcode ORDER BY postcode") }
+        #expect(rows.map { $0["source"] as String } == ["ONS", "ONS", "ONS"])
+        #expect(rows.map { $0["latitude"] as Double } == [51.28, 0, 55.95], "COALESCE fills the empty value with the default")
+        #expect(!rows[0].hasColumn("introduced"))
+        let sql = try query(output) { db in try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'County'") } ?? ""
+        #expect(sql.contains("\"name\" TEXT,"), "NOT NULL dropped")
+    }
+
+    @Test func entitiesRenamedAddedRemoved() throws {
+        let (result, output) = try migrate { model in
+            edit(&model, "County") { entity in
+                entity.name = "Region"
+                entity.renamingIdentifier = "County"
+            }
+            edit(&model, "Postcode") { entity in entity.relationships[0].destination = "Region" }
+            model.entities.append(Entity(name: "Note", attributes: [Attribute(name: "text", type: .string)]))
+            model.configurations = [Configuration(name: "Seed", entities: ["Note", "Postcode", "Region"])]
+        }
+        #expect(result.plan.changes.contains { $0.kind == .renameEntity && $0.oldName == "County" })
+        #expect(result.rowCounts == ["Region": 2, "Postcode": 3, "Note": 0])
+        let joined = try query(output) { db in
+            try String.fetchAll(db, sql: "SELECT r.code FROM Postcode p JOIN Region r ON r.Z_PK = p.county ORDER BY p.postcode")
+        }
+        #expect(joined == ["KEN", "KEN", "EDI"], "links survive the rename")
+    }
+
+    @Test func toOneBecomesToManyAndBack() throws {
+        // Postcode.county (a column) becomes a many-to-many pair, stored in a join table.
+        let (toMany, output) = try migrate { model in
+            edit(&model, "Postcode") { entity in
+                entity.relationships[0].isToMany = true
+                entity.relationships[0].maxCount = 0
+            }
+        }
+        #expect(toMany.plan.changes.map(\.kind) == [.changeCardinality])
+        let pairs = try query(output) { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM County_postcodes") }
+        #expect(pairs == 3)
+
+        // And back: the join table becomes a column again.
+        let back = directory.path("back.sqlite")
+        let original = try ModelLoader.load(directory.path("model.json"))
+        let result = try Migrator().migrate(output, to: original, output: back)
+        #expect(result.droppedLinks.isEmpty)
+        let counties = try query(back) { db in try String.fetchAll(db, sql: "SELECT c.code FROM Postcode p JOIN County c ON c.Z_PK = p.county ORDER BY p.postcode") }
+        #expect(counties == ["KEN", "KEN", "EDI"])
+    }
+
+    @Test func refusalWritesNothing() throws {
+        let (store, model) = try builtStore()
+        var destination = model
+        edit(&destination, "Postcode") { entity in entity.attributes[entity.attributes.firstIndex { $0.name == "latitude" }!].type = .string }
+        let output = directory.path("refused.sqlite")
+        #expect(throws: MigrationRefusal.self) { try Migrator().migrate(store, to: destination, output: output) }
+        #expect(!FileManager.default.fileExists(atPath: output))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path("")).filter { $0.contains(".tmp-") }.isEmpty)
+    }
+
+    @Test func addedUniquenessConstraintWithDuplicatesIsRefusedWithExamples() throws {
+        let (store, model) = try builtStore()
+        var destination = model
+        edit(&destination, "Postcode") { entity in entity.uniquenessConstraints.append(["countryCode"]) }
+        let output = directory.path("unique.sqlite")
+        let error = #expect(throws: StoreError.self) { try Migrator().migrate(store, to: destination, output: output) }
+        #expect(error?.message.contains("has duplicates, e.g. (E92000001) ×2") == true)
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+}
