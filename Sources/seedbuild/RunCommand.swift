@@ -6,7 +6,7 @@ import SeedPipeline
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Run the whole job on CSV files (the default command): build the seed store, compress it, write its manifest.")
+        abstract: "Run the whole job on CSV files (the default command): build the seed store, compress it, write its manifest, verify it.")
 
     @OptionGroup var flags: BuildFlags
 
@@ -14,5 +14,12 @@ struct RunCommand: ParsableCommand {
         let built = try BuildStep.run(flags)
         let packaged = flags.noCompress ? nil : try PackageStep.run(built, flags: flags)
         BuildReport.print(built, packaged: packaged, flags: flags)
+        // Verify what apps will download: the manifest and its artifact, or the bare store.
+        let report = try VerifyStep.run(packaged?.manifestPath ?? built.storePath, model: flags.model, userModels: flags.userModels, allVersions: false)
+        if !report.passed {
+            CommandFailure.printError(report.text)
+            throw ExitCode(70)
+        }
+        if !flags.quiet && !flags.json { print("verified: \(report.result?.rawValue ?? "") under \(report.models.first?.version ?? "the model")") }
     }
 }

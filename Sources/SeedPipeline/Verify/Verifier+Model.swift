@@ -1,0 +1,76 @@
+import Foundation
+import GRDB
+import SeedModel
+import SeedStore
+
+extension Verifier {
+    /// Step 3 for one seed model version: compatible, lightweight (migrated on a scratch copy and
+    /// checked), or refused with the reasons.
+    func checkModel(_ model: Model, userModels: [Model], store: String, metadata: StoreMetadata, scratch: String) throws -> VerificationReport.ModelResult {
+        let version = model.source?.version ?? (model.versionIdentifiers.isEmpty ? model.name : "\(model.name) \(model.versionIdentifiers.joined(separator: ","))")
+        func refused(_ reasons: [String]) -> VerificationReport.ModelResult {
+            VerificationReport.ModelResult(version: version, verdict: .refused, details: reasons)
+        }
+        do {
+            try Model.merged([model] + userModels).validated(requireFetchedPropertyTargets: !userModels.isEmpty)
+        } catch {
+            return refused(error.errors.map(\.description))
+        }
+        guard let configuration = metadata.configuration else { return refused(["the store names no configuration"]) }
+        let hashes: [String: Data]
+        do {
+            hashes = try model.versionHashes(configuration: configuration)
+        } catch {
+            return refused(error.errors.map(\.message))
+        }
+        if hashes == metadata.versionHashes {
+            return VerificationReport.ModelResult(version: version, verdict: .compatible, details: [])
+        }
+        let migrated = (scratch as NSString).appendingPathComponent("migrated-\(UUID().uuidString).sqlite")
+        do {
+            let result = try Migrator().migrate(store, to: model, output: migrated)
+            var details = result.plan.changes.map(\.description)
+            details += result.droppedLinks.sorted { $0.key < $1.key }.map { "\($0.value) links of \($0.key) dropped (to-many became to-one)" }
+            let mismatches = try renamedValueMismatches(result.plan, original: store, migrated: migrated)
+            guard mismatches.isEmpty else { return refused(mismatches) }
+            return VerificationReport.ModelResult(version: version, verdict: .lightweight, details: details)
+        } catch let refusal as MigrationRefusal {
+            return refused(refusal.reasons.map { reason in
+                (reason.entity.map { entity in reason.property.map { "\(entity).\($0): " } ?? "\(entity): " } ?? "") + reason.message
+            })
+        } catch let error as StoreError {
+            return refused([error.message])
+        }
+    }
+
+    /// Confirms every renamed attribute's values arrived under the new name, row by row.
+    private func renamedValueMismatches(_ plan: MigrationPlan, original: String, migrated: String) throws -> [String] {
+        let renames = plan.changes.filter { $0.kind == .renameAttribute }
+        guard !renames.isEmpty else { return [] }
+        let (oldModel, configuration, _) = try Migrator.embeddedModel(of: original)
+        let oldSchema = try StoreSchema(model: oldModel, configuration: configuration)
+        let queue = try StoreFile.openReadOnly(migrated)
+        defer { try? queue.close() }
+        var problems: [String] = []
+        try queue.inDatabase { db in
+            try db.execute(sql: "ATTACH DATABASE ? AS original", arguments: ["file:\(original)?mode=ro&immutable=1"])
+            defer { try? db.execute(sql: "DETACH DATABASE original") }
+            for change in renames {
+                guard let newAttribute = change.property, let oldAttribute = change.oldName,
+                    let sourceEntity = plan.sourceEntities[change.entity], let oldTable = oldSchema.table(for: sourceEntity)
+                else { continue }
+                let oldKey = oldTable.keyColumn
+                let newKey = plan.sourceProperties[change.entity]?.first { $0.value == oldKey }?.key ?? oldKey
+                let differing = try Int.fetchOne(db, sql: """
+                    SELECT count(*) FROM main.\(quoteIdentifier(change.entity)) n
+                    JOIN original.\(quoteIdentifier(sourceEntity)) o ON o.\(quoteIdentifier(oldKey)) = n.\(quoteIdentifier(newKey))
+                    WHERE n.\(quoteIdentifier(newAttribute)) IS NOT o.\(quoteIdentifier(oldAttribute))
+                    """) ?? 0
+                if differing > 0 {
+                    problems.append("\(differing) values of \(sourceEntity).\(oldAttribute) did not arrive in \(change.entity).\(newAttribute)")
+                }
+            }
+        }
+        return problems
+    }
+}

@@ -1,0 +1,112 @@
+import Crypto
+import Foundation
+import GRDB
+import SeedModel
+import SeedStore
+
+/// The verify stage: proves a built seed opens under the app's merged model — directly, or through
+/// an inferred lightweight migration applied to a scratch copy — before anything is published.
+public struct Verifier: Sendable {
+    public init() {}
+
+    /// - Parameters:
+    ///   - artifact: a `.sqlite`, a `.sqlite.gz` or a `manifest.json` naming the artifact beside it.
+    ///   - seedModels: the seed model versions to check, the current one first.
+    ///   - userModels: the app's user models, merged with each seed model.
+    public func verify(_ artifact: String, seedModels: [Model], userModels: [Model]) throws -> VerificationReport {
+        var report = VerificationReport(file: artifact)
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("seedbuild-verify-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        guard let store = try storeFile(artifact, scratch: scratch.path, report: &report),
+            let metadata = try checkStore(store, report: &report)
+        else { return report }
+        for model in seedModels {
+            report.models.append(try checkModel(model, userModels: userModels, store: store, metadata: metadata, scratch: scratch.path))
+        }
+        return report
+    }
+
+    /// Step 1: the store file to open, inflated and checked against the manifest when there is one.
+    private func storeFile(_ artifact: String, scratch: String, report: inout VerificationReport) throws -> String? {
+        guard FileManager.default.fileExists(atPath: artifact) else {
+            throw StoreError(.notFound, path: artifact, "no such file; give a .sqlite, .sqlite.gz or manifest.json")
+        }
+        var compressed = artifact
+        var expectedStore: Manifest.FileEntry?
+        if artifact.hasSuffix(".json") {
+            let manifest = try Manifest(data: FileManager.default.contents(atPath: artifact) ?? Data(), path: artifact)
+            guard let entry = manifest.artifact, let storeEntry = manifest.store else {
+                report.check("manifest", false, "the manifest names no artifact or store")
+                return nil
+            }
+            compressed = ((artifact as NSString).deletingLastPathComponent as NSString).appendingPathComponent(entry.fileName)
+            guard FileManager.default.fileExists(atPath: compressed) else {
+                report.check("artifact present", false, "\(compressed) is missing")
+                return nil
+            }
+            let (bytes, sha) = try Self.digest(compressed)
+            report.check("artifact size", bytes == entry.bytes, "\(bytes) bytes, manifest says \(entry.bytes)")
+            report.check("artifact sha256", sha == entry.sha256, "\(sha), manifest says \(entry.sha256)")
+            guard bytes == entry.bytes, sha == entry.sha256 else { return nil }
+            expectedStore = storeEntry
+        }
+        guard StoreFile.isGzip(compressed) else { return compressed }
+        let inflated = (scratch as NSString).appendingPathComponent("store.sqlite")
+        var hasher = SHA256()
+        do {
+            let bytes = try GzipInflater.inflate(compressed, to: inflated, maxOutputBytes: expectedStore?.bytes) { hasher.update(bufferPointer: $0) }
+            let sha = Data(hasher.finalize()).hexString
+            report.check("inflate", true, "\(bytes) bytes")
+            if let expectedStore {
+                report.check("store size", bytes == expectedStore.bytes, "\(bytes) bytes, manifest says \(expectedStore.bytes)")
+                report.check("store sha256", sha == expectedStore.sha256, "\(sha), manifest says \(expectedStore.sha256)")
+                guard bytes == expectedStore.bytes, sha == expectedStore.sha256 else { return nil }
+            }
+        } catch {
+            report.check("inflate", false, error.reason)
+            return nil
+        }
+        return inflated
+    }
+
+    /// Step 2: opens read-only and immutable; quick_check, foreign keys, application id, row counts.
+    private func checkStore(_ path: String, report: inout VerificationReport) throws -> StoreMetadata? {
+        let queue: DatabaseQueue
+        do {
+            queue = try StoreFile.openReadOnly(path)
+        } catch {
+            report.check("open", false, error.message)
+            return nil
+        }
+        defer { try? queue.close() }
+        return try queue.read { db -> StoreMetadata? in
+            let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+            report.check("application_id", applicationID == StoreMetadata.applicationID,
+                         String(format: "0x%08X, seed stores have 0x%08X", applicationID, StoreMetadata.applicationID))
+            guard applicationID == StoreMetadata.applicationID else { return nil }
+            let quick = try String.fetchAll(db, sql: "PRAGMA quick_check")
+            report.check("quick_check", quick == ["ok"], quick.prefix(3).joined(separator: "; "))
+            let violations = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").count
+            report.check("foreign_key_check", violations == 0, "\(violations) rows with a missing parent")
+            let metadata = try StoreMetadata.read(from: db)
+            for (entity, expected) in metadata.rowCounts.sorted(by: { $0.key < $1.key }) {
+                let count = try Int64.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(entity))") ?? -1
+                report.check("rows \(entity)", count == expected, "\(count) rows, metadata says \(expected)")
+            }
+            return report.checks.allSatisfy(\.passed) ? metadata : nil
+        }
+    }
+
+    static func digest(_ path: String) throws -> (Int64, String) {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw StoreError(.io, path: path, "cannot open") }
+        defer { try? handle.close() }
+        var hasher = SHA256()
+        var count: Int64 = 0
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            hasher.update(data: chunk)
+            count += Int64(chunk.count)
+        }
+        return (count, Data(hasher.finalize()).hexString)
+    }
+}
