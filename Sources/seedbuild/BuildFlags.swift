@@ -43,6 +43,12 @@ struct BuildFlags: ParsableArguments {
     @Option(name: .customLong("sign-key"), help: "An Ed25519 private key (PEM, from seedbuild keygen) to sign the manifest with.")
     var signKey: String?
 
+    @Option(help: "Where the default command publishes a verified build: a folder, file://… or http(s)://… (default: seedbuild.json's \"publish\", else dist).")
+    var publish: String?
+
+    @Flag(name: .customLong("no-publish"), help: "The default command stops after verifying.")
+    var noPublish = false
+
     @Flag(name: .customLong("no-compress"), help: "Build the store only: no .sqlite.gz and no manifest.")
     var noCompress = false
 

@@ -27,6 +27,9 @@ enum CommandFailure {
             error.rejectedRows.map { "rejected: \($0)\n" }.joined() + "error: \(error)"
         case let error as StoreError: "error: \(error)"
         case let error as MigrationRefusal: "error: \(error)"
+        case let error as PublishError: "error: \(error)"
+        case let error as InstallError: "error: \(error)"
+        case let error as TransferError: "error: \(error)"
         default: "error: \(error)"
         }
     }
@@ -43,8 +46,12 @@ enum CommandFailure {
             case .badData, .badProjectFile, .tooManyRejects: return 65
             case .cannotCreateOutput: return 73
             }
-        case is MigrationRefusal:
+        case is MigrationRefusal, is InstallError:
             return 70
+        case let error as PublishError:
+            return error.isTransient ? 75 : 74
+        case let error as TransferError:
+            return error.isTransient ? 75 : 74
         case let error as StoreError:
             switch error.kind {
             case .notFound: return 66

@@ -6,7 +6,7 @@ import SeedPipeline
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Run the whole job on CSV files (the default command): build the seed store, compress it, write its manifest, verify it.")
+        abstract: "Run the whole job on CSV files (the default command): build, compress, verify, publish.")
 
     @OptionGroup var flags: BuildFlags
 
@@ -21,5 +21,9 @@ struct RunCommand: ParsableCommand {
             throw ExitCode(70)
         }
         if !flags.quiet && !flags.json { print("verified: \(report.result?.rawValue ?? "") under \(report.models.first?.version ?? "the model")") }
+        guard let packaged, !flags.noPublish else { return }
+        let project = try CommandFailure.exitOnError { () throws in try ProjectFile.load(inDirectory: FileManager.default.currentDirectoryPath) }
+        let destination = flags.publish ?? project?.publish ?? "dist"
+        try PublishStep.run((packaged.manifestPath as NSString).deletingLastPathComponent, to: destination, keep: nil, quiet: flags.quiet || flags.json)
     }
 }

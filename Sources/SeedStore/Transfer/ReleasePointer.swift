@@ -1,0 +1,49 @@
+import Foundation
+
+/// A channel's `latest.json`: the one mutable object, naming the current release's manifest.
+///
+/// ```json
+/// {"formatVersion": 1, "dataset": "postcodes", "dataVersion": 202611221200,
+///  "manifest": "manifests/202611221200.json", "manifestSHA256": "…", "contentDigest": "…"}
+/// ```
+public struct ReleasePointer: Sendable, Equatable {
+    public static let fileName = "latest.json"
+    public static let maxBytes: Int64 = 64 * 1024
+
+    public var dataset: String
+    public var dataVersion: Int64
+    /// The manifest's path relative to the channel.
+    public var manifest: String
+    public var manifestSHA256: String
+    public var contentDigest: String
+
+    public init(dataset: String, dataVersion: Int64, manifest: String, manifestSHA256: String, contentDigest: String) {
+        self.dataset = dataset
+        self.dataVersion = dataVersion
+        self.manifest = manifest
+        self.manifestSHA256 = manifestSHA256
+        self.contentDigest = contentDigest
+    }
+
+    public init(data: Data, source: String) throws(StoreError) {
+        guard let text = String(data: data, encoding: .utf8), let value = try? JSONValue(jsonText: text),
+            let object = value.objectValue, let dataset = object["dataset"]?.stringValue,
+            let version = object["dataVersion"]?.integerValue, let manifest = object["manifest"]?.stringValue,
+            let sha = object["manifestSHA256"]?.stringValue, let digest = object["contentDigest"]?.stringValue
+        else { throw StoreError(.notASeedStore, path: source, "not a seedbuild latest.json; give a release channel URL") }
+        self.init(dataset: dataset, dataVersion: version, manifest: manifest, manifestSHA256: sha, contentDigest: digest)
+    }
+
+    public var data: Data {
+        let value: JSONValue = .object([
+            "formatVersion": 1, "dataset": .string(dataset), "dataVersion": .integer(dataVersion),
+            "manifest": .string(manifest), "manifestSHA256": .string(manifestSHA256), "contentDigest": .string(contentDigest),
+        ])
+        return Data((value.prettyText + "\n").utf8)
+    }
+
+    /// `artifacts/<sha256>.sqlite.gz`: artifacts are named by their checksum, so they never change.
+    public static func artifactPath(sha256: String) -> String { "artifacts/\(sha256).sqlite.gz" }
+
+    public static func manifestPath(dataVersion: Int64) -> String { "manifests/\(dataVersion).json" }
+}

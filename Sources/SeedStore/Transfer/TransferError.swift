@@ -1,0 +1,41 @@
+/// A failed transfer, naming the URL, the method and the status, and whether trying again may help.
+public struct TransferError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// The server answered with this status.
+        case status(Int)
+        /// The connection failed or dropped.
+        case connection(String)
+        /// The body is larger than allowed.
+        case tooLarge(limit: Int64)
+        /// A local file could not be read or written.
+        case file(String)
+    }
+
+    public let kind: Kind
+    public let method: String
+    public let url: String
+
+    public init(_ kind: Kind, method: String, url: String) {
+        self.kind = kind
+        self.method = method
+        self.url = url
+    }
+
+    /// 5xx, 408, 429 and dropped connections may pass on a later try; other answers will not.
+    public var isTransient: Bool {
+        switch kind {
+        case .status(let code): code >= 500 || code == 408 || code == 429
+        case .connection: true
+        case .tooLarge, .file: false
+        }
+    }
+
+    public var description: String {
+        switch kind {
+        case .status(let code): "\(method) \(url): HTTP \(code)\(isTransient ? "; the server may recover, try again later" : "; check the URL and the server's permissions")"
+        case .connection(let why): "\(method) \(url): \(why); check the server is reachable, then try again"
+        case .tooLarge(let limit): "\(method) \(url): the body is larger than \(limit) bytes; refused"
+        case .file(let why): "\(method) \(url): \(why)"
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import ArgumentParser
+import Foundation
+import SeedModel
+import SeedStore
+
+/// `seedbuild fetch URL --to DIR`: what an app does — fetch, check and install a seed release.
+struct FetchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fetch",
+        abstract: "Fetch a release from a channel (<dataset>/<model-version>/ or its latest.json), check it and install it in a folder.")
+
+    @Argument(help: "The release channel: http(s)://…, file://… or a path.")
+    var url: String
+
+    @Option(help: "The folder to install into.")
+    var to: String
+
+    @Option(help: "The app's seed model; the release must match it.")
+    var model: String?
+
+    @Option(name: .customLong("trusted-key"), help: "An Ed25519 public key (PEM) the manifest must be signed by (repeatable).")
+    var trustedKeys: [String] = []
+
+    func run() throws {
+        var installer = SeedInstaller()
+        installer.trustedKeys = try trustedKeys.map { path in
+            let text = try CommandFailure.exitOnError { () throws in try String(contentsOfFile: path, encoding: .utf8) }
+            return try CommandFailure.exitOnError { () throws(StoreError) in try TrustedKey(pem: text, path: path) }
+        }
+        if let model {
+            installer.model = try CommandFailure.exitOnError { () throws(ModelError) in try ModelLoader.load(model) }
+        }
+        let result = try CommandFailure.exitOnError { try installer.install(from: url, to: to) }
+        switch result.outcome {
+        case .installed: print("installed data version \(result.dataVersion) as \(result.storePath)")
+        case .alreadyInstalled: print("data version \(result.dataVersion) is installed already (\(result.storePath)); nothing to do")
+        }
+    }
+}

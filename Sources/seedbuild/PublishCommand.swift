@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import SeedPipeline
+
+/// `seedbuild publish OUT_DIR --to URL`: uploads a build's artifact and manifest, then moves `latest.json`.
+struct PublishCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "publish",
+        abstract: "Publish a build (its manifest.json and artifact) to a folder or a WebDAV server, replacing latest.json last.")
+
+    @Argument(help: "The build's output folder (default: seedbuild.json's \"out\", else build/seed).")
+    var outputDirectory: String?
+
+    @Option(help: "The destination: a folder, file://…, or http(s)://… accepting WebDAV PUT and MOVE (default: seedbuild.json's \"publish\", else dist).")
+    var to: String?
+
+    @Option(help: "Keep only the newest N releases on the destination (folders only).")
+    var keep: Int?
+
+    func validate() throws {
+        if let keep, keep < 1 { throw ValidationError("--keep must be 1 or more") }
+    }
+
+    func run() throws {
+        let project = try CommandFailure.exitOnError { () throws in try ProjectFile.load(inDirectory: FileManager.default.currentDirectoryPath) }
+        let directory = outputDirectory ?? project?.out ?? BuildOptions.defaultOutputDirectory
+        try PublishStep.run(directory, to: to ?? project?.publish ?? "dist", keep: keep, quiet: false)
+    }
+}
+
+/// Runs the publish stage and prints what it did.
+enum PublishStep {
+    static func run(_ directory: String, to destination: String, keep: Int?, quiet: Bool) throws {
+        var publisher = Publisher()
+        publisher.keep = keep
+        let result = try CommandFailure.exitOnError { try publisher.publish(directory, to: destination) }
+        guard !quiet else { return }
+        switch result.outcome {
+        case .published: print("published data version \(result.dataVersion) to \(result.channel)")
+        case .unchanged: print("already published: \(result.channel) has this content (data version \(result.dataVersion)); nothing to do")
+        }
+        for path in result.pruned { print("pruned \(path)") }
+    }
+}
