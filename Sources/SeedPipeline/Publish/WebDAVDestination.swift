@@ -20,7 +20,7 @@ struct WebDAVDestination: PublishDestination {
     private func call(_ method: String, _ path: String, headers: [String: String] = [:], body: Data? = nil, file: String? = nil, maxBytes: Int64 = 1 << 20) throws -> HTTPTransport.Response {
         let target = url(path)
         do {
-            return try retrying(method, target) { () throws(TransferError) in
+            return try transport.retrying(method, target) { () throws(TransferError) in
                 try transport.send(method, target, headers: headers, body: body, bodyFile: file, maxBytes: maxBytes).throwingIfTransient(method, target)
             }
         } catch {

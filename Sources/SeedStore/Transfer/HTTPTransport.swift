@@ -13,7 +13,7 @@ public final class HTTPTransport: @unchecked Sendable {
         public var headers: [String: String]
         public var body: Data
 
-        /// Throws for answers another try may fix (5xx, 408, 429), so ``retrying(_:_:attempts:_:)`` retries them.
+        /// Throws for answers another try may fix (5xx, 408, 429), so ``HTTPTransport/retrying(_:_:_:)`` retries them.
         public func throwingIfTransient(_ method: String, _ url: URL) throws(TransferError) -> Response {
             let error = TransferError(.status(status), method: method, url: url.absoluteString)
             if error.isTransient { throw error }
@@ -25,9 +25,24 @@ public final class HTTPTransport: @unchecked Sendable {
         }
     }
 
-    private let session: URLSession
+    /// How transient failures are retried: 5 tries, backoff doubling from 0.5 s up to 8 s, with jitter.
+    public struct RetryPolicy: Sendable {
+        public var attempts: Int
+        public var initialDelay: TimeInterval
+        public var maxDelay: TimeInterval
 
-    public init(timeout: TimeInterval = 60) {
+        public init(attempts: Int = 5, initialDelay: TimeInterval = 0.5, maxDelay: TimeInterval = 8) {
+            self.attempts = attempts
+            self.initialDelay = initialDelay
+            self.maxDelay = maxDelay
+        }
+    }
+
+    private let session: URLSession
+    public let retryPolicy: RetryPolicy
+
+    public init(timeout: TimeInterval = 60, retryPolicy: RetryPolicy = RetryPolicy()) {
+        self.retryPolicy = retryPolicy
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -84,6 +99,24 @@ public final class HTTPTransport: @unchecked Sendable {
         switch outcome {
         case .success(let size): return size
         case .failure(let error): throw TransferError(error.kind, method: "GET", url: url.absoluteString)
+        }
+    }
+}
+
+extension HTTPTransport {
+    /// Runs `body` again after transient failures (5xx, 408, 429, dropped connections) with exponential
+    /// backoff and jitter; other failures, and the last one, are thrown.
+    public func retrying<T>(_ method: String, _ url: URL, _ body: () throws(TransferError) -> T) throws(TransferError) -> T {
+        var delay = retryPolicy.initialDelay
+        var attempt = 1
+        while true {
+            do {
+                return try body()
+            } catch where error.isTransient && attempt < retryPolicy.attempts {
+                Thread.sleep(forTimeInterval: min(delay * Double.random(in: 0.5...1.0), retryPolicy.maxDelay))
+                delay = min(delay * 2, retryPolicy.maxDelay)
+                attempt += 1
+            }
         }
     }
 }

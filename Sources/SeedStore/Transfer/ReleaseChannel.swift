@@ -52,7 +52,7 @@ public struct ReleaseChannel: Sendable {
             return data
         case .http(let base):
             let url = url(path, base)
-            let response = try retrying("GET", url) { () throws(TransferError) in
+            let response = try transport.retrying("GET", url) { () throws(TransferError) in
                 try transport.send("GET", url, maxBytes: maxBytes).throwingIfTransient("GET", url)
             }
             if response.status == 404 { return nil }
@@ -82,30 +82,12 @@ public struct ReleaseChannel: Sendable {
             return total
         case .http(let base):
             let url = url(path, base)
-            let head = try retrying("HEAD", url) { () throws(TransferError) in try transport.send("HEAD", url).throwingIfTransient("HEAD", url) }
+            let head = try transport.retrying("HEAD", url) { () throws(TransferError) in try transport.send("HEAD", url).throwingIfTransient("HEAD", url) }
             guard head.status == 200 else { throw TransferError(.status(head.status), method: "HEAD", url: url.absoluteString) }
             let etag = head.header("ETag")
-            return try retrying("GET", url) { () throws(TransferError) in
+            return try transport.retrying("GET", url) { () throws(TransferError) in
                 try transport.download(url, to: file, maxBytes: maxBytes, etag: etag)
             }
-        }
-    }
-}
-
-/// Retries transient failures (5xx, 408, 429, dropped connections) 5 times with exponential backoff
-/// and jitter between 0.5 and 8 seconds; other failures are returned at once.
-public func retrying<T>(
-    _ method: String, _ url: URL, attempts: Int = 5, _ body: () throws(TransferError) -> T
-) throws(TransferError) -> T {
-    var delay = 0.5
-    var attempt = 1
-    while true {
-        do {
-            return try body()
-        } catch where error.isTransient && attempt < attempts {
-            Thread.sleep(forTimeInterval: min(delay * Double.random(in: 0.5...1.0), 8))
-            delay = min(delay * 2, 8)
-            attempt += 1
         }
     }
 }
