@@ -164,6 +164,29 @@ struct XcodeModelReadingTests {
         #expect(throws: ModelError.self) { try ModelLoader.load(text) }
     }
 
+    @Test func olderXcodeForms() throws {
+        let directory = TemporaryDirectory()
+        let model = try loadXML("""
+            <entity name="A" syncable="YES">
+                <attribute name="born" optional="YES" attributeType="Date" defaultValueString="2001-01-02 00:00:00 +0000" defaultDateTimeInterval="86400" syncable="YES"/>
+                <attribute name="x" optional="YES" attributeType="String" syncable="YES"/>
+                <attribute name="y" optional="YES" attributeType="Integer 32" defaultValueString="0.0" syncable="YES"/>
+                <attribute name="z" optional="YES" attributeType="String" renamingIdentifier="old" syncable="YES"/>
+                <compoundIndexes>
+                    <compoundIndex>
+                        <index value="x"/>
+                        <index value="y"/>
+                    </compoundIndex>
+                </compoundIndexes>
+            </entity>
+            """, in: directory, name: "Old")
+        let entity = try #require(model.entity(named: "A"))
+        #expect(entity.attribute(named: "born")?.defaultValue == "86400", "the interval, not the readable text")
+        #expect(entity.indexes == [FetchIndex(name: "compound_x_y", elements: [.init(property: "x"), .init(property: "y")])])
+        #expect(entity.attribute(named: "z")?.renamingIdentifier == nil, "momc ignores renamingIdentifier=; only elementID renames")
+        #expect(model.validate().isEmpty)
+    }
+
     @Test func layoutAndUnknownAttributesAreIgnored() throws {
         let directory = TemporaryDirectory()
         let plain = try loadXML(#"<entity name="A"><attribute name="x" attributeType="String"/></entity>"#, in: directory, name: "P")

@@ -109,6 +109,7 @@ struct FieldConverterTests {
         #expect(try FieldConverter.convertDefault("YES", as: .boolean).get() == .integer(1))
         #expect(try FieldConverter.convertDefault("NO", as: .boolean).get() == .integer(0))
         #expect(try FieldConverter.convertDefault("3", as: .integer16).get() == .integer(3))
+        #expect(try FieldConverter.convertDefault("0.0", as: .integer64).get() == .integer(0))
         #expect(try FieldConverter.convertDefault("0.5", as: .double).get() == .real(0.5))
         #expect(try FieldConverter.convertDefault("694224000", as: .date).get() == .real(1_672_531_200))
         #expect(try FieldConverter.convertDefault("hello", as: .string).get() == .text("hello"))

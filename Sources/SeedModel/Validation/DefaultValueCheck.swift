@@ -6,7 +6,9 @@ enum DefaultValueCheck {
     static func problem(_ value: String, for type: AttributeType) -> String? {
         switch type {
         case .integer16, .integer32, .integer64:
-            guard let number = Int64(value.trimmingCharacters(in: .whitespaces)) else {
+            // Xcode writes "0.0" for a default that was a Double before a type change.
+            let text = value.trimmingCharacters(in: .whitespaces)
+            guard let number = Int64(text) ?? Double(text).flatMap({ Int64(exactly: $0) }) else {
                 return "is not a whole number; write digits only"
             }
             if let range = type.integerRange, !range.contains(number) {

@@ -97,8 +97,10 @@ struct ModelValidator {
             }
         }
         for attribute in entity.attributes {
+            // Real models keep defaults left over from a type change ("NO" on an integer); Core Data
+            // ignores what does not fit, so this is a warning and the store gets no DEFAULT.
             if let value = attribute.defaultValue, let problem = DefaultValueCheck.problem(value, for: attribute.type) {
-                error("default value \"\(value)\" \(problem)", entity, attribute.name)
+                warning("default value \"\(value)\" \(problem); it is ignored", entity, attribute.name)
             }
         }
     }

@@ -83,6 +83,11 @@ final class XcodeModelParser: NSObject, XMLParserDelegate {
             constraint = []
         case "constraint" where constraint != nil:
             if let value = xml["value"] { constraint?.append(value) }
+        case "compoundIndex" where entity != nil:
+            // Older Xcodes' compound indexes: the same as a fetch index over those properties.
+            index = FetchIndex(name: "", elements: [])
+        case "index" where index != nil:
+            if let value = xml["value"] { index?.elements.append(FetchIndex.Element(property: value)) }
         case "fetchIndex" where entity != nil:
             index = FetchIndex(name: xml["name"] ?? "", elements: [])
         case "fetchIndexElement" where index != nil:
@@ -122,6 +127,12 @@ final class XcodeModelParser: NSObject, XMLParserDelegate {
         case "fetchIndex":
             if let index { entity?.indexes.append(index) }
             index = nil
+        case "compoundIndex":
+            if var index, !index.elements.isEmpty {
+                index.name = "compound_" + index.elements.map(\.property).joined(separator: "_")
+                entity?.indexes.append(index)
+            }
+            index = nil
         case "configuration":
             if let configuration { configurations.append(Configuration(name: configuration.name, entities: configuration.entities)) }
             configuration = nil
@@ -157,11 +168,14 @@ final class XcodeModelParser: NSObject, XMLParserDelegate {
             diagnostics.append(ModelDiagnostic(.error, message, source: source, entity: entity?.name, property: name))
             return nil
         }
+        // Dates: Xcode writes seconds since 2001 as `…DateTimeInterval`; Xcode 4 also wrote a readable
+        // `…ValueString`, which is not a number, so the interval wins.
+        let isDate = type == .date
         return Attribute(
             name: name, type: type, isOptional: xml.flag("optional"), isTransient: xml.flag("transient"),
-            defaultValue: xml["defaultValueString"] ?? xml["defaultDateTimeInterval"],
-            minValue: xml["minValueString"] ?? xml["minDateTimeInterval"],
-            maxValue: xml["maxValueString"] ?? xml["maxDateTimeInterval"],
+            defaultValue: isDate ? xml["defaultDateTimeInterval"] ?? xml["defaultValueString"] : xml["defaultValueString"],
+            minValue: isDate ? xml["minDateTimeInterval"] ?? xml["minValueString"] : xml["minValueString"],
+            maxValue: isDate ? xml["maxDateTimeInterval"] ?? xml["maxValueString"] : xml["maxValueString"],
             isIndexed: xml.flag("indexed"), renamingIdentifier: xml.renamingIdentifier,
             versionHashModifier: xml["versionHashModifier"], valueTransformerName: xml["valueTransformerName"],
             allowsExternalBinaryDataStorage: xml.flag("allowsExternalBinaryDataStorage"))
@@ -196,6 +210,7 @@ struct XMLAttributes {
 
     func flag(_ key: String) -> Bool { values[key] == "YES" }
 
-    /// Xcode writes the inspector's "Renaming ID" as `elementID`; Core Data calls it `renamingIdentifier`.
-    var renamingIdentifier: String? { values["elementID"] ?? values["renamingIdentifier"] }
+    /// Xcode writes the inspector's "Renaming ID" as `elementID` (Core Data's `renamingIdentifier`;
+    /// `momc` ignores an attribute spelled `renamingIdentifier`, so it is not read either).
+    var renamingIdentifier: String? { values["elementID"] }
 }

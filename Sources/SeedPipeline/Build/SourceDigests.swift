@@ -1,5 +1,5 @@
-import Crypto
 import Foundation
+import SeedStore
 
 /// SHA-256 of the source files, computed on another core while the load runs.
 final class SourceDigests: @unchecked Sendable {
@@ -12,7 +12,7 @@ final class SourceDigests: @unchecked Sendable {
         for path in paths {
             DispatchQueue.global().async(group: group) { [self] in
                 do {
-                    let digest = try Self.sha256(ofFile: path)
+                    let digest = try FileDigest(of: path).sha256
                     lock.withLock { digests[path] = digest }
                 } catch {
                     lock.withLock { failure = error }
@@ -30,16 +30,4 @@ final class SourceDigests: @unchecked Sendable {
         }
     }
 
-    /// Hashes a file in 1 MiB reads.
-    static func sha256(ofFile path: String) throws -> String {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw IngestError(.missingInput, file: path, "cannot open to compute its SHA-256")
-        }
-        defer { try? handle.close() }
-        var hasher = SHA256()
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            hasher.update(data: chunk)
-        }
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
-    }
 }

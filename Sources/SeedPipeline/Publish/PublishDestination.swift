@@ -36,7 +36,8 @@ struct DirectoryDestination: PublishDestination {
     func checksum(_ relative: String) throws -> (Int64, String)? {
         let file = path(relative)
         guard FileManager.default.fileExists(atPath: file) else { return nil }
-        return try fileDigest(file)
+        let digest = try FileDigest(of: file)
+        return (digest.bytes, digest.sha256)
     }
 
     func putImmutable(file: String, sha256: String, at relative: String) throws {
@@ -69,21 +70,6 @@ struct DirectoryDestination: PublishDestination {
     func list(_ folder: String) throws -> [String]? {
         (try? FileManager.default.contentsOfDirectory(atPath: path(folder))) ?? []
     }
-}
-
-/// Size and SHA-256 of a local file.
-func fileDigest(_ path: String) throws -> (Int64, String) {
-    guard let handle = FileHandle(forReadingAtPath: path) else {
-        throw IngestError(.missingInput, file: path, "cannot open")
-    }
-    defer { try? handle.close() }
-    var hasher = SHA256()
-    var count: Int64 = 0
-    while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-        hasher.update(data: chunk)
-        count += Int64(chunk.count)
-    }
-    return (count, Data(hasher.finalize()).hexString)
 }
 
 /// A publish that failed: the URL, the method, the status, and whether it is worth retrying (exit 75) or not (74).

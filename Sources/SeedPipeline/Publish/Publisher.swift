@@ -38,7 +38,8 @@ public struct Publisher: Sendable {
             let digest = manifest.values["contentDigest"]?.stringValue
         else { throw IngestError(.badData, file: manifestPath, "the manifest lacks dataset, dataVersion, artifact or contentDigest") }
         let artifactPath = (outputDirectory as NSString).appendingPathComponent(artifact.fileName)
-        let (bytes, sha) = try fileDigest(artifactPath)
+        let local = try FileDigest(of: artifactPath)
+        let (bytes, sha) = (local.bytes, local.sha256)
         guard bytes == artifact.bytes, sha == artifact.sha256 else {
             throw IngestError(.badData, file: artifactPath, "\(bytes) bytes with SHA-256 \(sha), the manifest says \(artifact.bytes) with \(artifact.sha256); rebuild before publishing")
         }
@@ -59,14 +60,15 @@ public struct Publisher: Sendable {
         let remoteArtifact = ReleasePointer.artifactPath(sha256: sha)
         let remoteManifest = ReleasePointer.manifestPath(dataVersion: dataVersion)
         try channel.putImmutable(file: artifactPath, sha256: sha, at: remoteArtifact)
-        try channel.putImmutable(file: manifestPath, sha256: try fileDigest(manifestPath).1, at: remoteManifest)
+        let manifestSHA = try FileDigest(of: manifestPath).sha256
+        try channel.putImmutable(file: manifestPath, sha256: manifestSHA, at: remoteManifest)
         // Read back before the pointer moves: what apps will download must be what was built.
         guard let (remoteBytes, remoteSHA) = try channel.checksum(remoteArtifact), remoteBytes == bytes, remoteSHA == sha else {
             throw PublishError(url: channel.describe(remoteArtifact), method: "GET", status: nil, "the uploaded artifact does not read back with the built bytes")
         }
         let pointer = ReleasePointer(
             dataset: dataset, dataVersion: dataVersion, manifest: remoteManifest,
-            manifestSHA256: try fileDigest(manifestPath).1, contentDigest: digest)
+            manifestSHA256: manifestSHA, contentDigest: digest)
         try channel.putPointer(pointer.data, at: ReleasePointer.fileName)
         let pruned = try prune(channel, current: dataVersion)
         return Result(outcome: .published, channel: channel.describe(""), dataVersion: dataVersion, pruned: pruned)

@@ -53,7 +53,8 @@ struct WebDAVDestination: PublishDestination {
         } catch {
             throw PublishError(error)
         }
-        return try fileDigest(temporary)
+        let digest = try FileDigest(of: temporary)
+        return (digest.bytes, digest.sha256)
     }
 
     /// Creates each missing folder from the server's root down to `path`'s (405: it exists already).

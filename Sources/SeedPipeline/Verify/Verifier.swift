@@ -45,7 +45,8 @@ public struct Verifier: Sendable {
                 report.check("artifact present", false, "\(compressed) is missing")
                 return nil
             }
-            let (bytes, sha) = try Self.digest(compressed)
+            let digest = try FileDigest(of: compressed)
+            let (bytes, sha) = (digest.bytes, digest.sha256)
             report.check("artifact size", bytes == entry.bytes, "\(bytes) bytes, manifest says \(entry.bytes)")
             report.check("artifact sha256", sha == entry.sha256, "\(sha), manifest says \(entry.sha256)")
             guard bytes == entry.bytes, sha == entry.sha256 else { return nil }
@@ -98,15 +99,4 @@ public struct Verifier: Sendable {
         }
     }
 
-    static func digest(_ path: String) throws -> (Int64, String) {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw StoreError(.io, path: path, "cannot open") }
-        defer { try? handle.close() }
-        var hasher = SHA256()
-        var count: Int64 = 0
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            hasher.update(data: chunk)
-            count += Int64(chunk.count)
-        }
-        return (count, Data(hasher.finalize()).hexString)
-    }
 }

@@ -13,7 +13,7 @@ extension SeedInstaller {
         // Kept across failed attempts, so the next try resumes; removed once it is used.
         let partial = (directory as NSString).appendingPathComponent(".\(dataset)-\(dataVersion).sqlite.gz.part")
         let size = try channel.download(remote, to: partial, maxBytes: artifact.bytes)
-        let (_, sha) = try Self.digest(partial)
+        let sha = try FileDigest(of: partial).sha256
         guard size == artifact.bytes, sha == artifact.sha256 else {
             try? FileManager.default.removeItem(atPath: partial)
             throw InstallError(.checksum, "\(channel.describe(remote)): \(size) bytes with SHA-256 \(sha), the manifest says \(artifact.bytes) bytes with \(artifact.sha256); the artifact was changed or damaged")
@@ -44,17 +44,6 @@ extension SeedInstaller {
         return name
     }
 
-    static func digest(_ path: String) throws -> (Int64, String) {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw StoreError(.io, path: path, "cannot open") }
-        defer { try? handle.close() }
-        var hasher = SHA256()
-        var count: Int64 = 0
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            hasher.update(data: chunk)
-            count += Int64(chunk.count)
-        }
-        return (count, Data(hasher.finalize()).hexString)
-    }
 }
 
 /// Why a release was refused; the installed seed stays in use.

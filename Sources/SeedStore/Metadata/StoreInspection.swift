@@ -26,7 +26,8 @@ public struct StoreInspection: Sendable {
         guard FileManager.default.fileExists(atPath: path) else {
             throw StoreError(.notFound, path: path, "no such file; check the path")
         }
-        let (bytes, sha) = try fileDigest(path)
+        let digest = try FileDigest(of: path)
+        let (bytes, sha) = (digest.bytes, digest.sha256)
         if StoreFile.isGzip(path) {
             var hasher = SHA256()
             var inflated: Int64 = 0
@@ -49,24 +50,6 @@ public struct StoreInspection: Sendable {
         }
         let metadata = try StoreMetadata.read(at: URL(fileURLWithPath: path))
         return StoreInspection(path: path, kind: .store, fileBytes: bytes, fileSHA256: sha, metadata: metadata)
-    }
-
-    static func fileDigest(_ path: String) throws(StoreError) -> (Int64, String) {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw StoreError(.io, path: path, "cannot open; check permissions")
-        }
-        defer { try? handle.close() }
-        var hasher = SHA256()
-        var count: Int64 = 0
-        do {
-            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-                hasher.update(data: chunk)
-                count += Int64(chunk.count)
-            }
-        } catch {
-            throw StoreError(.io, path: path, "cannot read: \(error.localizedDescription)")
-        }
-        return (count, Data(hasher.finalize()).hexString)
     }
 
     /// One JSON object: the metadata keys (or the manifest's fields) and `inspectedFile` with sizes and checksums.

@@ -68,6 +68,9 @@ public enum FieldConverter {
             return .success(.real(seconds + 978_307_200))
         case .string, .uri:
             return .success(.text(text))
+        case .integer16, .integer32, .integer64:
+            // "0.0": a default left from when the attribute was a Double.
+            if let number = Double(text), let whole = Int64(exactly: number) { text = String(whole) }
         default:
             break
         }
