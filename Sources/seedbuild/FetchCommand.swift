@@ -32,7 +32,9 @@ struct FetchCommand: ParsableCommand {
         }
         let result = try CommandFailure.exitOnError { try installer.install(from: url, to: to) }
         switch result.outcome {
-        case .installed: print("installed data version \(result.dataVersion) as \(result.storePath)")
+        case .installed:
+            print("installed data version \(result.dataVersion) as \(result.storePath)")
+            if let plan = result.migration { print("it opens under the app's model through a lightweight migration:\n\(plan)") }
         case .alreadyInstalled: print("data version \(result.dataVersion) is installed already (\(result.storePath)); nothing to do")
         }
     }

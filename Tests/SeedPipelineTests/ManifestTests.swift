@@ -49,6 +49,7 @@ struct ManifestTests {
         #expect(manifest.values["sources"] == built.metadata[StoreMetadata.Key.sources])
         #expect(manifest.values["rowCounts"] == .object(["County": 2, "Postcode": 3]))
         #expect(manifest.values["contentDigest"]?.stringValue == built.metadata.contentDigest)
+        #expect(manifest.values["seedModel"]?.objectValue?["name"] == "TestPostcodes")
         #expect(manifest.values["signature"] == nil)
     }
 

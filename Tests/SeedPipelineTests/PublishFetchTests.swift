@@ -135,12 +135,17 @@ struct PublishFetchTests {
         #expect(!FileManager.default.fileExists(atPath: app + "/postcodes.current"))
     }
 
-    @Test func modelMismatchIsRefusedBeforeDownloading() throws {
+    @Test func modelChecksBeforeDownloading() throws {
         _ = try Publisher().publish(try release(7), to: directory.path("dist"))
-        var model = try ModelLoader.load(directory.path("model.json"))
-        model.entities[0].attributes.append(Attribute(name: "extra", type: .string))
-        let error = #expect(throws: InstallError.self) { try installer { $0.model = model }.install(from: channel, to: app) }
-        #expect(error?.kind == .model && error?.message.contains("differs from the app's for County") == true)
+        var newer = try ModelLoader.load(directory.path("model.json"))
+        newer.entities[0].attributes.append(Attribute(name: "extra", type: .string))
+        let lightweight = try installer { $0.model = newer }.install(from: channel, to: directory.path("other-app"))
+        #expect(lightweight.migration?.changes.map(\.kind) == [.addAttribute], "the plan comes from the model the manifest carries")
+
+        var incompatible = try ModelLoader.load(directory.path("model.json"))
+        incompatible.entities[0].attributes[0].type = .integer64
+        let error = #expect(throws: InstallError.self) { try installer { $0.model = incompatible }.install(from: channel, to: app) }
+        #expect(error?.kind == .model && error?.message.contains("County.code changed type from String to Integer 64") == true)
         let installed = (try? FileManager.default.contentsOfDirectory(atPath: app)) ?? []
         #expect(installed.isEmpty)
     }

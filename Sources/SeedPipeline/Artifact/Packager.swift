@@ -34,6 +34,9 @@ public struct Packager: Sendable {
         try AtomicFile.commit(temporary, to: artifactPath, mode: 0o444)
 
         var manifest = makeManifest(metadata, storePath: storePath, artifactPath: artifactPath, gzip: gzip)
+        // The store's own model (its seed_model), so an app can infer a migration before downloading.
+        let (model, _, _) = try Migrator.embeddedModel(of: storePath)
+        manifest.values["seedModel"] = try JSONValue(jsonText: String(decoding: model.canonicalJSON(), as: UTF8.self))
         try signingKey?.sign(&manifest)
         let manifestPath = ((storePath as NSString).deletingLastPathComponent as NSString).appendingPathComponent(Manifest.fileName)
         try writeAtomically(manifest.fileData, to: manifestPath, mode: 0o644)

@@ -36,6 +36,8 @@ public struct SeedInstaller: Sendable {
         public var storePath: String
         public var dataVersion: Int64
         public var manifest: Manifest
+        /// When the release's model differs from the app's: the lightweight migration that opens it.
+        public var migration: MigrationPlan?
     }
 
     /// - Throws: ``InstallError`` saying which check refused the release; ``TransferError`` for the network.
@@ -68,18 +70,19 @@ public struct SeedInstaller: Sendable {
                 throw InstallError(.rollback, "\(manifestURL): data version \(dataVersion) is older than the installed \(installed.dataVersion); refusing a rollback")
             }
             if dataVersion == installed.dataVersion {
-                return Result(outcome: .alreadyInstalled, storePath: state.path(installed.store), dataVersion: dataVersion, manifest: manifest)
+                return Result(outcome: .alreadyInstalled, storePath: state.path(installed.store), dataVersion: dataVersion, manifest: manifest, migration: nil)
             }
         }
-        try checkModel(manifest, url: manifestURL)
+        let plan = try checkModel(manifest, url: manifestURL)
         let path = try download(artifact, store: store, from: channel, into: directory, dataset: dataset, dataVersion: dataVersion)
         try state.switchTo(storeFile: path, dataVersion: dataVersion, contentDigest: manifest.values["contentDigest"]?.stringValue ?? "")
-        return Result(outcome: .installed, storePath: state.path(path), dataVersion: dataVersion, manifest: manifest)
+        return Result(outcome: .installed, storePath: state.path(path), dataVersion: dataVersion, manifest: manifest, migration: plan)
     }
 
-    /// The release's entity hashes must equal the app model's for the release's configuration.
-    private func checkModel(_ manifest: Manifest, url: String) throws {
-        guard let model else { return }
+    /// The release's entity hashes must equal the app model's for the release's configuration, or a
+    /// lightweight migration must be inferable from the model the manifest carries — before downloading.
+    private func checkModel(_ manifest: Manifest, url: String) throws -> MigrationPlan? {
+        guard let model else { return nil }
         guard let configuration = manifest.configuration else { throw InstallError(.model, "\(url): the manifest names no configuration") }
         let expected: [String: Data]
         do {
@@ -88,8 +91,17 @@ public struct SeedInstaller: Sendable {
             throw InstallError(.model, "\(url): the app's model has no configuration \(configuration)")
         }
         let differing = Set(expected.keys).union(manifest.versionHashes.keys).filter { expected[$0] != manifest.versionHashes[$0] }.sorted()
-        if !differing.isEmpty {
-            throw InstallError(.model, "\(url): the release's model differs from the app's for \(differing.joined(separator: ", ")); it would need a migration. Publish a release for this model version")
+        guard !differing.isEmpty else { return nil }
+        guard let carried = manifest.values["seedModel"],
+            let releaseModel = try? ModelLoader.load(json: Data(carried.jsonText.utf8), source: ModelSource(file: url, version: "release"))
+        else {
+            throw InstallError(.model, "\(url): the release's model differs from the app's for \(differing.joined(separator: ", ")) and the manifest carries no model to infer a migration from. Publish a release for this model version")
+        }
+        do {
+            return try MappingInference.infer(from: releaseModel, to: model, configuration: configuration)
+        } catch {
+            let reasons = error.reasons.map { reason in (reason.entity.map { "\($0)\(reason.property.map { ".\($0)" } ?? ""): " } ?? "") + reason.message }
+            throw InstallError(.model, "\(url): the release cannot be opened under the app's model: \(reasons.joined(separator: "; "))")
         }
     }
 }
