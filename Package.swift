@@ -6,6 +6,8 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .library(name: "SeedStore", targets: ["SeedStore"]),
+        // The build-time stages as a library, for scripting them and for the benchmarks package.
+        .library(name: "SeedPipeline", targets: ["SeedPipeline"]),
         .executable(name: "seedbuild", targets: ["seedbuild"]),
     ],
     dependencies: [

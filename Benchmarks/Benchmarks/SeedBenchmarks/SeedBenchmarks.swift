@@ -1,0 +1,90 @@
+import Benchmark
+import Foundation
+import SeedModel
+import SeedPipeline
+import SeedStore
+
+/// Throughput and memory of the hot paths: the CSV scan, the whole build, and compression.
+/// Inputs are generated once per run, deterministically, in a temporary folder.
+let benchmarks: @Sendable () -> Void = {
+    let metrics: [BenchmarkMetric] = [.wallClock, .throughput, .peakMemoryResident, .mallocCountTotal]
+    let rows = 200_000
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("seedbuild-benchmarks").path
+    let inputs = BenchmarkInputs(folder: folder, rows: rows)
+
+    Benchmark("CSV scan, \(rows) postcode rows", configuration: .init(metrics: metrics, maxIterations: 10)) { _ in
+        let reader = try CSVReader(path: inputs.postcodes)
+        var fields = 0
+        while let record = try reader.next() {
+            for index in 0..<record.count { fields += record.withField(index) { $0.count } }
+        }
+        blackHole(fields)
+    }
+
+    Benchmark("Build, \(rows) postcode rows", configuration: .init(metrics: metrics, maxIterations: 5)) { _ in
+        var options = BuildOptions(files: [inputs.postcodes])
+        options.model = inputs.model
+        options.outputDirectory = folder + "/out"
+        let (request, _) = try options.resolve(project: nil)
+        blackHole(try SeedBuilder().build(request))
+    }
+
+    Benchmark("Parallel gzip of the built store", configuration: .init(metrics: metrics, maxIterations: 5)) { _ in
+        blackHole(try ParallelGzip().compress(inputs.store, to: folder + "/store.sqlite.gz"))
+    }
+}
+
+/// Writes the benchmark's CSVs and model, and builds a store to compress.
+struct BenchmarkInputs: Sendable {
+    let postcodes: String
+    let model: String
+    let store: String
+
+    init(folder: String, rows: Int) {
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        postcodes = folder + "/postcodes.csv"
+        model = folder + "/model.json"
+        store = folder + "/out/postcodes.sqlite"
+        let counties = (0..<150).map { "E\(10_000_000 + $0),County \($0),England" }
+        try! ("code,name,country\n" + counties.joined(separator: "\n") + "\n").write(toFile: folder + "/counties.csv", atomically: true, encoding: .utf8)
+        var generator = SplitMix(seed: 1)
+        var text = "postcode,county_code,district,latitude,longitude,introduced\n"
+        for index in 0..<rows {
+            // Unique and in key order, like the real postcode directory: 6,760 units per district.
+            let unit = index % 6_760
+            let postcode = String(format: "AB%02d %d%c%c", index / 6_760, unit / 676, 65 + (unit / 26) % 26, 65 + unit % 26)
+            text += "\(postcode),E\(10_000_000 + Int(generator.next() % 150)),District \(generator.next() % 400),"
+            text += String(format: "%.6f,%.6f,", 50 + Double(generator.next() % 1_000_000) / 100_000, -5 + Double(generator.next() % 1_000_000) / 100_000)
+            text += "20\(10 + generator.next() % 15)-0\(1 + generator.next() % 9)-1\(generator.next() % 9)\n"
+        }
+        try! text.write(toFile: postcodes, atomically: true, encoding: .utf8)
+        try! #"""
+            {"name": "Bench", "entities": [
+              {"name": "County", "attributes": [{"name": "code", "type": "String", "optional": false}, {"name": "name", "type": "String"}, {"name": "country", "type": "String"}],
+               "relationships": [{"name": "postcodes", "destination": "Postcode", "inverse": "county", "toMany": true}], "uniquenessConstraints": [["code"]]},
+              {"name": "Postcode", "attributes": [{"name": "postcode", "type": "String", "optional": false}, {"name": "district", "type": "String"},
+                {"name": "latitude", "type": "Double"}, {"name": "longitude", "type": "Double"}, {"name": "introduced", "type": "Date"}],
+               "relationships": [{"name": "county", "destination": "County", "inverse": "postcodes"}], "uniquenessConstraints": [["postcode"]]}]}
+            """#.write(toFile: model, atomically: true, encoding: .utf8)
+        var options = BuildOptions(files: [postcodes])
+        options.model = model
+        options.outputDirectory = folder + "/out"
+        let (request, _) = try! options.resolve(project: nil)
+        _ = try! SeedBuilder().build(request)
+    }
+}
+
+/// A small deterministic generator, so every run measures the same input.
+struct SplitMix {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
