@@ -12,6 +12,8 @@ final class RejectCollector: @unchecked Sendable {
     private(set) var rejectedLines: [String: Set<Int>] = [:]
     private let path: String
     private var handle: FileHandle?
+    /// The first failure to write the file; ``finish()`` reports it, so no reject is lost silently.
+    private var writeFailure: String?
     /// The parsing and the inserting thread both reject rows.
     private let lock = NSLock()
 
@@ -28,20 +30,34 @@ final class RejectCollector: @unchecked Sendable {
         count += 1
         if shown.count < Self.shownLimit { shown.append(error) }
         rejectedLines[error.file, default: []].insert(error.line)
+        guard writeFailure == nil else { return }
         if handle == nil {
-            _ = FileManager.default.createFile(atPath: path, contents: Data("file,line,column,field,reason,record\n".utf8))
-            handle = FileHandle(forWritingAtPath: path)
-            _ = try? handle?.seekToEnd()
+            guard FileManager.default.createFile(atPath: path, contents: Data("file,line,column,field,reason,record\n".utf8)),
+                let opened = FileHandle(forWritingAtPath: path)
+            else {
+                writeFailure = "cannot create the rejects file"
+                return
+            }
+            handle = opened
+            _ = try? opened.seekToEnd()
         }
         let fields = [
             error.file, String(error.line), error.column.map(String.init) ?? "", error.field ?? "", error.reason, error.record,
         ]
         let line = fields.map(Self.escape).joined(separator: ",") + "\n"
-        try? handle?.write(contentsOf: Data(line.utf8))
+        do {
+            try handle?.write(contentsOf: Data(line.utf8))
+        } catch {
+            writeFailure = "cannot write the rejects file: \(error.localizedDescription)"
+        }
     }
 
     /// Closes the file; returns its path when any row was rejected.
+    /// - Throws: ``IngestError`` (cannot create output) when a reject could not be written.
     func finish() throws -> String? {
+        if let writeFailure {
+            throw IngestError(.cannotCreateOutput, file: path, "\(writeFailure); check free space and permissions in the output folder")
+        }
         guard let handle else { return nil }
         try handle.synchronize()
         try handle.close()
