@@ -6,16 +6,19 @@ import SeedPipeline
 struct PublishCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "publish",
-        abstract: "Publish a build (its manifest.json and artifact) to a folder or a WebDAV server, replacing latest.json last.")
+        abstract: "Publish a build (its manifest.json and artifact) to a folder, a WebDAV server or S3, replacing latest.json last.")
 
     @Argument(help: "The build's output folder (default: seedbuild.json's \"out\", else build/seed).")
     var outputDirectory: String?
 
-    @Option(help: "The destination: a folder, file://…, or http(s)://… accepting WebDAV PUT and MOVE (default: seedbuild.json's \"publish\", else dist).")
+    @Option(help: "The destination: a folder, file://…, http(s)://… accepting WebDAV PUT and MOVE, or s3://bucket/prefix (default: seedbuild.json's \"publish\", else dist).")
     var to: String?
 
-    @Option(help: "Keep only the newest N releases on the destination (folders only).")
+    @Option(help: "Keep only the newest N releases on the destination (folders and S3).")
     var keep: Int?
+
+    @Option(name: .customLong("s3-endpoint"), help: "The endpoint for s3:// destinations (default: AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, else AWS in AWS_REGION).")
+    var s3Endpoint: String?
 
     func validate() throws {
         if let keep, keep < 1 { throw ValidationError("--keep must be 1 or more") }
@@ -24,15 +27,16 @@ struct PublishCommand: ParsableCommand {
     func run() throws {
         let project = try CommandFailure.exitOnError { () throws in try ProjectFile.load(inDirectory: FileManager.default.currentDirectoryPath) }
         let directory = outputDirectory ?? project?.out ?? BuildOptions.defaultOutputDirectory
-        try PublishStep.run(directory, to: to ?? project?.publish ?? "dist", keep: keep, quiet: false)
+        try PublishStep.run(directory, to: to ?? project?.publish ?? "dist", keep: keep, s3Endpoint: s3Endpoint, quiet: false)
     }
 }
 
 /// Runs the publish stage and prints what it did.
 enum PublishStep {
-    static func run(_ directory: String, to destination: String, keep: Int?, quiet: Bool) throws {
+    static func run(_ directory: String, to destination: String, keep: Int?, s3Endpoint: String? = nil, quiet: Bool) throws {
         var publisher = Publisher()
         publisher.keep = keep
+        publisher.s3Endpoint = s3Endpoint
         let result = try CommandFailure.exitOnError { try publisher.publish(directory, to: destination) }
         guard !quiet else { return }
         switch result.outcome {

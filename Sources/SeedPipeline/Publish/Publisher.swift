@@ -12,6 +12,10 @@ public struct Publisher: Sendable {
     /// Prune manifests and artifacts older than the newest N releases (never the current one).
     public var keep: Int?
     public var transport = HTTPTransport()
+    /// The S3 endpoint for `s3://` destinations (default: `AWS_ENDPOINT_URL_S3`, `AWS_ENDPOINT_URL`, else AWS in the region).
+    public var s3Endpoint: String?
+    /// Where credentials and the region come from: `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION`.
+    public var environment: [String: String] = ProcessInfo.processInfo.environment
 
     public init() {}
 
@@ -83,10 +87,30 @@ public struct Publisher: Sendable {
             return WebDAVDestination(base: url.absoluteURL, transport: transport)
         }
         if destination.hasPrefix("s3://") {
-            throw PublishError(url: destination, method: "publish", status: nil, "S3 destinations are not supported yet; publish to a folder or a WebDAV server")
+            return try s3Destination(destination, channel: channel)
         }
         let root = destination.hasPrefix("file://") ? (URL(string: destination)?.path ?? String(destination.dropFirst(7))) : destination
         return DirectoryDestination(root: (root as NSString).appendingPathComponent(channel))
+    }
+
+    private func s3Destination(_ destination: String, channel: String) throws -> PublishDestination {
+        let rest = destination.dropFirst("s3://".count)
+        let bucket = String(rest.prefix { $0 != "/" })
+        var prefix = String(rest.dropFirst(bucket.count)).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        if !prefix.isEmpty { prefix += "/" }
+        guard !bucket.isEmpty else {
+            throw PublishError(url: destination, method: "publish", status: nil, "no bucket; write s3://bucket/prefix")
+        }
+        guard let accessKey = environment["AWS_ACCESS_KEY_ID"], let secretKey = environment["AWS_SECRET_ACCESS_KEY"] else {
+            throw PublishError(url: destination, method: "publish", status: nil, "no credentials; set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
+        }
+        let region = environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? "us-east-1"
+        let endpointText = s3Endpoint ?? environment["AWS_ENDPOINT_URL_S3"] ?? environment["AWS_ENDPOINT_URL"] ?? "https://s3.\(region).amazonaws.com"
+        guard let endpoint = URL(string: endpointText), endpoint.host != nil else {
+            throw PublishError(url: endpointText, method: "publish", status: nil, "not an endpoint URL; give --s3-endpoint http(s)://host[:port]")
+        }
+        let signer = S3Signer(credentials: .init(accessKey: accessKey, secretKey: secretKey, sessionToken: environment["AWS_SESSION_TOKEN"]), region: region)
+        return S3Destination(endpoint: endpoint, bucket: bucket, prefix: prefix + channel, signer: signer, transport: transport)
     }
 
     /// Removes manifests, and the artifacts only they named, beyond the newest `keep` releases.

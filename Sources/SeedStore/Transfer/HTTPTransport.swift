@@ -84,9 +84,10 @@ public final class HTTPTransport: @unchecked Sendable {
     /// Downloads to the end of `file`, resuming from its size with `Range` and `If-Range` when it already
     /// has bytes, and never writing past `maxBytes` in all.
     /// - Returns: the file's size afterwards.
-    public func download(_ url: URL, to file: String, maxBytes: Int64, etag: String?) throws(TransferError) -> Int64 {
+    public func download(_ url: URL, to file: String, maxBytes: Int64, etag: String?, headers: [String: String] = [:]) throws(TransferError) -> Int64 {
         let existing = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.int64Value ?? 0
         var request = URLRequest(url: url)
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if existing > 0, let etag {
             request.setValue("bytes=\(existing)-", forHTTPHeaderField: "Range")
             request.setValue(etag, forHTTPHeaderField: "If-Range")

@@ -1,0 +1,123 @@
+import Foundation
+import SeedStore
+import Testing
+@testable import SeedPipeline
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// moto's S3-compatible server on 127.0.0.1 at a run-time port; stopped on deinit.
+final class MotoServer {
+    private let process = Process()
+    let port: Int
+    var endpoint: String { "http://127.0.0.1:\(port)" }
+
+    init() throws {
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        probe.arguments = ["python3", "-c", "import socket; s=socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"]
+        let pipe = Pipe()
+        probe.standardOutput = pipe
+        try probe.run()
+        probe.waitUntilExit()
+        port = Int(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-m", "moto.server", "-H", "127.0.0.1", "-p", "\(port)"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let transport = HTTPTransport(timeout: 2)
+        for _ in 0..<100 {
+            if (try? transport.send("GET", URL(string: endpoint + "/")!)) != nil { return }
+            usleep(100_000)
+        }
+        throw NSError(domain: "MotoServer", code: 1, userInfo: [NSLocalizedDescriptionKey: "moto_server did not start"])
+    }
+
+    deinit {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}
+
+@Suite("Publishing to S3-compatible storage (moto)")
+struct S3PublishTests {
+    private let directory = TemporaryDirectory()
+    private let environment = ["AWS_ACCESS_KEY_ID": "AKIDTEST", "AWS_SECRET_ACCESS_KEY": "secret", "AWS_REGION": "us-east-1"]
+
+    private func release(_ version: Int64, postcodes: String? = nil) throws -> String {
+        if let postcodes { writeTestInputs(directory, postcodes: postcodes) } else { writeTestInputs(directory) }
+        let built = try buildTestStore(directory) {
+            $0.dataVersion = version
+            $0.outputDirectory = directory.path("out-\(version)")
+        }
+        _ = try Packager().package(built)
+        return directory.path("out-\(version)")
+    }
+
+    private func publisher(_ server: MotoServer) -> Publisher {
+        var publisher = Publisher()
+        publisher.s3Endpoint = server.endpoint
+        publisher.environment = environment
+        publisher.transport = HTTPTransport(timeout: 10, retryPolicy: .init(attempts: 3, initialDelay: 0.01, maxDelay: 0.05))
+        return publisher
+    }
+
+    /// A signed request through the project's own signer, for setting up and looking.
+    private func destination(_ server: MotoServer) -> S3Destination {
+        S3Destination(
+            endpoint: URL(string: server.endpoint)!, bucket: "seeds", prefix: "releases/postcodes/1/",
+            signer: S3Signer(credentials: .init(accessKey: "AKIDTEST", secretKey: "secret"), region: "us-east-1"),
+            transport: HTTPTransport())
+    }
+
+    private func createBucket(_ server: MotoServer) throws {
+        let signer = S3Signer(credentials: .init(accessKey: "AKIDTEST", secretKey: "secret"), region: "us-east-1")
+        let headers = signer.sign(method: "PUT", path: "/seeds", headers: ["Host": "127.0.0.1:\(server.port)"], payloadSHA256: S3Signer.emptyPayloadSHA256, date: Date())
+        let response = try HTTPTransport().send("PUT", URL(string: server.endpoint + "/seeds")!, headers: headers, body: Data())
+        #expect(response.status == 200)
+    }
+
+    @Test func roundTripNoOpAndKeep() throws {
+        let server = try MotoServer()
+        defer { withExtendedLifetime(server) {} }
+        try createBucket(server)
+        let first = try publisher(server).publish(try release(7), to: "s3://seeds/releases")
+        #expect(first.outcome == .published && first.channel == "s3://seeds/releases/postcodes/1/")
+        let s3 = destination(server)
+        let pointer = try ReleasePointer(data: try #require(try s3.read("latest.json", maxBytes: 65_536)), source: "s3")
+        #expect(pointer.dataVersion == 7)
+        let manifest = try Manifest(data: try #require(try s3.read("manifests/7.json", maxBytes: 65_536)), path: "s3")
+        let artifact = try #require(manifest.artifact)
+        let stored = try #require(try s3.checksum(ReleasePointer.artifactPath(sha256: artifact.sha256)))
+        #expect(stored.0 == artifact.bytes && stored.1 == artifact.sha256)
+        #expect(try publisher(server).publish(try release(7), to: "s3://seeds/releases").outcome == .unchanged)
+
+        _ = try publisher(server).publish(try release(8, postcodes: "postcode,county_code\nCT1 1AA,KEN\n"), to: "s3://seeds/releases")
+        var keeping = publisher(server)
+        keeping.keep = 1
+        let pruned = try keeping.publish(try release(9, postcodes: "postcode,county_code\nCT1 1AB,KEN\n"), to: "s3://seeds/releases")
+        #expect(pruned.pruned.filter { $0.hasPrefix("manifests/") }.sorted() == ["manifests/7.json", "manifests/8.json"])
+        #expect(try s3.list("manifests") == ["9.json"])
+    }
+
+    @Test func immutableObjectsAreNeverReplaced() throws {
+        let server = try MotoServer()
+        defer { withExtendedLifetime(server) {} }
+        try createBucket(server)
+        let out = try release(7)
+        let manifest = try Manifest(data: try Data(contentsOf: URL(fileURLWithPath: out + "/manifest.json")), path: "m")
+        let other = directory.write("other.bin", "not the artifact")
+        try destination(server).putImmutable(file: other, sha256: try FileDigest(of: other).sha256, at: ReleasePointer.artifactPath(sha256: manifest.artifact!.sha256))
+        let error = #expect(throws: PublishError.self) { try publisher(server).publish(out, to: "s3://seeds/releases") }
+        #expect(error?.message.contains("already exists with other bytes") == true)
+        #expect(try destination(server).read("latest.json", maxBytes: 65_536) == nil, "no pointer was written")
+    }
+
+    @Test func missingCredentialsAreNamed() throws {
+        var publisher = Publisher()
+        publisher.environment = [:]
+        let error = #expect(throws: PublishError.self) { try publisher.publish(try release(7), to: "s3://seeds/x") }
+        #expect(error?.message.contains("AWS_ACCESS_KEY_ID") == true)
+    }
+}
