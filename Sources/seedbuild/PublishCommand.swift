@@ -20,6 +20,9 @@ struct PublishCommand: ParsableCommand {
     @Option(name: .customLong("s3-endpoint"), help: "The endpoint for s3:// destinations (default: AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, else AWS in AWS_REGION).")
     var s3Endpoint: String?
 
+    @Option(name: .customLong("s3-acl"), help: "A canned ACL for S3 uploads, e.g. public-read so apps can download without credentials.")
+    var s3ACL: String?
+
     func validate() throws {
         if let keep, keep < 1 { throw ValidationError("--keep must be 1 or more") }
     }
@@ -27,16 +30,17 @@ struct PublishCommand: ParsableCommand {
     func run() throws {
         let project = try CommandFailure.exitOnError { () throws in try ProjectFile.load(inDirectory: FileManager.default.currentDirectoryPath) }
         let directory = outputDirectory ?? project?.out ?? BuildOptions.defaultOutputDirectory
-        try PublishStep.run(directory, to: to ?? project?.publish ?? "dist", keep: keep, s3Endpoint: s3Endpoint, quiet: false)
+        try PublishStep.run(directory, to: to ?? project?.publish ?? "dist", keep: keep, s3Endpoint: s3Endpoint, s3ACL: s3ACL, quiet: false)
     }
 }
 
 /// Runs the publish stage and prints what it did.
 enum PublishStep {
-    static func run(_ directory: String, to destination: String, keep: Int?, s3Endpoint: String? = nil, quiet: Bool) throws {
+    static func run(_ directory: String, to destination: String, keep: Int?, s3Endpoint: String? = nil, s3ACL: String? = nil, quiet: Bool) throws {
         var publisher = Publisher()
         publisher.keep = keep
         publisher.s3Endpoint = s3Endpoint
+        publisher.s3ACL = s3ACL
         let result = try CommandFailure.exitOnError { try publisher.publish(directory, to: destination) }
         guard !quiet else { return }
         switch result.outcome {

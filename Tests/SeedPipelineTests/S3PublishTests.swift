@@ -101,6 +101,19 @@ struct S3PublishTests {
         #expect(try s3.list("manifests") == ["9.json"])
     }
 
+    @Test func publicReadReleaseInstallsOverPlainHTTP() throws {
+        let server = try MotoServer()
+        defer { withExtendedLifetime(server) {} }
+        try createBucket(server)
+        var publisher = publisher(server)
+        publisher.s3ACL = "public-read"
+        let result = try publisher.publish(try release(7), to: "s3://seeds/releases")
+        var installer = SeedInstaller()
+        installer.now = { Date(timeIntervalSince1970: 1_700_000_000 + 86_400) }
+        let installed = try installer.install(from: server.endpoint + "/seeds/releases/postcodes/1/", to: directory.path("app"))
+        #expect(result.outcome == .published && installed.outcome == .installed && installed.dataVersion == 7)
+    }
+
     @Test func immutableObjectsAreNeverReplaced() throws {
         let server = try MotoServer()
         defer { withExtendedLifetime(server) {} }

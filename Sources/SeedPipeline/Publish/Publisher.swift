@@ -14,6 +14,8 @@ public struct Publisher: Sendable {
     public var transport = HTTPTransport()
     /// The S3 endpoint for `s3://` destinations (default: `AWS_ENDPOINT_URL_S3`, `AWS_ENDPOINT_URL`, else AWS in the region).
     public var s3Endpoint: String?
+    /// A canned ACL for S3 uploads, e.g. `public-read` so apps can fetch the objects over plain HTTPS.
+    public var s3ACL: String?
     /// Where credentials and the region come from: `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION`.
     public var environment: [String: String] = ProcessInfo.processInfo.environment
 
@@ -70,6 +72,9 @@ public struct Publisher: Sendable {
         guard let (remoteBytes, remoteSHA) = try channel.checksum(remoteArtifact), remoteBytes == bytes, remoteSHA == sha else {
             throw PublishError(url: channel.describe(remoteArtifact), method: "GET", status: nil, "the uploaded artifact does not read back with the built bytes")
         }
+        guard let (_, remoteManifestSHA) = try channel.checksum(remoteManifest), remoteManifestSHA == manifestSHA else {
+            throw PublishError(url: channel.describe(remoteManifest), method: "GET", status: nil, "the uploaded manifest does not read back with the built bytes")
+        }
         let pointer = ReleasePointer(
             dataset: dataset, dataVersion: dataVersion, manifest: remoteManifest,
             manifestSHA256: manifestSHA, contentDigest: digest)
@@ -110,7 +115,7 @@ public struct Publisher: Sendable {
             throw PublishError(url: endpointText, method: "publish", status: nil, "not an endpoint URL; give --s3-endpoint http(s)://host[:port]")
         }
         let signer = S3Signer(credentials: .init(accessKey: accessKey, secretKey: secretKey, sessionToken: environment["AWS_SESSION_TOKEN"]), region: region)
-        return S3Destination(endpoint: endpoint, bucket: bucket, prefix: prefix + channel, signer: signer, transport: transport)
+        return S3Destination(endpoint: endpoint, bucket: bucket, prefix: prefix + channel, signer: signer, transport: transport, acl: s3ACL)
     }
 
     /// Removes manifests, and the artifacts only they named, beyond the newest `keep` releases.

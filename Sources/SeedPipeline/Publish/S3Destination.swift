@@ -16,6 +16,10 @@ struct S3Destination: PublishDestination {
     let prefix: String
     let signer: S3Signer
     let transport: HTTPTransport
+    /// A canned ACL for uploaded objects (`public-read` lets apps download them without credentials).
+    var acl: String?
+
+    private var aclHeader: [String: String] { acl.map { ["x-amz-acl": $0] } ?? [:] }
 
     private func key(_ path: String) -> String { prefix + path }
 
@@ -88,7 +92,7 @@ struct S3Destination: PublishDestination {
     }
 
     func putImmutable(file: String, sha256: String, at path: String) throws {
-        let response = try call("PUT", path, extra: ["If-None-Match": "*"], file: file, payload: sha256)
+        let response = try call("PUT", path, extra: aclHeader.merging(["If-None-Match": "*"]) { a, _ in a }, file: file, payload: sha256)
         if response.status == 412, let (_, existing) = try checksum(path) {
             guard existing == sha256 else {
                 throw PublishError(url: describe(path), method: "PUT", status: 412, "already exists with other bytes; immutable objects are never replaced")
@@ -99,7 +103,7 @@ struct S3Destination: PublishDestination {
     }
 
     func putPointer(_ data: Data, at path: String) throws {
-        let response = try call("PUT", path, extra: ["Content-Type": "application/json"], body: data, payload: S3Signer.hex(SHA256.hash(data: data)))
+        let response = try call("PUT", path, extra: aclHeader.merging(["Content-Type": "application/json"]) { a, _ in a }, body: data, payload: S3Signer.hex(SHA256.hash(data: data)))
         guard response.status == 200 else { throw fail(response, "PUT", path) }
     }
 
