@@ -14,7 +14,7 @@ struct PublishCommand: ParsableCommand {
     @Option(help: "The destination: a folder, file://…, http(s)://… accepting WebDAV PUT and MOVE, or s3://bucket/prefix (default: seedbuild.json's \"publish\", else dist).")
     var to: String?
 
-    @Option(help: "Keep only the newest N releases on the destination (folders and S3).")
+    @Option(help: "Keep only the newest N releases on the destination.")
     var keep: Int?
 
     @Option(name: .customLong("s3-endpoint"), help: "The endpoint for s3:// destinations (default: AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, else AWS in AWS_REGION).")

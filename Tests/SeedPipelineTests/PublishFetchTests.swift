@@ -175,6 +175,15 @@ struct PublishFetchTests {
         _ = try Publisher().publish(newer, to: server.url)
         #expect(FileManager.default.fileExists(atPath: server.root + "/postcodes/1/manifests/7.json"))
         #expect(try installer().install(from: published.channel + "latest.json", to: app).dataVersion == 8)
+
+        // --keep over WebDAV, which cannot list folders: latest.json's release list says what is there.
+        var keeping = Publisher()
+        keeping.keep = 1
+        let pruned = try keeping.publish(try release(9, postcodes: "postcode,county_code\nCT1 1AB,KEN\n"), to: server.url)
+        #expect(pruned.pruned.filter { $0.hasPrefix("manifests/") }.sorted() == ["manifests/7.json", "manifests/8.json"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: server.root + "/postcodes/1/manifests") == ["9.json"])
+        let pointer = try ReleasePointer(data: try Data(contentsOf: URL(fileURLWithPath: server.root + "/postcodes/1/latest.json")), source: "p")
+        #expect(pointer.releases == [9])
     }
 
     @Test func keepPrunesOldReleasesInFolders() throws {

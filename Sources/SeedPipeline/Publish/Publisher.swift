@@ -53,8 +53,10 @@ public struct Publisher: Sendable {
             ?? String(Model.combinedHash(manifest.versionHashes).hexString.prefix(12))
         let channel = try makeDestination(destination, channel: "\(dataset)/\(modelVersion)/")
 
+        var history: [Int64] = []
         if let data = try channel.read(ReleasePointer.fileName, maxBytes: ReleasePointer.maxBytes) {
             let current = try ReleasePointer(data: data, source: channel.describe(ReleasePointer.fileName))
+            history = current.releases
             if current.contentDigest == digest {
                 return Result(outcome: .unchanged, channel: channel.describe(""), dataVersion: current.dataVersion, pruned: [])
             }
@@ -75,11 +77,11 @@ public struct Publisher: Sendable {
         guard let (_, remoteManifestSHA) = try channel.checksum(remoteManifest), remoteManifestSHA == manifestSHA else {
             throw PublishError(url: channel.describe(remoteManifest), method: "GET", status: nil, "the uploaded manifest does not read back with the built bytes")
         }
-        let pointer = ReleasePointer(
+        var pointer = ReleasePointer(
             dataset: dataset, dataVersion: dataVersion, manifest: remoteManifest,
-            manifestSHA256: manifestSHA, contentDigest: digest)
+            manifestSHA256: manifestSHA, contentDigest: digest, releases: [dataVersion] + history.filter { $0 != dataVersion })
         try channel.putPointer(pointer.data, at: ReleasePointer.fileName)
-        let pruned = try prune(channel, current: dataVersion)
+        let pruned = try prune(channel, pointer: &pointer)
         return Result(outcome: .published, channel: channel.describe(""), dataVersion: dataVersion, pruned: pruned)
     }
 
@@ -119,12 +121,13 @@ public struct Publisher: Sendable {
     }
 
     /// Removes manifests, and the artifacts only they named, beyond the newest `keep` releases.
-    private func prune(_ channel: PublishDestination, current: Int64) throws -> [String] {
+    /// Where a destination cannot list its folders (plain WebDAV), `latest.json`'s release list tells
+    /// what is published; after pruning, the pointer is rewritten with the releases kept.
+    private func prune(_ channel: PublishDestination, pointer: inout ReleasePointer) throws -> [String] {
         guard let keep else { return [] }
-        guard let names = try channel.list("manifests") else {
-            throw PublishError(url: channel.describe("manifests/"), method: "publish", status: nil, "--keep needs a destination that can list folders (a folder); the release was published, nothing was pruned")
-        }
-        let versions = names.compactMap { Int64($0.replacingOccurrences(of: ".json", with: "")) }.sorted(by: >)
+        let current = pointer.dataVersion
+        let listed = try channel.list("manifests")?.compactMap { Int64($0.replacingOccurrences(of: ".json", with: "")) }
+        let versions = (listed ?? pointer.releases).sorted(by: >)
         let kept = Set(versions.prefix(max(keep, 1))).union([current])
         var keptArtifacts = Set<String>()
         for version in kept {
@@ -144,6 +147,10 @@ public struct Publisher: Sendable {
             }
             try channel.delete(path)
             pruned.append(path)
+        }
+        if !pruned.isEmpty {
+            pointer.releases = pointer.releases.filter { kept.contains($0) }
+            try channel.putPointer(pointer.data, at: ReleasePointer.fileName)
         }
         return pruned
     }

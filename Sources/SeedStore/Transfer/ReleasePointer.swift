@@ -4,7 +4,8 @@ import Foundation
 ///
 /// ```json
 /// {"formatVersion": 1, "dataset": "postcodes", "dataVersion": 202611221200,
-///  "manifest": "manifests/202611221200.json", "manifestSHA256": "…", "contentDigest": "…"}
+///  "manifest": "manifests/202611221200.json", "manifestSHA256": "…", "contentDigest": "…",
+///  "releases": [202611221200, 202611211200]}
 /// ```
 public struct ReleasePointer: Sendable, Equatable {
     public static let fileName = "latest.json"
@@ -16,13 +17,16 @@ public struct ReleasePointer: Sendable, Equatable {
     public var manifest: String
     public var manifestSHA256: String
     public var contentDigest: String
+    /// Data versions still published, newest first (for pruning where folders cannot be listed).
+    public var releases: [Int64]
 
-    public init(dataset: String, dataVersion: Int64, manifest: String, manifestSHA256: String, contentDigest: String) {
+    public init(dataset: String, dataVersion: Int64, manifest: String, manifestSHA256: String, contentDigest: String, releases: [Int64] = []) {
         self.dataset = dataset
         self.dataVersion = dataVersion
         self.manifest = manifest
         self.manifestSHA256 = manifestSHA256
         self.contentDigest = contentDigest
+        self.releases = releases.isEmpty ? [dataVersion] : releases
     }
 
     public init(data: Data, source: String) throws(StoreError) {
@@ -31,13 +35,15 @@ public struct ReleasePointer: Sendable, Equatable {
             let version = object["dataVersion"]?.integerValue, let manifest = object["manifest"]?.stringValue,
             let sha = object["manifestSHA256"]?.stringValue, let digest = object["contentDigest"]?.stringValue
         else { throw StoreError(.notASeedStore, path: source, "not a seedbuild latest.json; give a release channel URL") }
-        self.init(dataset: dataset, dataVersion: version, manifest: manifest, manifestSHA256: sha, contentDigest: digest)
+        let releases = object["releases"]?.arrayValue?.compactMap(\.integerValue) ?? []
+        self.init(dataset: dataset, dataVersion: version, manifest: manifest, manifestSHA256: sha, contentDigest: digest, releases: releases)
     }
 
     public var data: Data {
         let value: JSONValue = .object([
             "formatVersion": 1, "dataset": .string(dataset), "dataVersion": .integer(dataVersion),
             "manifest": .string(manifest), "manifestSHA256": .string(manifestSHA256), "contentDigest": .string(contentDigest),
+            "releases": .array(releases.map(JSONValue.integer)),
         ])
         return Data((value.prettyText + "\n").utf8)
     }
