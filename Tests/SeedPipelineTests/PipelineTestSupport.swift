@@ -101,6 +101,21 @@ func buildTestStore(
     return try SeedBuilder().build(request)
 }
 
+/// Builds and packages the test store with a data version into `out-<version>`; returns that folder.
+func packagedRelease(
+    _ directory: TemporaryDirectory, version: Int64, postcodes: String? = nil, sign key: SigningKey? = nil
+) throws -> String {
+    if let postcodes { writeTestInputs(directory, postcodes: postcodes) } else { writeTestInputs(directory) }
+    let built = try buildTestStore(directory) {
+        $0.dataVersion = version
+        $0.outputDirectory = directory.path("out-\(version)")
+    }
+    var packager = Packager()
+    packager.signingKey = key
+    _ = try packager.package(built)
+    return directory.path("out-\(version)")
+}
+
 /// Runs a query against a built store opened read-only.
 func query<T>(_ path: String, _ body: (Database) throws -> T) throws -> T {
     try StoreFile.openReadOnly(path).read(body)

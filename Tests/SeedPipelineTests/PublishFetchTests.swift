@@ -9,18 +9,8 @@ import Testing
 struct PublishFetchTests {
     private let directory = TemporaryDirectory()
 
-    /// Builds and packages the test store with a data version, into `out-<version>`.
     private func release(_ version: Int64, sign key: SigningKey? = nil, postcodes: String? = nil) throws -> String {
-        if let postcodes { writeTestInputs(directory, postcodes: postcodes) } else { writeTestInputs(directory) }
-        let out = "out-\(version)"
-        let built = try buildTestStore(directory) {
-            $0.dataVersion = version
-            $0.outputDirectory = directory.path(out)
-        }
-        var packager = Packager()
-        packager.signingKey = key
-        _ = try packager.package(built)
-        return directory.path(out)
+        try packagedRelease(directory, version: version, postcodes: postcodes, sign: key)
     }
 
     private var channel: String { directory.path("dist/postcodes/1") }

@@ -45,14 +45,8 @@ struct S3PublishTests {
     private let directory = TemporaryDirectory()
     private let environment = ["AWS_ACCESS_KEY_ID": "AKIDTEST", "AWS_SECRET_ACCESS_KEY": "secret", "AWS_REGION": "us-east-1"]
 
-    private func release(_ version: Int64, postcodes: String? = nil) throws -> String {
-        if let postcodes { writeTestInputs(directory, postcodes: postcodes) } else { writeTestInputs(directory) }
-        let built = try buildTestStore(directory) {
-            $0.dataVersion = version
-            $0.outputDirectory = directory.path("out-\(version)")
-        }
-        _ = try Packager().package(built)
-        return directory.path("out-\(version)")
+    private func release(_ version: Int64, sign key: SigningKey? = nil, postcodes: String? = nil) throws -> String {
+        try packagedRelease(directory, version: version, postcodes: postcodes, sign: key)
     }
 
     private func publisher(_ server: MotoServer) -> Publisher {

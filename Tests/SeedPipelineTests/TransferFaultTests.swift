@@ -8,14 +8,8 @@ struct TransferFaultTests {
     private let directory = TemporaryDirectory()
     private let fast = HTTPTransport(timeout: 10, retryPolicy: .init(attempts: 5, initialDelay: 0.01, maxDelay: 0.05))
 
-    private func release(_ version: Int64, postcodes: String? = nil) throws -> String {
-        if let postcodes { writeTestInputs(directory, postcodes: postcodes) } else { writeTestInputs(directory) }
-        let built = try buildTestStore(directory) {
-            $0.dataVersion = version
-            $0.outputDirectory = directory.path("out-\(version)")
-        }
-        _ = try Packager().package(built)
-        return directory.path("out-\(version)")
+    private func release(_ version: Int64, sign key: SigningKey? = nil, postcodes: String? = nil) throws -> String {
+        try packagedRelease(directory, version: version, postcodes: postcodes, sign: key)
     }
 
     private func publisher() -> Publisher {

@@ -73,10 +73,15 @@ public struct MigrationRefusal: Error, Sendable, CustomStringConvertible {
         self.reasons = reasons
     }
 
-    public var description: String {
-        "lightweight migration refused:\n" + reasons.map { reason in
+    /// Each reason as `Entity.property: message`.
+    public var messages: [String] {
+        reasons.map { reason in
             let target = reason.entity.map { entity in reason.property.map { "\(entity).\($0)" } ?? entity } ?? "model"
-            return "- \(target): \(reason.message)"
-        }.joined(separator: "\n")
+            return "\(target): \(reason.message)"
+        }
+    }
+
+    public var description: String {
+        "lightweight migration refused:\n" + messages.map { "- \($0)" }.joined(separator: "\n")
     }
 }

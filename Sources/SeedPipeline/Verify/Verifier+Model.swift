@@ -35,9 +35,7 @@ extension Verifier {
             guard mismatches.isEmpty else { return refused(mismatches) }
             return VerificationReport.ModelResult(version: version, verdict: .lightweight, details: details)
         } catch let refusal as MigrationRefusal {
-            return refused(refusal.reasons.map { reason in
-                (reason.entity.map { entity in reason.property.map { "\(entity).\($0): " } ?? "\(entity): " } ?? "") + reason.message
-            })
+            return refused(refusal.messages)
         } catch let error as StoreError {
             return refused([error.message])
         }

@@ -100,8 +100,7 @@ public struct SeedInstaller: Sendable {
         do {
             return try MappingInference.infer(from: releaseModel, to: model, configuration: configuration)
         } catch {
-            let reasons = error.reasons.map { reason in (reason.entity.map { "\($0)\(reason.property.map { ".\($0)" } ?? ""): " } ?? "") + reason.message }
-            throw InstallError(.model, "\(url): the release cannot be opened under the app's model: \(reasons.joined(separator: "; "))")
+            throw InstallError(.model, "\(url): the release cannot be opened under the app's model: \(error.messages.joined(separator: "; "))")
         }
     }
 }
