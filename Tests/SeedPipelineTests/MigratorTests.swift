@@ -135,3 +135,86 @@ struct MigratorTests {
         #expect(!FileManager.default.fileExists(atPath: output))
     }
 }
+
+@Suite("Data after each inferable row of the rule table")
+struct MigratorRuleRowTests {
+    private let directory = TemporaryDirectory()
+
+    private func migrated(_ change: (inout Model) -> Void) throws -> (Migrator.Result, String) {
+        writeTestInputs(directory)
+        let built = try buildTestStore(directory)
+        var model = try ModelLoader.load(directory.path("model.json"))
+        change(&model)
+        let output = directory.path("migrated.sqlite")
+        return (try Migrator().migrate(built.storePath, to: model, output: output), output)
+    }
+
+    private func index(_ model: Model, _ entity: String) -> Int {
+        model.entities.firstIndex { $0.name == entity }!
+    }
+
+    @Test func removeEntity() throws {
+        let (result, output) = try migrated { model in
+            model.entities.removeAll { $0.name == "County" }
+            model.entities[index(model, "Postcode")].relationships = []
+            model.configurations = [Configuration(name: "Seed", entities: ["Postcode"])]
+        }
+        #expect(result.plan.changes.contains { $0.kind == .removeEntity && $0.entity == "County" })
+        let tables = try query(output) { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'seed_%' AND name NOT LIKE 'sqlite_%'") }
+        #expect(tables == ["Postcode"])
+        #expect(result.rowCounts["Postcode"] == 3)
+    }
+
+    @Test func addRenameAndRemoveRelationships() throws {
+        let (added, addedStore) = try migrated { model in
+            model.entities[index(model, "County")].relationships.append(Relationship(name: "capital", destination: "County"))
+        }
+        #expect(added.plan.changes.map(\.kind) == [.addRelationship])
+        #expect(try query(addedStore) { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM County WHERE capital IS NULL") } == 2)
+
+        let renamingDirectory = MigratorRuleRowTests()
+        let (renamed, renamedStore) = try renamingDirectory.migrated { model in
+            let p = index(model, "Postcode"), c = index(model, "County")
+            model.entities[p].relationships = [Relationship(name: "region", destination: "County", inverse: "postcodes", renamingIdentifier: "county")]
+            model.entities[c].relationships[0].inverse = "region"
+        }
+        #expect(renamed.plan.changes.contains { $0.kind == .renameRelationship && $0.oldName == "county" })
+        let links = try query(renamedStore) { db in try String.fetchAll(db, sql: "SELECT c.code FROM Postcode p JOIN County c ON c.Z_PK = p.region ORDER BY p.postcode") }
+        #expect(links == ["KEN", "KEN", "EDI"])
+
+        let removingDirectory = MigratorRuleRowTests()
+        let (removed, removedStore) = try removingDirectory.migrated { model in
+            model.entities[index(model, "Postcode")].relationships = []
+            model.entities[index(model, "County")].relationships = []
+        }
+        #expect(Set(removed.plan.changes.map(\.kind)) == [.removeRelationship])
+        let columns = try query(removedStore) { db in try Row.fetchAll(db, sql: "PRAGMA table_info(Postcode)").map { $0["name"] as String } }
+        #expect(!columns.contains("county"))
+    }
+
+    @Test func deleteRuleOnlyChangesNothingStored() throws {
+        let (result, output) = try migrated { model in
+            model.entities[index(model, "County")].relationships[0].deleteRule = .deny
+        }
+        #expect(result.plan.changes.map(\.kind) == [.changeRelationshipRules])
+        #expect(try query(output) { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM Postcode WHERE county IS NOT NULL") } == 3)
+    }
+
+    @Test func unorderedBecomesOrdered() throws {
+        let (result, output) = try migrated { model in
+            model.entities[index(model, "County")].relationships[0].isOrdered = true
+        }
+        #expect(result.plan.changes.map(\.kind) == [.changeCardinality])
+        let rows = try query(output) { db in try Row.fetchAll(db, sql: "SELECT source, destination, position FROM County_postcodes") }
+        #expect(rows.count == 3, "the three links moved from the column into the ordered join table")
+    }
+
+    @Test func addedUniquenessConstraintWithoutDuplicates() throws {
+        let (result, output) = try migrated { model in
+            model.entities[index(model, "County")].uniquenessConstraints.append(["name"])
+        }
+        #expect(result.plan.changes.map(\.kind) == [.addUniquenessConstraint])
+        let indexes = try query(output) { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'County' AND sql LIKE 'CREATE UNIQUE%'") }
+        #expect(indexes.sorted() == ["County_unique_code", "County_unique_name"])
+    }
+}
