@@ -43,9 +43,10 @@ public struct Migrator: Sendable {
         }
     }
 
-    /// Migrates `source` to `destination`'s shape of the store's configuration, writing `output`.
+    /// Migrates `source` to `destination`'s shape of the store's configuration, writing `output`
+    /// (read-only by default, as seeds are; the coordinator keeps a writable store's mode).
     /// - Throws: ``MigrationRefusal`` when no lightweight migration exists; ``StoreError`` when a check fails.
-    public func migrate(_ source: String, to destination: Model, output: String) throws -> Result {
+    public func migrate(_ source: String, to destination: Model, output: String, outputMode: mode_t = 0o444) throws -> Result {
         let (sourceModel, configuration, metadata) = try Self.embeddedModel(of: source)
         let plan = try MappingInference.infer(from: sourceModel, to: destination, configuration: configuration)
         let oldSchema = try StoreSchema(model: sourceModel, configuration: configuration)
@@ -80,7 +81,7 @@ public struct Migrator: Sendable {
             try? queue.close()
             throw error
         }
-        try AtomicFile.commit(temporary, to: output, mode: 0o444)
+        try AtomicFile.commit(temporary, to: output, mode: outputMode)
         return result
     }
 

@@ -84,6 +84,9 @@ extension StoreMetadata {
     /// to a temporary file, never into memory).
     /// - Throws: ``StoreError`` when the file is missing, not SQLite, not a seed store, or bad gzip.
     public static func read(at url: URL) throws(StoreError) -> StoreMetadata {
+        if AtomicStore.isPropertyList(url.path) {
+            return try AtomicStore.metadata(in: AtomicStore.readPropertyList(at: url.path), path: url.path)
+        }
         if StoreFile.isGzip(url.path) {
             return try StoreFile.withInflatedCopy(of: url.path) { path throws(StoreError) in
                 try read(at: URL(fileURLWithPath: path))
@@ -100,6 +103,18 @@ extension StoreMetadata {
         }
     }
 
+    /// These values with every key except the managed ones taken from `other`.
+    func replacingCustomKeys(with other: StoreMetadata) -> StoreMetadata {
+        var merged = self
+        for (key, value) in other.values where !Self.managedKeys.contains(key) {
+            merged.values[key] = value
+        }
+        for key in merged.values.keys where !Self.managedKeys.contains(key) && other.values[key] == nil {
+            merged.values[key] = nil
+        }
+        return merged
+    }
+
     /// Sets custom metadata keys of an uncompressed store, like Core Data's `setMetadata(_:forPersistentStoreOfType:at:)`.
     ///
     /// The store-managed keys (``managedKeys``: type, UUID, hashes, digest, model) keep their stored values.
@@ -110,12 +125,9 @@ extension StoreMetadata {
         if StoreFile.isGzip(path) {
             throw StoreError(.refused, path: path, "metadata of a compressed store cannot be changed: the artifact's checksum is in its manifest. Set it on the .sqlite before compressing")
         }
-        var merged = try read(at: url)
-        for (key, value) in metadata.values where !managedKeys.contains(key) {
-            merged.values[key] = value
-        }
-        for key in merged.values.keys where !managedKeys.contains(key) && metadata.values[key] == nil {
-            merged.values[key] = nil
+        let merged = try read(at: url).replacingCustomKeys(with: metadata)
+        if AtomicStore.isPropertyList(path) {
+            return try AtomicStore.writeMetadata(merged, at: path)
         }
         try AtomicFile.replace(path) { temporary throws(StoreError) in
             do {

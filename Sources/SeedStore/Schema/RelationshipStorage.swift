@@ -6,8 +6,8 @@ import SeedModel
 /// - one side to-one and the other an unordered to-many (or to-one, or absent): an integer column on
 ///   the to-one side (for a to-one pair, on the side whose `Entity.relationship` sorts first);
 /// - both to-many, an ordered to-many, or a to-many without inverse: a join table.
-struct RelationshipStorage {
-    enum Place: Equatable {
+struct RelationshipStorage: Sendable {
+    enum Place: Sendable, Equatable {
         /// An integer column on this entity's table, named as the relationship.
         case column
         /// Stored by the inverse's column or join table; nothing on this side.

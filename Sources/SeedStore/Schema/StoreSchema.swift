@@ -14,6 +14,8 @@ public struct StoreSchema: Sendable {
     /// Entity tables in load order: every table a to-one column references comes before it.
     public let tables: [EntityTable]
     public let joinTables: [JoinTable]
+    /// Where each relationship is stored.
+    let storage: RelationshipStorage
 
     /// Lays out the entities of one configuration.
     /// - Throws: ``ModelError`` when the configuration does not exist or its relationships form a cycle
@@ -22,10 +24,20 @@ public struct StoreSchema: Sendable {
         let restricted = try model.restricted(to: configuration)
         self.model = restricted
         self.configuration = configuration
-        let storage = RelationshipStorage(model: restricted)
+        // A relationship to an entity outside the configuration has no place in this store's layout;
+        // model validation refuses one, and the coordinator refuses to save a link across stores.
+        var layout = restricted
+        let members = Set(restricted.entities.map(\.name))
+        layout.entities = restricted.entities.map { entity in
+            var entity = entity
+            entity.relationships.removeAll { !members.contains($0.destination) }
+            return entity
+        }
+        let storage = RelationshipStorage(model: layout)
+        self.storage = storage
         let referenced = storage.referencedEntities
         var tables: [String: EntityTable] = [:]
-        for entity in restricted.entities {
+        for entity in layout.entities {
             tables[entity.name] = EntityTable(entity: entity, storage: storage, referenced: referenced.contains(entity.name))
         }
         self.tables = try Self.loadOrder(tables, model: restricted)

@@ -1,0 +1,169 @@
+import Foundation
+import SeedModel
+
+/// One object of an entity, registered in one ``ObjectContext``.
+///
+/// Mirrors [NSManagedObject](https://developer.apple.com/documentation/coredata/nsmanagedobject),
+/// with values by name instead of generated properties:
+/// ```swift
+/// let rating = try context.insert(entity: "Rating")
+/// rating["postcode"] = "CT1 1AA"
+/// rating["rating"] = 5
+/// let stars = rating.integer("rating")          // 5
+/// let postcode = try rating.fetchedObjects("…")  // fetched properties, lazily
+/// ```
+/// Values set here stay in memory until the context saves.
+public final class ManagedObject {
+    public let entity: Entity
+    public internal(set) var objectID: ObjectID
+    /// The store the object was fetched from or saved to; nil while it is new.
+    public internal(set) weak var store: (any PersistentStore)?
+    weak var context: ObjectContext?
+
+    /// The values as last read from or saved to the store (attributes, and to-one keys stored on this side).
+    var committed: [String: StoreValue]
+    /// Attribute values set since then.
+    var changes: [String: StoreValue] = [:]
+    /// Names set that the entity has no attribute for, reported by the next save.
+    var unknownKeys: Set<String> = []
+    /// To-one relationships set since the last save.
+    var toOneChanges: [String: ManagedObject?] = [:]
+    /// To-many changes since the last save, in order.
+    var toManyChanges: [String: [(object: ManagedObject, added: Bool)]] = [:]
+    /// The version counter read with ``committed``.
+    var version: Int64
+    var fetchedCache: [String: [ManagedObject]] = [:]
+    /// The key a save gave a new object, until the save finishes.
+    var savedKey: StoreValue?
+    /// Write over the stored row whatever its version (the overwrite merge policy).
+    var forceWrite = false
+    public internal(set) var isInserted = false
+    public internal(set) var isDeleted = false
+
+    init(entity: Entity, objectID: ObjectID, values: [String: StoreValue], version: Int64, store: (any PersistentStore)?, context: ObjectContext) {
+        self.entity = entity
+        self.objectID = objectID
+        self.committed = values
+        self.version = version
+        self.store = store
+        self.context = context
+    }
+
+    /// An attribute value; `.null` when unset or when the entity has no such attribute.
+    public subscript(key: String) -> StoreValue {
+        get { changes[key] ?? committed[key] ?? .null }
+        set {
+            guard let attribute = entity.attribute(named: key) else {
+                unknownKeys.insert(key)
+                return
+            }
+            if committed[key] == newValue, !isInserted {
+                changes[attribute.name] = nil
+            } else {
+                changes[attribute.name] = newValue
+            }
+        }
+    }
+
+    public func string(_ key: String) -> String? { self[key].stringValue }
+    public func integer(_ key: String) -> Int64? { self[key].integerValue }
+    public func double(_ key: String) -> Double? { self[key].doubleValue }
+    public func bool(_ key: String) -> Bool? { self[key].integerValue.map { $0 != 0 } }
+    public func data(_ key: String) -> Data? { self[key].dataValue }
+    /// A Date attribute (stored as seconds since 1970).
+    public func date(_ key: String) -> Date? { self[key].doubleValue.map { Date(timeIntervalSince1970: $0) } }
+
+    /// Whether the object has unsaved changes (or is new or deleted).
+    public var hasChanges: Bool {
+        isInserted || isDeleted || !changes.isEmpty || !toOneChanges.isEmpty || !toManyChanges.isEmpty || !unknownKeys.isEmpty
+    }
+
+    /// The attribute values changed since the last save.
+    public var changedValues: [String: StoreValue] { changes }
+
+    /// Every persistent attribute's current value.
+    public var values: [String: StoreValue] {
+        var values: [String: StoreValue] = [:]
+        for attribute in entity.attributes where !attribute.isTransient { values[attribute.name] = self[attribute.name] }
+        return values
+    }
+
+    /// The destination of a to-one relationship, read from the store when not changed here.
+    /// - Throws: ``ContextError`` when there is no such to-one relationship.
+    public func object(forRelationship name: String) throws -> ManagedObject? {
+        let relationship = try self.relationship(name, toMany: false)
+        if let changed = toOneChanges[name] { return changed }
+        guard let context else { return nil }
+        return try context.relatedObjects(of: self, relationship: relationship).first
+    }
+
+    /// The destinations of a to-many relationship: the stored ones with this context's changes applied.
+    public func objects(forRelationship name: String) throws -> [ManagedObject] {
+        let relationship = try self.relationship(name, toMany: true)
+        var objects = try context?.relatedObjects(of: self, relationship: relationship) ?? []
+        for change in toManyChanges[name] ?? [] {
+            objects.removeAll { $0 === change.object }
+            if change.added { objects.append(change.object) }
+        }
+        return objects
+    }
+
+    /// Sets a to-one relationship (nil clears it).
+    public func setObject(_ object: ManagedObject?, forRelationship name: String) throws {
+        let relationship = try self.relationship(name, toMany: false)
+        try checkDestination(object, relationship)
+        toOneChanges[name] = .some(object)
+    }
+
+    public func addObject(_ object: ManagedObject, toRelationship name: String) throws {
+        let relationship = try self.relationship(name, toMany: true)
+        try checkDestination(object, relationship)
+        toManyChanges[name, default: []].append((object, true))
+    }
+
+    public func removeObject(_ object: ManagedObject, fromRelationship name: String) throws {
+        _ = try self.relationship(name, toMany: true)
+        toManyChanges[name, default: []].append((object, false))
+    }
+
+    /// The objects a fetched property finds, evaluated on first use against every store holding its
+    /// entity with `$FETCH_SOURCE` bound to this object, and kept until ``ObjectContext/refresh(_:mergeChanges:)``.
+    /// - Throws: ``ContextError`` for an unknown fetched property; ``PredicateError`` when its predicate
+    ///   does not parse or names a missing key path; ``CoordinatorError`` when no store holds its entity.
+    public func fetchedObjects(_ name: String) throws -> [ManagedObject] {
+        if let cached = fetchedCache[name] { return cached }
+        guard let property = entity.fetchedProperty(named: name) else {
+            throw ContextError(
+                .unknownName,
+                "\(entity.name) has no fetched property \"\(name)\"; it has \(entity.fetchedProperties.map(\.name).joined(separator: ", ").ifEmpty("none"))")
+        }
+        guard let context else { throw ContextError(.objectNotFound, "\(objectID) is no longer in a context") }
+        let objects = try context.evaluate(property, for: self)
+        fetchedCache[name] = objects
+        return objects
+    }
+
+    private func relationship(_ name: String, toMany: Bool) throws -> Relationship {
+        guard let relationship = entity.relationship(named: name) else {
+            throw ContextError(.unknownName, "\(entity.name) has no relationship \"\(name)\"; it has \(entity.relationships.map(\.name).joined(separator: ", ").ifEmpty("none"))")
+        }
+        guard relationship.isToMany == toMany else {
+            throw ContextError(.unknownName, "\(entity.name).\(name) is a \(relationship.isToMany ? "to-many" : "to-one") relationship; use \(relationship.isToMany ? "objects(forRelationship:)" : "object(forRelationship:)")")
+        }
+        return relationship
+    }
+
+    private func checkDestination(_ object: ManagedObject?, _ relationship: Relationship) throws {
+        guard let object else { return }
+        guard object.entity.name == relationship.destination else {
+            throw ContextError(.validation, "\(entity.name).\(relationship.name) leads to \(relationship.destination), not \(object.entity.name)")
+        }
+        guard object.context === context else {
+            throw ContextError(.validation, "\(entity.name).\(relationship.name): \(object.objectID) belongs to another context; fetch it in this one")
+        }
+    }
+}
+
+extension String {
+    func ifEmpty(_ replacement: String) -> String { isEmpty ? replacement : self }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import SeedModel
+
+extension ObjectContext {
+    /// The objects matching a request, from every store holding the entity (or the affected ones),
+    /// merged in sort order. Objects deleted in this context are left out; registered objects come
+    /// back as the same instances, with their unsaved changes.
+    /// - Throws: ``ContextError`` for an unknown entity, ``CoordinatorError`` when no store holds it,
+    ///   ``PredicateError`` for a key path the entity does not have.
+    public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
+        let stores = try self.stores(for: request)
+        var rows: [(row: StoreRow, store: any PersistentStore, order: Int)] = []
+        for (order, store) in stores.enumerated() {
+            var fetch = storeFetch(request)
+            if stores.count > 1 {
+                // Each store gives its first offset + limit rows; the window is cut after merging.
+                fetch.fetchOffset = 0
+                fetch.fetchLimit = request.fetchLimit.map { $0 + request.fetchOffset }
+            }
+            rows += try store.fetch(fetch).map { ($0, store, order) }
+        }
+        if stores.count > 1 {
+            rows.sort { lhs, rhs in
+                for (index, descriptor) in request.sortDescriptors.enumerated() {
+                    let left = lhs.row.sortValues[index], right = rhs.row.sortValues[index]
+                    if left != right { return descriptor.ascending ? left < right : right < left }
+                }
+                return lhs.order != rhs.order ? lhs.order < rhs.order : lhs.row.key < rhs.row.key
+            }
+            rows = Array(rows.dropFirst(request.fetchOffset))
+            if let limit = request.fetchLimit { rows = Array(rows.prefix(limit)) }
+        }
+        return rows.map { register($0.row, store: $0.store) }.filter { !$0.isDeleted }
+    }
+
+    /// How many objects a request would fetch.
+    public func count(_ request: FetchRequest) throws -> Int {
+        let stores = try self.stores(for: request)
+        if stores.count == 1 { return try stores[0].count(storeFetch(request)) }
+        var total = 0
+        for store in stores {
+            var fetch = storeFetch(request)
+            fetch.fetchOffset = 0
+            fetch.fetchLimit = nil
+            total += try store.count(fetch)
+        }
+        total = max(0, total - request.fetchOffset)
+        return request.fetchLimit.map { min($0, total) } ?? total
+    }
+
+    private func storeFetch(_ request: FetchRequest) -> StoreFetch {
+        StoreFetch(
+            entity: request.entity, predicate: request.predicate, sortDescriptors: request.sortDescriptors,
+            fetchLimit: request.fetchLimit, fetchOffset: request.fetchOffset)
+    }
+
+    private func stores(for request: FetchRequest) throws -> [any PersistentStore] {
+        _ = try entity(named: request.entity)
+        if let predicate = request.predicate, let variable = predicate.variableNames.sorted().first {
+            throw PredicateError(format: predicate.description, position: nil, "$\(variable) has no value; call substituting(_:) before fetching")
+        }
+        let stores = coordinator.stores(for: request.entity, among: request.affectedStores)
+        guard !stores.isEmpty else {
+            let among = request.affectedStores == nil ? "" : " among the affected stores"
+            throw CoordinatorError(.noStore, "no store\(among) holds \(request.entity); add a store whose configuration includes it")
+        }
+        return stores
+    }
+
+    /// The stored destinations of a relationship of a saved object.
+    func relatedObjects(of object: ManagedObject, relationship: Relationship) throws -> [ManagedObject] {
+        guard !object.isInserted, let store = object.store else { return [] }
+        let keys: [StoreValue]
+        if let key = object.committed[relationship.name] {
+            keys = key.isNull ? [] : [key]
+        } else {
+            keys = try store.relatedKeys(entity: object.entity.name, key: object.objectID.key, relationship: relationship.name)
+        }
+        guard !keys.isEmpty else { return [] }
+        let rows = try store.fetch(StoreFetch(entity: relationship.destination, keys: keys))
+        let byKey = Dictionary(rows.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        return keys.compactMap { byKey[$0] }.map { register($0, store: store) }
+    }
+
+    /// Runs a fetched property's predicate for one object against every store holding its entity.
+    func evaluate(_ property: FetchedProperty, for object: ManagedObject) throws -> [ManagedObject] {
+        let predicate = try FetchPredicate(property.predicate)
+        let bound = try predicate.substituting(format: property.predicate) { name, keyPath in
+            switch name {
+            case "FETCH_SOURCE":
+                guard !keyPath.isEmpty else {
+                    throw PredicateError(
+                        format: property.predicate, position: nil,
+                        "compare $FETCH_SOURCE through a key attribute, such as $FETCH_SOURCE.postcode; objects in other stores cannot be compared directly")
+                }
+                return .value(try object.value(atKeyPath: keyPath, format: property.predicate))
+            case "FETCHED_PROPERTY":
+                if keyPath == ["name"] { return .value(.text(property.name)) }
+                if keyPath == ["entity"] || keyPath == ["entityName"] { return .value(.text(property.entity)) }
+                if keyPath.count == 2, keyPath[0] == "userInfo" { return .value(StoreValue(property.userInfo[keyPath[1]])) }
+                throw PredicateError(format: property.predicate, position: nil, "$FETCHED_PROPERTY supports .name, .entity and .userInfo.KEY")
+            default:
+                throw PredicateError(format: property.predicate, position: nil, "$\(name) has no value in a fetched property; only $FETCH_SOURCE and $FETCHED_PROPERTY are bound")
+            }
+        }
+        do {
+            return try fetch(FetchRequest(entity: property.entity, predicate: bound))
+        } catch let error as CoordinatorError where error.kind == .noStore {
+            throw CoordinatorError(.noStore, "fetched property \(object.entity.name).\(property.name): no store holds \(property.entity); add the store whose configuration includes it")
+        } catch let error as PredicateError {
+            throw PredicateError(format: property.predicate, position: nil, "fetched property \(object.entity.name).\(property.name): \(error.message)")
+        }
+    }
+}
+
+extension ManagedObject {
+    /// The value at a key path through to-one relationships.
+    func value(atKeyPath keyPath: [String], format: String) throws -> StoreValue {
+        var current: ManagedObject? = self
+        for (offset, name) in keyPath.enumerated() {
+            guard let object = current else { return .null }
+            if offset == keyPath.count - 1, object.entity.attribute(named: name) != nil { return object[name] }
+            guard object.entity.relationship(named: name).map({ !$0.isToMany }) == true else {
+                throw PredicateError(
+                    format: format, position: nil,
+                    "\(object.entity.name) has no attribute or to-one relationship \"\(name)\" (in $FETCH_SOURCE.\(keyPath.joined(separator: ".")))")
+            }
+            current = try object.object(forRelationship: name)
+        }
+        return current.map { $0.objectID.key } ?? .null
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import SeedModel
+
+/// A scratch pad of objects over a coordinator: fetch, insert, change, delete, then save or roll back.
+///
+/// Mirrors [NSManagedObjectContext](https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext).
+/// Each object is registered once per context, so fetching it again gives the same instance with
+/// its unsaved changes. Not thread-safe: use a context from one thread or task at a time.
+public final class ObjectContext {
+    public let coordinator: StoreCoordinator
+    /// How a save resolves objects another context saved first.
+    public var mergePolicy: MergePolicy = .error
+
+    var registered: [ObjectID: ManagedObject] = [:]
+    /// New objects, in insertion order.
+    var insertedObjects: [ManagedObject] = []
+    private var nextTemporaryKey: Int64 = 1
+
+    public init(coordinator: StoreCoordinator) {
+        self.coordinator = coordinator
+    }
+
+    /// Whether any object has unsaved changes or a store has unsaved metadata.
+    public var hasChanges: Bool {
+        !insertedObjects.isEmpty || registered.values.contains { $0.hasChanges }
+            || coordinator.stores.contains { coordinator.takePendingMetadata(for: $0) != nil }
+    }
+
+    /// A new object of `entity`, with the model's default values; stored by the next save.
+    /// - Throws: ``ContextError`` when the model has no such entity, or it is abstract.
+    public func insert(entity name: String) throws -> ManagedObject {
+        let entity = try entity(named: name)
+        guard !entity.isAbstract else {
+            throw ContextError(.unknownName, "\(name) is abstract; insert one of its sub-entities")
+        }
+        let id = ObjectID(entity: name, storeIdentifier: nil, key: .integer(nextTemporaryKey))
+        nextTemporaryKey += 1
+        let object = ManagedObject(entity: entity, objectID: id, values: [:], version: 0, store: nil, context: self)
+        object.isInserted = true
+        for attribute in entity.attributes where !attribute.isTransient {
+            if let text = attribute.defaultValue, case .success(let value) = FieldConverter.convertDefault(text, as: attribute.type) {
+                object.changes[attribute.name] = StoreValue(value, text: text)
+            }
+        }
+        registered[id] = object
+        insertedObjects.append(object)
+        return object
+    }
+
+    /// Marks an object for deletion at the next save (a new one is simply forgotten).
+    public func delete(_ object: ManagedObject) {
+        guard object.context === self else { return }
+        if object.isInserted {
+            insertedObjects.removeAll { $0 === object }
+            registered[object.objectID] = nil
+            object.isInserted = false
+            object.isDeleted = true
+            return
+        }
+        object.isDeleted = true
+    }
+
+    /// Discards every unsaved change: new objects are forgotten, deleted ones restored, changed ones reverted.
+    public func rollback() {
+        for object in insertedObjects {
+            registered[object.objectID] = nil
+            object.isInserted = false
+        }
+        insertedObjects.removeAll()
+        for object in registered.values { object.discardChanges() }
+        for store in coordinator.stores { coordinator.didSaveMetadata(for: store) }
+    }
+
+    /// Re-reads an object's stored values and clears its fetched-property cache. With
+    /// `mergeChanges` its unsaved changes are kept on top; without, they are discarded.
+    /// - Throws: ``ContextError`` when the object was deleted from its store.
+    public func refresh(_ object: ManagedObject, mergeChanges: Bool) throws {
+        object.fetchedCache.removeAll()
+        guard !object.isInserted, let store = object.store else { return }
+        guard let row = try store.fetch(StoreFetch(entity: object.entity.name, keys: [object.objectID.key])).first else {
+            throw ContextError(.objectNotFound, "\(object.objectID) is no longer in \(store.storeDescription.displayName); another save deleted it")
+        }
+        object.committed = row.values
+        object.version = row.version
+        if !mergeChanges { object.discardChanges() }
+    }
+
+    /// The registered object with this ID, or the one read from its store.
+    public func object(with id: ObjectID) throws -> ManagedObject {
+        if let object = registered[id] { return object }
+        guard let store = coordinator.stores.first(where: { $0.identifier == id.storeIdentifier }),
+            let row = try store.fetch(StoreFetch(entity: id.entity, keys: [id.key])).first
+        else { throw ContextError(.objectNotFound, "\(id) is not in any store of this coordinator") }
+        return register(row, store: store)
+    }
+
+    func entity(named name: String) throws -> Entity {
+        guard let entity = coordinator.model.entity(named: name) else {
+            throw ContextError(.unknownName, "the model \(coordinator.model.name) has no entity \"\(name)\"; it has \(coordinator.model.entities.map(\.name).joined(separator: ", "))")
+        }
+        return entity
+    }
+
+    /// The context's instance for a stored row: the registered one, or a new one.
+    func register(_ row: StoreRow, store: any PersistentStore) -> ManagedObject {
+        let id = ObjectID(entity: row.entity, storeIdentifier: store.identifier, key: row.key)
+        if let object = registered[id] { return object }
+        let entity = coordinator.model.entity(named: row.entity) ?? Entity(name: row.entity)
+        let object = ManagedObject(entity: entity, objectID: id, values: row.values, version: row.version, store: store, context: self)
+        registered[id] = object
+        return object
+    }
+}
+
+extension ManagedObject {
+    func discardChanges() {
+        changes.removeAll()
+        unknownKeys.removeAll()
+        toOneChanges.removeAll()
+        toManyChanges.removeAll()
+        isDeleted = false
+    }
+}
+
+extension StoreValue {
+    /// A converted default value (see ``FieldConverter/convertDefault(_:as:)``).
+    init(_ value: FieldValue, text: String) {
+        switch value {
+        case .integer(let number): self = .integer(number)
+        case .real(let number): self = .real(number)
+        case .fieldText: self = .text(text)
+        case .text(let converted): self = .text(converted)
+        case .blob(let bytes): self = .blob(Data(bytes))
+        }
+    }
+}

@@ -1,0 +1,16 @@
+/// Identifies one object: its entity, its store and its key there (temporary until first saved).
+///
+/// Mirrors [NSManagedObjectID](https://developer.apple.com/documentation/coredata/nsmanagedobjectid).
+public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
+    public let entity: String
+    /// The identifier of the store holding the object; nil while it is temporary.
+    public let storeIdentifier: String?
+    /// The object's primary key in its store (`Z_PK`, or its key attribute), or a temporary number.
+    public let key: StoreValue
+
+    public var isTemporary: Bool { storeIdentifier == nil }
+
+    public var description: String {
+        isTemporary ? "\(entity) (new, unsaved #\(key.displayText))" : "\(entity) \(key.displayText)"
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import SeedModel
+
+extension StoreCoordinator {
+    /// Opens a built-in store, migrating it first when it is incompatible and the options allow.
+    func open(_ description: StoreDescription, entities: Set<String>) throws -> any PersistentStore {
+        guard let url = description.url, description.type != .inMemory, FileManager.default.fileExists(atPath: url.path) else {
+            if description.type != .inMemory, description.url == nil {
+                throw CoordinatorError(.unsupported, "a \(description.type.rawValue) store needs a file URL; use .inMemory for a store without a file")
+            }
+            return try makeStore(description)
+        }
+        let stored = try StoreMetadata.read(at: url)
+        let expected = try model.versionHashes(configuration: description.configurationName)
+        let differing = Self.differingEntities(stored.versionHashes, expected)
+        if differing.isEmpty { return try makeStore(description) }
+        guard description.shouldMigrateStoreAutomatically, description.shouldInferMappingAutomatically else {
+            throw CoordinatorError(
+                .incompatibleStore,
+                "\(url.path) is not compatible with configuration \(description.configurationName) of model \(model.name): the version hashes of \(differing.joined(separator: ", ")) differ. Add it with shouldMigrateStoreAutomatically and shouldInferMappingAutomatically to migrate it, or open it with the model it was built with",
+                differingEntities: differing)
+        }
+        guard description.type == .sqlite else {
+            throw CoordinatorError(
+                .unsupported,
+                "\(url.path) is a \(description.type.rawValue) store with a different model (\(differing.joined(separator: ", "))); only SQLite stores migrate automatically. Open it with its own model and migrateStore(_:to:type:) it to SQLite first")
+        }
+        var migrated = description
+        if description.isReadOnly {
+            guard let caches = description.migrationCachesDirectory else {
+                throw CoordinatorError(
+                    .unsupported,
+                    "\(url.path) is read-only and needs migrating (\(differing.joined(separator: ", "))); set migrationCachesDirectory to a folder where the migrated copy can be written")
+            }
+            let combined = Model.combinedHash(expected).hexString.prefix(16)
+            let output = caches.appendingPathComponent("\(url.deletingPathExtension().lastPathComponent)-\(combined).sqlite")
+            if !Self.isMigratedCopy(output, of: stored, hashes: expected) {
+                try FileManager.default.createDirectory(at: caches, withIntermediateDirectories: true)
+                _ = try Migrator().migrate(url.path, to: model, output: output.path)
+            }
+            migrated.url = output
+        } else {
+            let mode = (try? FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? NSNumber)?.uint16Value ?? 0o644
+            _ = try Migrator().migrate(url.path, to: model, output: url.path, outputMode: mode_t(mode))
+        }
+        return try makeStore(migrated)
+    }
+
+    func makeStore(_ description: StoreDescription) throws -> any PersistentStore {
+        switch description.type {
+        case .sqlite, .inMemory: try SQLiteStore(description: description, model: model)
+        case .binary, .xml: try AtomicStore(description: description, model: model)
+        }
+    }
+
+    /// Whether a cached migrated copy was made from this very store and fits the model.
+    private static func isMigratedCopy(_ url: URL, of source: StoreMetadata, hashes: [String: Data]) -> Bool {
+        guard FileManager.default.fileExists(atPath: url.path), let copy = try? StoreMetadata.read(at: url) else { return false }
+        let origin = copy["migratedFrom"]?.objectValue?["contentDigest"]?.stringValue
+        return copy.versionHashes == hashes && origin != nil && origin == source.contentDigest
+    }
+
+    /// Entities whose stored hash differs from the expected one, or that only one side has.
+    static func differingEntities(_ stored: [String: Data], _ expected: [String: Data]) -> [String] {
+        Set(stored.keys).union(expected.keys).filter { stored[$0] != expected[$0] }.sorted()
+    }
+}

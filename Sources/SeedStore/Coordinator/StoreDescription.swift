@@ -1,0 +1,66 @@
+import Foundation
+import SeedModel
+
+/// The kinds of store the coordinator can add.
+///
+/// Mirrors Core Data's store types: SQLite, in-memory, and the two atomic types, binary and XML,
+/// which hold the whole store in memory and write it as one property-list file on save.
+public enum StoreType: String, Sendable, Hashable, CaseIterable {
+    case sqlite = "SQLite"
+    case inMemory = "InMemory"
+    case binary = "Binary"
+    case xml = "XML"
+}
+
+/// How to add a store to a ``StoreCoordinator``: the equivalent of `NSPersistentStoreDescription`.
+///
+/// ```swift
+/// var seed = StoreDescription(type: .sqlite, url: seedURL, configuration: "PostCodesConf")
+/// seed.isReadOnly = true
+/// let user = StoreDescription(type: .sqlite, url: userURL, configuration: "UserConf")
+/// ```
+public struct StoreDescription: Sendable, Hashable {
+    public var type: StoreType
+    /// The store's file; nil for an in-memory store.
+    public var url: URL?
+    /// The model configuration whose entities the store holds; nil means `Default` (every entity),
+    /// which then allows no other store.
+    public var configuration: String?
+    /// Open `mode=ro&immutable=1`; every write fails.
+    public var isReadOnly: Bool
+    /// With ``shouldInferMappingAutomatically``: migrate an incompatible store when it is added.
+    public var shouldMigrateStoreAutomatically: Bool
+    public var shouldInferMappingAutomatically: Bool
+    /// Where a migrated copy of a read-only store is written (the original is never changed).
+    public var migrationCachesDirectory: URL?
+    /// SQLite pragmas applied on opening, such as `["cache_size": "-8000"]`.
+    public var sqlitePragmas: [String: String]
+
+    public init(
+        type: StoreType = .sqlite,
+        url: URL? = nil,
+        configuration: String? = nil,
+        isReadOnly: Bool = false,
+        shouldMigrateStoreAutomatically: Bool = false,
+        shouldInferMappingAutomatically: Bool = false,
+        migrationCachesDirectory: URL? = nil,
+        sqlitePragmas: [String: String] = [:]
+    ) {
+        self.type = type
+        self.url = url
+        self.configuration = configuration
+        self.isReadOnly = isReadOnly
+        self.shouldMigrateStoreAutomatically = shouldMigrateStoreAutomatically
+        self.shouldInferMappingAutomatically = shouldInferMappingAutomatically
+        self.migrationCachesDirectory = migrationCachesDirectory
+        self.sqlitePragmas = sqlitePragmas
+    }
+
+    /// The configuration name the store is added with.
+    public var configurationName: String { configuration ?? SeedModel.Configuration.defaultName }
+
+    /// A short name for messages: the file name, or "in-memory store".
+    public var displayName: String {
+        url.map { $0.lastPathComponent } ?? "in-memory \(configurationName) store"
+    }
+}

@@ -1,0 +1,42 @@
+extension FetchPredicate: CustomStringConvertible {
+    /// The predicate in format-string syntax, parseable again.
+    public var description: String {
+        switch self {
+        case .constant(let value): return value ? "TRUEPREDICATE" : "FALSEPREDICATE"
+        case .and(let parts): return parts.map { $0.nested }.joined(separator: " AND ")
+        case .or(let parts): return parts.map { $0.nested }.joined(separator: " OR ")
+        case .not(let inner): return "NOT " + inner.nested
+        case .between(let value, let lower, let upper): return "\(value) BETWEEN {\(lower), \(upper)}"
+        case .comparison(let lhs, let op, let rhs, let options):
+            var modifier = ""
+            if !options.isEmpty {
+                modifier = "[" + (options.contains(.caseInsensitive) ? "c" : "") + (options.contains(.diacriticInsensitive) ? "d" : "") + "]"
+            }
+            return "\(lhs) \(op.rawValue)\(modifier) \(rhs)"
+        }
+    }
+
+    private var nested: String {
+        switch self {
+        case .and, .or: "(\(description))"
+        default: description
+        }
+    }
+}
+
+extension FetchPredicate.Expression: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .keyPath(let path): return path.joined(separator: ".")
+        case .variable(let name, let path): return "$" + ([name] + path).joined(separator: ".")
+        case .list(let items): return "{" + items.map(\.description).joined(separator: ", ") + "}"
+        case .value(let value):
+            switch value {
+            case .null: return "nil"
+            case .text(let text): return "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+            case .blob(let data): return "\"<\(data.count) bytes>\""
+            default: return value.displayText
+            }
+        }
+    }
+}

@@ -1,0 +1,20 @@
+/// A predicate that cannot be parsed or applied, naming the position in the format string or the
+/// key path, and what was expected.
+public struct PredicateError: Error, Sendable, CustomStringConvertible, Equatable {
+    /// The predicate format string.
+    public let format: String
+    /// The character offset of the problem, counted from 0, when it is a parse error.
+    public let position: Int?
+    public let message: String
+
+    public init(format: String, position: Int?, _ message: String) {
+        self.format = format
+        self.position = position
+        self.message = message
+    }
+
+    public var description: String {
+        guard let position else { return "predicate \"\(format)\": \(message)" }
+        return "predicate \"\(format)\" at position \(position + 1): \(message)\n  \(format)\n  \(String(repeating: " ", count: position))^"
+    }
+}

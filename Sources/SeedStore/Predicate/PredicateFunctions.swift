@@ -1,0 +1,57 @@
+import Foundation
+import GRDB
+
+/// The SQL functions compiled predicates call, registered on every connection the runtime opens.
+enum PredicateFunctions {
+    /// `seed_fold(text, options)`: folds case (`[c]`, 1) and/or diacritics (`[d]`, 2), as the modifiers ask.
+    static let fold = DatabaseFunction("seed_fold", argumentCount: 2, pure: true) { values in
+        guard let text = String.fromDatabaseValue(values[0]) else { return values[0].isNull ? nil : values[0] }
+        let options = Int.fromDatabaseValue(values[1]) ?? 0
+        return fold(text, options: options)
+    }
+
+    /// `seed_like(text, pattern, options)`: NSPredicate's `LIKE`, where `*` matches any run of
+    /// characters and `?` one character, over the whole string.
+    static let like = DatabaseFunction("seed_like", argumentCount: 3, pure: true) { values in
+        guard let text = String.fromDatabaseValue(values[0]), let pattern = String.fromDatabaseValue(values[1]) else { return false }
+        let options = Int.fromDatabaseValue(values[2]) ?? 0
+        return matches(Array(fold(text, options: options)), pattern: Array(fold(pattern, options: options)))
+    }
+
+    static func register(in db: Database) {
+        db.add(function: fold)
+        db.add(function: like)
+    }
+
+    static func fold(_ text: String, options: Int) -> String {
+        var result = text
+        if options & 2 != 0 { result = result.folding(options: .diacriticInsensitive, locale: nil) }
+        if options & 1 != 0 { result = result.lowercased() }
+        return result
+    }
+
+    /// Wildcard matching with backtracking over the last `*`, linear in practice.
+    static func matches(_ text: [Character], pattern: [Character]) -> Bool {
+        var t = 0, p = 0
+        var star: Int?
+        var resume = 0
+        while t < text.count {
+            if p < pattern.count, pattern[p] == "?" || (pattern[p] != "*" && pattern[p] == text[t]) {
+                t += 1
+                p += 1
+            } else if p < pattern.count, pattern[p] == "*" {
+                star = p
+                resume = t
+                p += 1
+            } else if let star {
+                p = star + 1
+                resume += 1
+                t = resume
+            } else {
+                return false
+            }
+        }
+        while p < pattern.count, pattern[p] == "*" { p += 1 }
+        return p == pattern.count
+    }
+}

@@ -1,0 +1,183 @@
+/// A recursive-descent parser for the predicate format subset.
+///
+///     predicate  := and ( (OR | ||) and )*
+///     and        := unary ( (AND | &&) unary )*
+///     unary      := (NOT | !) unary | ( predicate ) | TRUEPREDICATE | FALSEPREDICATE | comparison
+///     comparison := operand operator[modifier] operand | operand BETWEEN operand
+///     operand    := keypath | literal | $VARIABLE[.keypath] | { operand, … }
+struct PredicateParser {
+    private typealias Token = PredicateLexer.Token
+
+    private let format: String
+    private var tokens: [(token: Token, position: Int)] = []
+    private var index = 0
+    private var lexerError: PredicateError?
+
+    init(_ format: String) {
+        self.format = format
+        var lexer = PredicateLexer(format)
+        do { tokens = try lexer.tokens() } catch { lexerError = error }
+    }
+
+    mutating func parse() throws(PredicateError) -> FetchPredicate {
+        if let lexerError { throw lexerError }
+        if current == .end { throw expected("a predicate") }
+        let predicate = try parseOr()
+        guard current == .end else { throw expected("AND, OR or the end of the predicate") }
+        return predicate
+    }
+
+    private var current: Token { tokens[index].token }
+
+    private mutating func advance() { if index < tokens.count - 1 { index += 1 } }
+
+    private func isKeyword(_ words: String...) -> Bool {
+        if case .identifier(let name) = current { return words.contains(name.uppercased()) }
+        if case .symbol(let symbol) = current { return words.contains(symbol) }
+        return false
+    }
+
+    private mutating func parseOr() throws(PredicateError) -> FetchPredicate {
+        var parts = [try parseAnd()]
+        while isKeyword("OR", "||") {
+            advance()
+            parts.append(try parseAnd())
+        }
+        return parts.count == 1 ? parts[0] : .or(parts)
+    }
+
+    private mutating func parseAnd() throws(PredicateError) -> FetchPredicate {
+        var parts = [try parseUnary()]
+        while isKeyword("AND", "&&") {
+            advance()
+            parts.append(try parseUnary())
+        }
+        return parts.count == 1 ? parts[0] : .and(parts)
+    }
+
+    private mutating func parseUnary() throws(PredicateError) -> FetchPredicate {
+        if isKeyword("NOT", "!") {
+            advance()
+            return .not(try parseUnary())
+        }
+        if current == .symbol("(") {
+            advance()
+            let inner = try parseOr()
+            guard current == .symbol(")") else { throw expected("a closing )") }
+            advance()
+            return inner
+        }
+        if isKeyword("TRUEPREDICATE") { advance(); return .constant(true) }
+        if isKeyword("FALSEPREDICATE") { advance(); return .constant(false) }
+        return try parseComparison()
+    }
+
+    private mutating func parseComparison() throws(PredicateError) -> FetchPredicate {
+        let lhs = try parseOperand()
+        if isKeyword("BETWEEN") {
+            advance()
+            let bounds = try parseOperand()
+            switch bounds {
+            case .list(let items) where items.count == 2:
+                return .between(lhs, lower: items[0], upper: items[1])
+            case .variable:
+                throw PredicateError(format: format, position: tokens[index - 1].position, "BETWEEN takes a literal pair {lower, upper}")
+            default:
+                throw PredicateError(format: format, position: tokens[index - 1].position, "expected a pair {lower, upper} after BETWEEN")
+            }
+        }
+        let op = try parseOperator()
+        var options: FetchPredicate.StringOptions = []
+        if case .modifier(let flags) = current {
+            if flags.contains("c") { options.insert(.caseInsensitive) }
+            if flags.contains("d") { options.insert(.diacriticInsensitive) }
+            advance()
+        }
+        let rhs = try parseOperand()
+        if op == .in, case .keyPath = rhs {
+            throw PredicateError(format: format, position: tokens[index - 1].position, "IN takes a list {a, b, …} or a $VARIABLE, not a key path")
+        }
+        return .comparison(lhs, op, rhs, options)
+    }
+
+    private mutating func parseOperator() throws(PredicateError) -> FetchPredicate.ComparisonOperator {
+        let op: FetchPredicate.ComparisonOperator
+        switch current {
+        case .symbol("=="), .symbol("="): op = .equal
+        case .symbol("!="), .symbol("<>"): op = .notEqual
+        case .symbol("<"): op = .less
+        case .symbol("<="), .symbol("=<"): op = .lessOrEqual
+        case .symbol(">"): op = .greater
+        case .symbol(">="), .symbol("=>"): op = .greaterOrEqual
+        case .identifier(let word):
+            switch word.uppercased() {
+            case "IN": op = .in
+            case "BEGINSWITH": op = .beginsWith
+            case "ENDSWITH": op = .endsWith
+            case "CONTAINS": op = .contains
+            case "LIKE": op = .like
+            case "MATCHES":
+                throw PredicateError(format: format, position: tokens[index].position, "MATCHES (regular expressions) is not supported; use LIKE with * and ?")
+            default: throw expected("a comparison operator (==, !=, <, <=, >, >=, IN, BEGINSWITH, ENDSWITH, CONTAINS, LIKE, BETWEEN)")
+            }
+        default: throw expected("a comparison operator (==, !=, <, <=, >, >=, IN, BEGINSWITH, ENDSWITH, CONTAINS, LIKE, BETWEEN)")
+        }
+        advance()
+        return op
+    }
+
+    private mutating func parseOperand() throws(PredicateError) -> FetchPredicate.Expression {
+        switch current {
+        case .string(let value):
+            advance()
+            return .value(.text(value))
+        case .number(let value):
+            advance()
+            return .value(value)
+        case .variable(let name):
+            advance()
+            return .variable(name, keyPath: try parseKeyPathTail())
+        case .symbol("{"):
+            advance()
+            var items: [FetchPredicate.Expression] = []
+            if current != .symbol("}") {
+                items.append(try parseOperand())
+                while current == .symbol(",") {
+                    advance()
+                    items.append(try parseOperand())
+                }
+            }
+            guard current == .symbol("}") else { throw expected("a comma or a closing }") }
+            advance()
+            return .list(items)
+        case .identifier(let name):
+            switch name.uppercased() {
+            case "TRUE", "YES": advance(); return .value(.integer(1))
+            case "FALSE", "NO": advance(); return .value(.integer(0))
+            case "NIL", "NULL": advance(); return .value(.null)
+            case "AND", "OR", "NOT", "IN", "BETWEEN", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE":
+                throw expected("a key path, a literal or a $VARIABLE")
+            default:
+                advance()
+                return .keyPath([name] + (try parseKeyPathTail()))
+            }
+        default:
+            throw expected("a key path, a literal or a $VARIABLE")
+        }
+    }
+
+    private mutating func parseKeyPathTail() throws(PredicateError) -> [String] {
+        var path: [String] = []
+        while current == .symbol(".") {
+            advance()
+            guard case .identifier(let name) = current else { throw expected("a property name after .") }
+            path.append(name)
+            advance()
+        }
+        return path
+    }
+
+    private func expected(_ what: String) -> PredicateError {
+        PredicateError(format: format, position: tokens[index].position, "expected \(what), found \(current.text)")
+    }
+}

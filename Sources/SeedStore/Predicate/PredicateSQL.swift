@@ -1,0 +1,179 @@
+import SeedModel
+
+/// A predicate compiled to an SQL `WHERE` clause over one entity table (aliased `t0`), with the
+/// joins its key paths need and the values to bind. Values are always bound, never spliced.
+struct PredicateSQL {
+    var whereClause: String
+    var arguments: [StoreValue]
+    var joins: [String]
+
+    /// Compiles a predicate whose variables are already substituted.
+    /// - Throws: ``PredicateError`` for an unknown key path, a to-many key path or a leftover variable.
+    init(_ predicate: FetchPredicate, table: EntityTable, schema: StoreSchema, format: String) throws(PredicateError) {
+        var compiler = Compiler(schema: schema, table: table, format: format)
+        whereClause = try compiler.compile(predicate)
+        arguments = compiler.arguments
+        joins = compiler.joins
+    }
+
+    /// The SQL expression of a sort key or key path, adding any join it needs.
+    static func column(for keyPath: [String], table: EntityTable, schema: StoreSchema, joins: inout [String]) throws(PredicateError) -> String {
+        var compiler = Compiler(schema: schema, table: table, format: keyPath.joined(separator: "."))
+        compiler.joins = joins
+        let sql = try compiler.column(keyPath)
+        joins = compiler.joins
+        return sql
+    }
+
+    private struct Compiler {
+        let schema: StoreSchema
+        let table: EntityTable
+        let format: String
+        var arguments: [StoreValue] = []
+        var joins: [String] = []
+        private var aliases: [String: String] = [:]
+
+        init(schema: StoreSchema, table: EntityTable, format: String) {
+            self.schema = schema
+            self.table = table
+            self.format = format
+        }
+
+        mutating func compile(_ predicate: FetchPredicate) throws(PredicateError) -> String {
+            switch predicate {
+            case .constant(let value): return value ? "1" : "0"
+            case .and(let parts):
+                var clauses: [String] = []
+                for part in parts { clauses.append(try compile(part)) }
+                return "(" + clauses.joined(separator: " AND ") + ")"
+            case .or(let parts):
+                var clauses: [String] = []
+                for part in parts { clauses.append(try compile(part)) }
+                return "(" + clauses.joined(separator: " OR ") + ")"
+            case .not(let inner):
+                // NSPredicate's NOT is two-valued: a comparison with nil is false, so its negation is true.
+                return "NOT coalesce(\(try compile(inner)), 0)"
+            case .between(let value, let lower, let upper):
+                return "(\(try operand(value)) BETWEEN \(try operand(lower)) AND \(try operand(upper)))"
+            case .comparison(let lhs, let op, let rhs, let options):
+                return try comparison(lhs, op, rhs, options)
+            }
+        }
+
+        private mutating func comparison(
+            _ lhs: FetchPredicate.Expression, _ op: FetchPredicate.ComparisonOperator, _ rhs: FetchPredicate.Expression, _ options: FetchPredicate.StringOptions
+        ) throws(PredicateError) -> String {
+            let fold: (String) -> String = options.isEmpty ? { $0 } : { "seed_fold(\($0), \(options.rawValue))" }
+            if op == .in {
+                guard case .list(let items) = rhs else {
+                    throw PredicateError(format: format, position: nil, "IN needs a list {a, b, …} on its right")
+                }
+                let left = fold(try operand(lhs))
+                var members: [String] = []
+                var matchesNil = false
+                for item in items {
+                    if case .value(.null) = item { matchesNil = true; continue }
+                    members.append(fold(try operand(item)))
+                }
+                var clause = members.isEmpty ? "0" : "\(left) IN (\(members.joined(separator: ", ")))"
+                if matchesNil { clause = "(\(clause) OR \(try operand(lhs)) IS NULL)" }
+                return clause
+            }
+            if case .list = rhs {
+                throw PredicateError(format: format, position: nil, "a list {…} can only follow IN or BETWEEN")
+            }
+            let left = fold(try operand(lhs))
+            switch op {
+            case .equal: return "\(left) IS \(fold(try operand(rhs)))"
+            case .notEqual: return "\(left) IS NOT \(fold(try operand(rhs)))"
+            case .less: return "\(left) < \(fold(try operand(rhs)))"
+            case .lessOrEqual: return "\(left) <= \(fold(try operand(rhs)))"
+            case .greater: return "\(left) > \(fold(try operand(rhs)))"
+            case .greaterOrEqual: return "\(left) >= \(fold(try operand(rhs)))"
+            case .beginsWith:
+                let right = fold(try operand(rhs))
+                let again = fold(try operand(rhs))
+                return "(substr(\(left), 1, length(\(right))) = \(again))"
+            case .endsWith:
+                let right = fold(try operand(rhs))
+                let again = fold(try operand(rhs))
+                let third = fold(try operand(rhs))
+                return "(length(\(right)) = 0 OR substr(\(left), -length(\(again))) = \(third))"
+            case .contains:
+                return "(instr(\(left), \(fold(try operand(rhs)))) > 0)"
+            case .like:
+                return "seed_like(\(try operand(lhs)), \(try operand(rhs)), \(options.rawValue))"
+            case .in:
+                preconditionFailure("IN is handled above")
+            }
+        }
+
+        private mutating func operand(_ expression: FetchPredicate.Expression) throws(PredicateError) -> String {
+            switch expression {
+            case .value(let value):
+                arguments.append(value)
+                return "?"
+            case .keyPath(let path):
+                return try column(path)
+            case .variable(let name, _):
+                throw PredicateError(format: format, position: nil, "$\(name) has no value; substitute the variables before fetching")
+            case .list:
+                throw PredicateError(format: format, position: nil, "a list {…} can only follow IN or BETWEEN")
+            }
+        }
+
+        /// The column a key path names, joining through to-one relationships.
+        mutating func column(_ path: [String]) throws(PredicateError) -> String {
+            var current = table
+            var alias = "t0"
+            for (offset, name) in path.enumerated() {
+                let isLast = offset == path.count - 1
+                if let attribute = current.entity.attribute(named: name) {
+                    guard isLast else {
+                        throw PredicateError(format: format, position: nil, "\(current.name).\(name) is an attribute; a key path can only go on through a to-one relationship")
+                    }
+                    guard !attribute.isTransient else {
+                        throw PredicateError(format: format, position: nil, "\(current.name).\(name) is transient and not stored; it cannot be used in a fetch")
+                    }
+                    return "\(alias).\(quoteIdentifier(name))"
+                }
+                guard let relationship = current.entity.relationship(named: name) else {
+                    let known = current.entity.attributes.map(\.name) + current.entity.relationships.map(\.name)
+                    throw PredicateError(
+                        format: format, position: nil,
+                        "\(current.name) has no attribute or relationship named \"\(name)\"; it has \(known.joined(separator: ", "))")
+                }
+                guard !relationship.isToMany else {
+                    throw PredicateError(format: format, position: nil, "\(current.name).\(name) is a to-many relationship; key paths can only go through to-one relationships")
+                }
+                guard let destination = schema.table(for: relationship.destination) else {
+                    throw PredicateError(format: format, position: nil, "\(current.name).\(name) leads to \(relationship.destination), which is not in this store")
+                }
+                let storedHere = current.columns.contains { if case .toOne(let r) = $0.kind { r.name == name } else { false } }
+                if isLast, storedHere { return "\(alias).\(quoteIdentifier(name))" }
+                let pk = quoteIdentifier(Model.primaryKeyColumn)
+                let joinKey = "\(alias).\(name)"
+                let nextAlias: String
+                if let existing = aliases[joinKey] {
+                    nextAlias = existing
+                } else {
+                    nextAlias = "t\(aliases.count + 1)"
+                    aliases[joinKey] = nextAlias
+                    if storedHere {
+                        joins.append("LEFT JOIN \(quoteIdentifier(destination.name)) AS \(nextAlias) ON \(nextAlias).\(pk) = \(alias).\(quoteIdentifier(name))")
+                    } else if let inverse = relationship.inverse,
+                        destination.columns.contains(where: { if case .toOne(let r) = $0.kind { r.name == inverse } else { false } })
+                    {
+                        joins.append("LEFT JOIN \(quoteIdentifier(destination.name)) AS \(nextAlias) ON \(nextAlias).\(quoteIdentifier(inverse)) = \(alias).\(pk)")
+                    } else {
+                        throw PredicateError(format: format, position: nil, "\(current.name).\(name) is not stored as a to-one column on either side")
+                    }
+                }
+                if isLast { return "\(nextAlias).\(pk)" }
+                current = destination
+                alias = nextAlias
+            }
+            throw PredicateError(format: format, position: nil, "empty key path")
+        }
+    }
+}

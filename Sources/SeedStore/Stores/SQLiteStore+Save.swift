@@ -1,0 +1,134 @@
+import Foundation
+import GRDB
+import SeedModel
+
+extension SQLiteStore {
+    public func save(_ changes: StoreChanges, beforeCommit: () throws -> Void) throws -> SaveOutcome {
+        if isReadOnly, !changes.isEmpty {
+            let entity = changes.inserts.first?.entity ?? changes.updates.first?.entity ?? changes.deletes.first?.entity
+                ?? changes.links.first?.entity
+            let what = entity.map { "cannot save changes to \($0)" } ?? "cannot save its metadata"
+            throw StoreError(.refused, path: path, "the store \(storeDescription.displayName) was added read-only: \(what); save them to a writable store")
+        }
+        var outcome = SaveOutcome(insertedKeys: [], updatedVersions: [])
+        var newMetadata = metadata
+        do {
+            try queue.inDatabase { db in
+                try db.inTransaction {
+                    try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+                    try checkVersions(db, changes)
+                    var pendingLinks = changes.links
+                    outcome.insertedKeys = try insertRows(db, changes.inserts, links: &pendingLinks)
+                    for update in changes.updates {
+                        outcome.updatedVersions.append(try apply(update, db))
+                    }
+                    for link in pendingLinks {
+                        try apply(link, db, insertedKeys: outcome.insertedKeys)
+                    }
+                    var visited = Set<String>()
+                    for delete in changes.deletes {
+                        try deleteRow(db, entity: delete.entity, key: delete.key, visited: &visited)
+                    }
+                    if let metadata = changes.metadata {
+                        newMetadata = newMetadata.replacingCustomKeys(with: metadata)
+                        try newMetadata.write(to: db)
+                    }
+                    try willCommit(db)
+                    try beforeCommit()
+                    return .commit
+                }
+            }
+        } catch {
+            didRollBack()
+            if error is SaveConflict { throw error }
+            throw StoreError(error, path: path, doing: "cannot save")
+        }
+        metadata = newMetadata
+        try didCommit()
+        return outcome
+    }
+
+    /// Refuses the save when a row to update or delete changed (or vanished) since it was fetched.
+    private func checkVersions(_ db: Database, _ changes: StoreChanges) throws {
+        var conflicts: [SaveConflict.Row] = []
+        let checks = changes.updates.filter { !$0.force }.map { ($0.entity, $0.key, $0.expectedVersion) }
+            + changes.deletes.map { ($0.entity, $0.key, $0.expectedVersion) }
+        for (entity, key, expected) in checks {
+            let table = try table(entity)
+            let keyColumn = quoteIdentifier(table.keyColumn)
+            let version = try Int64.fetchOne(
+                db, sql: "SELECT \(versionExpression(entity: entity, key: "t0." + keyColumn)) FROM \(quoteIdentifier(entity)) AS t0 WHERE t0.\(keyColumn) = ?",
+                arguments: [key.databaseValue])
+            guard version != expected else { continue }
+            let stored = version == nil ? nil : try storedRow(db, table: table, key: key)
+            conflicts.append(SaveConflict.Row(entity: entity, key: key, expectedVersion: expected, stored: stored))
+        }
+        if !conflicts.isEmpty { throw SaveConflict(storeIdentifier: identifier, storeName: storeDescription.displayName, rows: conflicts) }
+    }
+
+    func storedRow(_ db: Database, table: EntityTable, key: StoreValue) throws -> StoreRow? {
+        let keyColumn = "t0." + quoteIdentifier(table.keyColumn)
+        let columns = table.columns.filter { if case .primaryKey = $0.kind { false } else { true } }.map(\.name)
+        let select = (columns.map { "t0." + quoteIdentifier($0) } + [versionExpression(entity: table.name, key: keyColumn)]).joined(separator: ", ")
+        guard let row = try Row.fetchOne(db, sql: "SELECT \(select) FROM \(quoteIdentifier(table.name)) AS t0 WHERE \(keyColumn) = ?", arguments: [key.databaseValue])
+        else { return nil }
+        var values: [String: StoreValue] = [:]
+        for (offset, name) in columns.enumerated() { values[name] = StoreValue(row[offset] as DatabaseValue) }
+        return StoreRow(entity: table.name, key: key, values: values, version: row[columns.count])
+    }
+
+    /// Inserts rows, tables a to-one column references first, taking each to-one stored on the
+    /// inserted row from `links` so required references are set by the INSERT itself.
+    private func insertRows(_ db: Database, _ inserts: [StoreChanges.Insert], links: inout [StoreChanges.Link]) throws -> [StoreValue] {
+        let order = Dictionary(uniqueKeysWithValues: schema.tables.enumerated().map { ($1.name, $0) })
+        let sequence = inserts.indices.sorted { (order[inserts[$0].entity] ?? 0, $0) < (order[inserts[$1].entity] ?? 0, $1) }
+        var keys = [StoreValue?](repeating: nil, count: inserts.count)
+        for index in sequence {
+            let insert = inserts[index]
+            let table = try table(insert.entity)
+            var values = insert.values
+            links.removeAll { link in
+                guard link.kind == .set, link.source == .inserted(index), link.entity == insert.entity,
+                    schema.storage.place(of: link.relationship, in: insert.entity) == .column
+                else { return false }
+                switch link.destination {
+                case nil: values[link.relationship] = .null
+                case .stored(let key): values[link.relationship] = key
+                case .inserted(let other):
+                    guard let key = keys[other] else { return false }
+                    values[link.relationship] = key
+                }
+                return true
+            }
+            let names = table.columns.compactMap { column -> String? in
+                if case .primaryKey = column.kind { return nil }
+                return values[column.name] == nil ? nil : column.name
+            }
+            let sql = names.isEmpty
+                ? "INSERT INTO \(quoteIdentifier(table.name)) DEFAULT VALUES"
+                : "INSERT INTO \(quoteIdentifier(table.name)) (\(names.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
+            try db.execute(sql: sql, arguments: StatementArguments(names.map { values[$0]!.databaseValue }))
+            switch table.primaryKey {
+            case .rowid: keys[index] = .integer(db.lastInsertedRowID)
+            case .attribute(let name): keys[index] = values[name] ?? .null
+            }
+        }
+        return keys.map { $0 ?? .null }
+    }
+
+    /// Writes changed attributes and bumps the row's version; returns the new version.
+    private func apply(_ update: StoreChanges.Update, _ db: Database) throws -> Int64 {
+        let table = try table(update.entity)
+        let names = update.values.keys.sorted()
+        if !names.isEmpty {
+            let assignments = names.map { "\(quoteIdentifier($0)) = ?" }.joined(separator: ", ")
+            try db.execute(
+                sql: "UPDATE \(quoteIdentifier(table.name)) SET \(assignments) WHERE \(quoteIdentifier(table.keyColumn)) = ?",
+                arguments: StatementArguments(names.map { update.values[$0]!.databaseValue } + [update.key.databaseValue]))
+        }
+        try db.execute(
+            sql: "INSERT INTO \(Self.versionTable) (entity, key, version) VALUES (?, ?, 2) ON CONFLICT (entity, key) DO UPDATE SET version = version + 1",
+            arguments: [update.entity, update.key.databaseValue])
+        return try Int64.fetchOne(db, sql: "SELECT version FROM \(Self.versionTable) WHERE entity = ? AND key = ?", arguments: [update.entity, update.key.databaseValue]) ?? 2
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import GRDB
+import SeedModel
+
+/// A store kept in SQLite: a file, or `:memory:` for the in-memory type. The atomic types
+/// (``AtomicStore``) use it too, loaded from and saved to a property-list file.
+///
+/// Tables follow ``StoreSchema``; objects' version counters live in `seed_object_version`
+/// (absent rows mean version 1), so seed stores built by the pipeline need no extra column.
+public class SQLiteStore: PersistentStore {
+    /// The table of version counters for optimistic locking.
+    static let versionTable = "seed_object_version"
+
+    public let storeDescription: StoreDescription
+    public internal(set) var metadata: StoreMetadata
+    public var isReadOnly: Bool { storeDescription.isReadOnly }
+    public var identifier: String { metadata.storeUUID ?? storeDescription.displayName }
+    public let entityNames: Set<String>
+    let schema: StoreSchema
+    let queue: DatabaseQueue
+    /// Whether `seed_object_version` exists (a read-only seed built by the pipeline has none).
+    private(set) var hasVersionTable = true
+    /// Where the store's file is, for messages.
+    var path: String { storeDescription.url?.path ?? storeDescription.displayName }
+
+    /// Opens (or creates) a SQLite or in-memory store holding one configuration of `model`.
+    /// - Throws: ``StoreError`` when the file is missing for a read-only store, or cannot be opened or created.
+    init(description: StoreDescription, model: Model) throws {
+        storeDescription = description
+        do {
+            schema = try StoreSchema(model: model, configuration: description.configurationName)
+        } catch {
+            throw StoreError(.refused, path: description.displayName, error.description)
+        }
+        entityNames = Set(schema.tables.map(\.name))
+        let path = description.url?.path
+        let exists = path.map { FileManager.default.fileExists(atPath: $0) } ?? false
+        if description.type == .sqlite, let path, !exists, description.isReadOnly {
+            throw StoreError(.notFound, path: path, "no such store; a read-only store must exist before it is added")
+        }
+        let storePath = description.type == .sqlite ? path : nil
+        if let storePath, !exists {
+            try FileManager.default.createDirectory(at: URL(fileURLWithPath: storePath).deletingLastPathComponent(), withIntermediateDirectories: true)
+        }
+        let queue = try Self.openQueue(path: storePath, description: description)
+        self.queue = queue
+        let schema = self.schema
+        do {
+            if storePath == nil || !exists {
+                metadata = try queue.write { db in try Self.initialize(db, schema: schema, storeType: description.type) }
+            } else {
+                metadata = try queue.inDatabase { db in
+                    try StoreFile.checkSeedStore(db, path: storePath!)
+                    if !description.isReadOnly, try !db.tableExists(Self.versionTable) { try Self.createVersionTable(db) }
+                    return try StoreMetadata.read(from: db)
+                }
+                hasVersionTable = try queue.read { db in try db.tableExists(Self.versionTable) }
+            }
+        } catch {
+            try? queue.close()
+            if let storePath, !exists { try? FileManager.default.removeItem(atPath: storePath) }
+            throw StoreError(error, path: path ?? description.displayName, doing: "cannot open the store")
+        }
+    }
+
+    private static func openQueue(path: String?, description: StoreDescription) throws -> DatabaseQueue {
+        var configuration = GRDB.Configuration()
+        configuration.readonly = description.isReadOnly && path != nil
+        configuration.foreignKeysEnabled = !description.isReadOnly
+        let pragmas = description.sqlitePragmas
+        configuration.prepareDatabase { db in
+            PredicateFunctions.register(in: db)
+            for (name, value) in pragmas.sorted(by: { $0.key < $1.key }) {
+                try db.execute(sql: "PRAGMA \(quoteIdentifier(name)) = \(value)")
+            }
+        }
+        guard let path else { return try DatabaseQueue(configuration: configuration) }
+        if description.isReadOnly {
+            let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+            let encoded = absolute.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? absolute
+            return try DatabaseQueue(path: "file:\(encoded)?mode=ro&immutable=1", configuration: configuration)
+        }
+        return try DatabaseQueue(path: path, configuration: configuration)
+    }
+
+    /// Lays out an empty store: tables, indexes, version table, metadata, embedded model, header stamps.
+    static func initialize(_ db: Database, schema: StoreSchema, storeType: StoreType) throws -> StoreMetadata {
+        for statement in schema.createTableStatements + schema.indexStatements { try db.execute(sql: statement) }
+        try createVersionTable(db)
+        typealias Key = StoreMetadata.Key
+        var metadata = StoreMetadata()
+        metadata[Key.storeType] = .string(storeType.rawValue)
+        metadata[Key.storeUUID] = .string(UUID().uuidString)
+        metadata[Key.modelName] = .string(schema.model.name)
+        metadata[Key.modelVersionIdentifiers] = .array(schema.model.versionIdentifiers.map(JSONValue.string))
+        metadata[Key.configuration] = .string(schema.configuration)
+        let hashes = try schema.model.versionHashes(configuration: schema.configuration)
+        metadata[Key.versionHashes] = .object(hashes.mapValues { .string($0.hexString) })
+        metadata[Key.hashEncodingVersion] = .integer(Int64(Model.hashEncodingVersion))
+        metadata[Key.storeFormatVersion] = .integer(Int64(StoreMetadata.storeFormatVersion))
+        try metadata.write(to: db)
+        try db.execute(sql: "CREATE TABLE \(StoreMetadata.modelTableName) (configuration TEXT NOT NULL PRIMARY KEY, model TEXT NOT NULL) WITHOUT ROWID")
+        try db.execute(
+            sql: "INSERT INTO \(StoreMetadata.modelTableName) (configuration, model) VALUES (?, ?)",
+            arguments: [schema.configuration, String(decoding: try schema.model.canonicalJSON(configuration: schema.configuration), as: UTF8.self)])
+        try db.execute(sql: "PRAGMA application_id = \(StoreMetadata.applicationID); PRAGMA user_version = \(StoreMetadata.storeFormatVersion)")
+        return metadata
+    }
+
+    static func createVersionTable(_ db: Database) throws {
+        try db.execute(sql: "CREATE TABLE \(versionTable) (entity TEXT NOT NULL, key NOT NULL, version INTEGER NOT NULL, PRIMARY KEY (entity, key)) WITHOUT ROWID")
+    }
+
+    public func close() throws {
+        try queue.close()
+    }
+
+    func table(_ entity: String) throws -> EntityTable {
+        guard let table = schema.table(for: entity) else {
+            throw StoreError(.refused, path: path, "the \(schema.configuration) store \(storeDescription.displayName) does not hold entity \(entity); it holds \(entityNames.sorted().joined(separator: ", "))")
+        }
+        return table
+    }
+
+    /// Called inside the save transaction once the changes are written; atomic stores write their file here.
+    func willCommit(_ db: Database) throws {}
+
+    /// Called after the save transaction committed.
+    func didCommit() throws {}
+
+    /// Called when the save transaction rolled back.
+    func didRollBack() {}
+}
+
+/// An SQL string literal for a name from the model (never for user values, which are bound).
+func sqlLiteral(_ text: String) -> String {
+    "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+}

@@ -1,0 +1,127 @@
+import Foundation
+import GRDB
+
+/// One stored value, in SQLite's five storage classes.
+///
+/// Attribute values cross the runtime API as ``StoreValue``: a Date is seconds since 1970 (`.real`),
+/// a Boolean `0`/`1` (`.integer`), a Decimal, UUID or URI its canonical text (see `docs/store-format.md`).
+public enum StoreValue: Sendable, Hashable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob(Data)
+
+    public var isNull: Bool { self == .null }
+
+    public var integerValue: Int64? {
+        switch self {
+        case .integer(let value): value
+        case .real(let value): value.rounded(.towardZero) == value ? Int64(exactly: value) : nil
+        default: nil
+        }
+    }
+
+    public var doubleValue: Double? {
+        switch self {
+        case .integer(let value): Double(value)
+        case .real(let value): value
+        default: nil
+        }
+    }
+
+    public var stringValue: String? {
+        if case .text(let value) = self { return value }
+        return nil
+    }
+
+    public var dataValue: Data? {
+        if case .blob(let value) = self { return value }
+        return nil
+    }
+
+    /// The value as a plain Swift value for JSON output: Int64, Double, String, base64 text or nil.
+    public var jsonValue: JSONValue {
+        switch self {
+        case .null: .null
+        case .integer(let value): .integer(value)
+        case .real(let value): .double(value)
+        case .text(let value): .string(value)
+        case .blob(let value): .string(value.base64EncodedString())
+        }
+    }
+
+    /// Short human-readable text for tables and error messages.
+    public var displayText: String {
+        switch self {
+        case .null: "nil"
+        case .integer(let value): String(value)
+        case .real(let value): FieldValue.sqliteText(value)
+        case .text(let value): value
+        case .blob(let value): "<\(value.count) bytes>"
+        }
+    }
+}
+
+extension StoreValue: Comparable {
+    /// SQLite's ordering (NULL, then numbers, then text by bytes, then blobs), so results merged
+    /// from several stores come out in the order each store's `ORDER BY` gives.
+    public static func < (lhs: StoreValue, rhs: StoreValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return false
+        case (.null, _): return true
+        case (_, .null): return false
+        default: break
+        }
+        if let left = lhs.doubleValue, let right = rhs.doubleValue {
+            if case .integer(let l) = lhs, case .integer(let r) = rhs { return l < r }
+            return left < right
+        }
+        switch (lhs, rhs) {
+        case (.integer, _), (.real, _): return true
+        case (_, .integer), (_, .real): return false
+        case (.text(let l), .text(let r)): return Array(l.utf8).lexicographicallyPrecedes(r.utf8)
+        case (.text, _): return true
+        case (_, .text): return false
+        case (.blob(let l), .blob(let r)): return l.lexicographicallyPrecedes(r)
+        default: return false
+        }
+    }
+}
+
+extension StoreValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral, ExpressibleByNilLiteral {
+    public init(stringLiteral value: String) { self = .text(value) }
+    public init(integerLiteral value: Int64) { self = .integer(value) }
+    public init(floatLiteral value: Double) { self = .real(value) }
+    public init(booleanLiteral value: Bool) { self = .integer(value ? 1 : 0) }
+    public init(nilLiteral: ()) { self = .null }
+}
+
+extension StoreValue {
+    /// A Date as stored: seconds since 1970.
+    public init(_ date: Date) { self = .real(date.timeIntervalSince1970) }
+
+    public init(_ value: String?) { self = value.map(StoreValue.text) ?? .null }
+
+    public init(_ value: Int) { self = .integer(Int64(value)) }
+
+    init(_ databaseValue: DatabaseValue) {
+        switch databaseValue.storage {
+        case .null: self = .null
+        case .int64(let value): self = .integer(value)
+        case .double(let value): self = .real(value)
+        case .string(let value): self = .text(value)
+        case .blob(let value): self = .blob(value)
+        }
+    }
+
+    var databaseValue: DatabaseValue {
+        switch self {
+        case .null: .null
+        case .integer(let value): value.databaseValue
+        case .real(let value): value.databaseValue
+        case .text(let value): value.databaseValue
+        case .blob(let value): value.databaseValue
+        }
+    }
+}
