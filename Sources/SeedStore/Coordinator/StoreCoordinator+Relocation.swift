@@ -25,6 +25,7 @@ extension StoreCoordinator {
             guard !FileManager.default.fileExists(atPath: url.path) else {
                 throw CoordinatorError(.unsupported, "\(url.path) already exists; remove it or choose another location, so no store is overwritten")
             }
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         }
         var description = source.storeDescription
         description.type = type
