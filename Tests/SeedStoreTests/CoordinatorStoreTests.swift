@@ -23,10 +23,10 @@ struct CoordinatorStoreTests {
         try named.addStore(StoreDescription(type: .inMemory, configuration: "Catalog"))
         #expect(throws: CoordinatorError.self) { try named.addStore(StoreDescription(type: .inMemory)) }
         let twice = try #require(throws: CoordinatorError.self) { try named.addStore(StoreDescription(type: .inMemory, configuration: "Catalog")) }
-        #expect(twice.message.contains("Category, Product, Tag"))
+        #expect(twice.message.contains("already added with it"))
         let unknown = try #require(throws: CoordinatorError.self) { try named.addStore(StoreDescription(type: .inMemory, configuration: "Orders")) }
         #expect(unknown.kind == .unknownConfiguration)
-        #expect(unknown.message.contains("Catalog, Notes, Default"))
+        #expect(unknown.message.contains("Archive, Catalog, Notes, Default"))
         #expect(named.stores.count == 1)
     }
 

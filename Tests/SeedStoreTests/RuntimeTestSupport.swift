@@ -23,6 +23,7 @@ func shopModelJSON(productExtras: String = "", name: String = "Shop") -> String 
     {
       "name": "\(name)", "versionIdentifiers": ["1"],
       "configurations": [{"name": "Catalog", "entities": ["Category", "Product", "Tag"]},
+                         {"name": "Archive", "entities": ["Category", "Product", "Tag"]},
                          {"name": "Notes", "entities": ["Note"]}],
       "entities": [
         {"name": "Category",

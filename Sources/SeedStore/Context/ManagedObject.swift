@@ -128,7 +128,7 @@ public final class ManagedObject {
 
     /// The objects a fetched property finds, evaluated on first use against every store holding its
     /// entity with `$FETCH_SOURCE` bound to this object, and kept until ``ObjectContext/refresh(_:mergeChanges:)``.
-    /// - Throws: ``ContextError`` for an unknown fetched property; ``PredicateError`` when its predicate
+    /// - Throws: ``ContextError`` for an unknown fetched property; ``FetchPredicateError`` when its predicate
     ///   does not parse or names a missing key path; ``CoordinatorError`` when no store holds its entity.
     public func fetchedObjects(_ name: String) throws -> [ManagedObject] {
         if let cached = fetchedCache[name] { return cached }

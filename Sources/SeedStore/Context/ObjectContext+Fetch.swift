@@ -6,7 +6,7 @@ extension ObjectContext {
     /// merged in sort order. Objects deleted in this context are left out; registered objects come
     /// back as the same instances, with their unsaved changes.
     /// - Throws: ``ContextError`` for an unknown entity, ``CoordinatorError`` when no store holds it,
-    ///   ``PredicateError`` for a key path the entity does not have.
+    ///   ``FetchPredicateError`` for a key path the entity does not have.
     public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
         let stores = try self.stores(for: request)
         var rows: [(row: StoreRow, store: any PersistentStore, order: Int)] = []
@@ -57,7 +57,7 @@ extension ObjectContext {
     private func stores(for request: FetchRequest) throws -> [any PersistentStore] {
         _ = try entity(named: request.entity)
         if let predicate = request.predicate, let variable = predicate.variableNames.sorted().first {
-            throw PredicateError(format: predicate.description, position: nil, "$\(variable) has no value; call substituting(_:) before fetching")
+            throw FetchPredicateError(format: predicate.description, position: nil, "$\(variable) has no value; call substituting(_:) before fetching")
         }
         let stores = coordinator.stores(for: request.entity, among: request.affectedStores)
         guard !stores.isEmpty else {
@@ -89,7 +89,7 @@ extension ObjectContext {
             switch name {
             case "FETCH_SOURCE":
                 guard !keyPath.isEmpty else {
-                    throw PredicateError(
+                    throw FetchPredicateError(
                         format: property.predicate, position: nil,
                         "compare $FETCH_SOURCE through a key attribute, such as $FETCH_SOURCE.postcode; objects in other stores cannot be compared directly")
                 }
@@ -98,17 +98,17 @@ extension ObjectContext {
                 if keyPath == ["name"] { return .value(.text(property.name)) }
                 if keyPath == ["entity"] || keyPath == ["entityName"] { return .value(.text(property.entity)) }
                 if keyPath.count == 2, keyPath[0] == "userInfo" { return .value(StoreValue(property.userInfo[keyPath[1]])) }
-                throw PredicateError(format: property.predicate, position: nil, "$FETCHED_PROPERTY supports .name, .entity and .userInfo.KEY")
+                throw FetchPredicateError(format: property.predicate, position: nil, "$FETCHED_PROPERTY supports .name, .entity and .userInfo.KEY")
             default:
-                throw PredicateError(format: property.predicate, position: nil, "$\(name) has no value in a fetched property; only $FETCH_SOURCE and $FETCHED_PROPERTY are bound")
+                throw FetchPredicateError(format: property.predicate, position: nil, "$\(name) has no value in a fetched property; only $FETCH_SOURCE and $FETCHED_PROPERTY are bound")
             }
         }
         do {
             return try fetch(FetchRequest(entity: property.entity, predicate: bound))
         } catch let error as CoordinatorError where error.kind == .noStore {
             throw CoordinatorError(.noStore, "fetched property \(object.entity.name).\(property.name): no store holds \(property.entity); add the store whose configuration includes it")
-        } catch let error as PredicateError {
-            throw PredicateError(format: property.predicate, position: nil, "fetched property \(object.entity.name).\(property.name): \(error.message)")
+        } catch let error as FetchPredicateError {
+            throw FetchPredicateError(format: property.predicate, position: nil, "fetched property \(object.entity.name).\(property.name): \(error.message)")
         }
     }
 }
@@ -121,7 +121,7 @@ extension ManagedObject {
             guard let object = current else { return .null }
             if offset == keyPath.count - 1, object.entity.attribute(named: name) != nil { return object[name] }
             guard object.entity.relationship(named: name).map({ !$0.isToMany }) == true else {
-                throw PredicateError(
+                throw FetchPredicateError(
                     format: format, position: nil,
                     "\(object.entity.name) has no attribute or to-one relationship \"\(name)\" (in $FETCH_SOURCE.\(keyPath.joined(separator: ".")))")
             }

@@ -63,8 +63,18 @@ extension ObjectContext {
         let changed = registered.values.filter { !$0.isInserted && $0.hasChanges }.sorted { $0.objectID.key < $1.objectID.key }
         var routes: [ObjectIdentifier: any PersistentStore] = [:]
         for object in insertedObjects {
-            guard let store = coordinator.stores(for: object.entity.name).first else {
+            if let assigned = assignments[ObjectIdentifier(object)], coordinator.stores.contains(where: { $0 === assigned }) {
+                routes[ObjectIdentifier(object)] = assigned
+                continue
+            }
+            let candidates = coordinator.stores(for: object.entity.name)
+            guard let store = candidates.first else {
                 throw CoordinatorError(.noStore, "cannot save \(object.objectID): no store holds \(object.entity.name); add a store whose configuration includes it")
+            }
+            guard candidates.count == 1 else {
+                throw CoordinatorError(
+                    .noStore,
+                    "cannot save \(object.objectID): \(object.entity.name) is in \(candidates.count) stores (\(candidates.map(\.storeDescription.displayName).joined(separator: ", "))); choose one with assign(_:to:)")
             }
             routes[ObjectIdentifier(object)] = store
         }
@@ -167,5 +177,6 @@ extension ObjectContext {
             if save.changes.metadata != nil { coordinator.didSaveMetadata(for: save.store) }
         }
         insertedObjects.removeAll()
+        assignments.removeAll()
     }
 }

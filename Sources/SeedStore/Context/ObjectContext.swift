@@ -15,6 +15,8 @@ public final class ObjectContext {
     /// New objects, in insertion order.
     var insertedObjects: [ManagedObject] = []
     private var nextTemporaryKey: Int64 = 1
+    /// Stores chosen for new objects whose entity more than one store holds.
+    var assignments: [ObjectIdentifier: any PersistentStore] = [:]
 
     public init(coordinator: StoreCoordinator) {
         self.coordinator = coordinator
@@ -47,6 +49,19 @@ public final class ObjectContext {
         return object
     }
 
+    /// Chooses the store a new object is saved to, when its entity is in more than one store
+    /// (Core Data's `assign(_:to:)`).
+    /// - Throws: ``ContextError`` when the object is not new; ``CoordinatorError`` when the store does not hold its entity.
+    public func assign(_ object: ManagedObject, to store: any PersistentStore) throws {
+        guard object.isInserted, object.context === self else {
+            throw ContextError(.objectNotFound, "\(object.objectID) is not a new object of this context; only new objects can be assigned to a store")
+        }
+        guard coordinator.stores(for: object.entity.name).contains(where: { $0 === store }) else {
+            throw CoordinatorError(.noStore, "\(store.storeDescription.displayName) does not hold \(object.entity.name); assign it to a store whose configuration includes it")
+        }
+        assignments[ObjectIdentifier(object)] = store
+    }
+
     /// Marks an object for deletion at the next save (a new one is simply forgotten).
     public func delete(_ object: ManagedObject) {
         guard object.context === self else { return }
@@ -67,6 +82,7 @@ public final class ObjectContext {
             object.isInserted = false
         }
         insertedObjects.removeAll()
+        assignments.removeAll()
         for object in registered.values { object.discardChanges() }
         for store in coordinator.stores { coordinator.didSaveMetadata(for: store) }
     }

@@ -10,6 +10,8 @@ import SeedModel
 /// try coordinator.addStore(StoreDescription(type: .sqlite, url: userURL, configuration: "UserConf"))
 /// let context = ObjectContext(coordinator: coordinator)
 /// ```
+/// An entity in two named configurations lives in both stores: fetches read both and merge the
+/// results; a new object of it is saved where ``ObjectContext/assign(_:to:)`` says.
 /// Not thread-safe: use a coordinator and its contexts from one thread or task at a time.
 public final class StoreCoordinator {
     public let model: Model
@@ -104,11 +106,10 @@ public final class StoreCoordinator {
                     .overlappingConfiguration,
                     "cannot add \(storeName) with configuration \(name): \(store.storeDescription.displayName) is already added with \(other), and the Default configuration (no configuration name) holds every entity, so it allows no other store; give each store a named configuration")
             }
-            let shared = entities.intersection(store.entityNames)
-            if !shared.isEmpty {
+            if name == other {
                 throw CoordinatorError(
                     .overlappingConfiguration,
-                    "cannot add \(storeName) with configuration \(name): \(store.storeDescription.displayName) (configuration \(other)) already holds \(shared.sorted().joined(separator: ", ")); each entity can live in one store only")
+                    "cannot add \(storeName) with configuration \(name): \(store.storeDescription.displayName) is already added with it, and two stores of one configuration would receive the same objects; give each store its own configuration")
             }
         }
         return entities

@@ -9,29 +9,29 @@ public enum PredicateVariable: Sendable, Hashable {
 
 extension FetchPredicate {
     /// Replaces `$VARIABLES` by values, like `NSPredicate.withSubstitutionVariables(_:)`.
-    /// - Throws: ``PredicateError`` when a variable has no value, or an object has no such key path.
-    public func substituting(_ variables: [String: PredicateVariable], format: String = "") throws(PredicateError) -> FetchPredicate {
+    /// - Throws: ``FetchPredicateError`` when a variable has no value, or an object has no such key path.
+    public func substituting(_ variables: [String: PredicateVariable], format: String = "") throws(FetchPredicateError) -> FetchPredicate {
         do {
-            return try substituting(format: format) { name, keyPath throws(PredicateError) in
+            return try substituting(format: format) { name, keyPath throws(FetchPredicateError) in
             guard let variable = variables[name] else {
-                throw PredicateError(format: format, position: nil, "no value for $\(name); pass it in the substitution variables")
+                throw FetchPredicateError(format: format, position: nil, "no value for $\(name); pass it in the substitution variables")
             }
             switch variable {
             case .value(let value) where keyPath.isEmpty: return .value(value)
             case .list(let values) where keyPath.isEmpty: return .list(values.map(Expression.value))
             case .object(let values) where !keyPath.isEmpty:
                 guard let value = values[keyPath.joined(separator: ".")] else {
-                    throw PredicateError(format: format, position: nil, "$\(name) has no value for key path \(keyPath.joined(separator: "."))")
+                    throw FetchPredicateError(format: format, position: nil, "$\(name) has no value for key path \(keyPath.joined(separator: "."))")
                 }
                 return .value(value)
             default:
-                throw PredicateError(format: format, position: nil, "$\(name)\(keyPath.isEmpty ? "" : "." + keyPath.joined(separator: ".")) does not match the kind of value given for $\(name)")
+                throw FetchPredicateError(format: format, position: nil, "$\(name)\(keyPath.isEmpty ? "" : "." + keyPath.joined(separator: ".")) does not match the kind of value given for $\(name)")
             }
             }
-        } catch let error as PredicateError {
+        } catch let error as FetchPredicateError {
             throw error
         } catch {
-            throw PredicateError(format: format, position: nil, "\(error)")
+            throw FetchPredicateError(format: format, position: nil, "\(error)")
         }
     }
 

@@ -49,8 +49,8 @@ public indirect enum FetchPredicate: Sendable, Hashable {
     }
 
     /// Parses a predicate format string.
-    /// - Throws: ``PredicateError`` naming the position and what was expected.
-    public init(_ format: String) throws(PredicateError) {
+    /// - Throws: ``FetchPredicateError`` naming the position and what was expected.
+    public init(_ format: String) throws(FetchPredicateError) {
         var parser = PredicateParser(format)
         self = try parser.parse()
     }

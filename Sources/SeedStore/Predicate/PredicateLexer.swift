@@ -32,7 +32,7 @@ struct PredicateLexer {
         characters = Array(format)
     }
 
-    mutating func tokens() throws(PredicateError) -> [(token: Token, position: Int)] {
+    mutating func tokens() throws(FetchPredicateError) -> [(token: Token, position: Int)] {
         var result: [(Token, Int)] = []
         while true {
             while index < characters.count, characters[index].isWhitespace { index += 1 }
@@ -45,7 +45,7 @@ struct PredicateLexer {
         }
     }
 
-    private mutating func next() throws(PredicateError) -> Token {
+    private mutating func next() throws(FetchPredicateError) -> Token {
         let character = characters[index]
         if character.isLetter || character == "_" || character == "@" {
             return .identifier(readWord())
@@ -98,7 +98,7 @@ struct PredicateLexer {
         return String(characters[start..<index])
     }
 
-    private mutating func readString(quote: Character) throws(PredicateError) -> String {
+    private mutating func readString(quote: Character) throws(FetchPredicateError) -> String {
         let start = index
         index += 1
         var value = ""
@@ -123,7 +123,7 @@ struct PredicateLexer {
         throw error(at: start, "unterminated string: expected a closing \(quote)")
     }
 
-    private mutating func readNumber() throws(PredicateError) -> StoreValue {
+    private mutating func readNumber() throws(FetchPredicateError) -> StoreValue {
         let start = index
         if characters[index] == "-" { index += 1 }
         while index < characters.count, characters[index].isNumber || characters[index] == "." || characters[index] == "e" || characters[index] == "E"
@@ -137,7 +137,7 @@ struct PredicateLexer {
         throw error(at: start, "\"\(text)\" is not a number")
     }
 
-    private func error(at position: Int, _ message: String) -> PredicateError {
-        PredicateError(format: format, position: position, message)
+    private func error(at position: Int, _ message: String) -> FetchPredicateError {
+        FetchPredicateError(format: format, position: position, message)
     }
 }

@@ -11,7 +11,7 @@ struct PredicateParser {
     private let format: String
     private var tokens: [(token: Token, position: Int)] = []
     private var index = 0
-    private var lexerError: PredicateError?
+    private var lexerError: FetchPredicateError?
 
     init(_ format: String) {
         self.format = format
@@ -19,7 +19,7 @@ struct PredicateParser {
         do { tokens = try lexer.tokens() } catch { lexerError = error }
     }
 
-    mutating func parse() throws(PredicateError) -> FetchPredicate {
+    mutating func parse() throws(FetchPredicateError) -> FetchPredicate {
         if let lexerError { throw lexerError }
         if current == .end { throw expected("a predicate") }
         let predicate = try parseOr()
@@ -37,7 +37,7 @@ struct PredicateParser {
         return false
     }
 
-    private mutating func parseOr() throws(PredicateError) -> FetchPredicate {
+    private mutating func parseOr() throws(FetchPredicateError) -> FetchPredicate {
         var parts = [try parseAnd()]
         while isKeyword("OR", "||") {
             advance()
@@ -46,7 +46,7 @@ struct PredicateParser {
         return parts.count == 1 ? parts[0] : .or(parts)
     }
 
-    private mutating func parseAnd() throws(PredicateError) -> FetchPredicate {
+    private mutating func parseAnd() throws(FetchPredicateError) -> FetchPredicate {
         var parts = [try parseUnary()]
         while isKeyword("AND", "&&") {
             advance()
@@ -55,7 +55,7 @@ struct PredicateParser {
         return parts.count == 1 ? parts[0] : .and(parts)
     }
 
-    private mutating func parseUnary() throws(PredicateError) -> FetchPredicate {
+    private mutating func parseUnary() throws(FetchPredicateError) -> FetchPredicate {
         if isKeyword("NOT", "!") {
             advance()
             return .not(try parseUnary())
@@ -72,7 +72,7 @@ struct PredicateParser {
         return try parseComparison()
     }
 
-    private mutating func parseComparison() throws(PredicateError) -> FetchPredicate {
+    private mutating func parseComparison() throws(FetchPredicateError) -> FetchPredicate {
         let lhs = try parseOperand()
         if isKeyword("BETWEEN") {
             advance()
@@ -81,9 +81,9 @@ struct PredicateParser {
             case .list(let items) where items.count == 2:
                 return .between(lhs, lower: items[0], upper: items[1])
             case .variable:
-                throw PredicateError(format: format, position: tokens[index - 1].position, "BETWEEN takes a literal pair {lower, upper}")
+                throw FetchPredicateError(format: format, position: tokens[index - 1].position, "BETWEEN takes a literal pair {lower, upper}")
             default:
-                throw PredicateError(format: format, position: tokens[index - 1].position, "expected a pair {lower, upper} after BETWEEN")
+                throw FetchPredicateError(format: format, position: tokens[index - 1].position, "expected a pair {lower, upper} after BETWEEN")
             }
         }
         let op = try parseOperator()
@@ -95,12 +95,12 @@ struct PredicateParser {
         }
         let rhs = try parseOperand()
         if op == .in, case .keyPath = rhs {
-            throw PredicateError(format: format, position: tokens[index - 1].position, "IN takes a list {a, b, …} or a $VARIABLE, not a key path")
+            throw FetchPredicateError(format: format, position: tokens[index - 1].position, "IN takes a list {a, b, …} or a $VARIABLE, not a key path")
         }
         return .comparison(lhs, op, rhs, options)
     }
 
-    private mutating func parseOperator() throws(PredicateError) -> FetchPredicate.ComparisonOperator {
+    private mutating func parseOperator() throws(FetchPredicateError) -> FetchPredicate.ComparisonOperator {
         let op: FetchPredicate.ComparisonOperator
         switch current {
         case .symbol("=="), .symbol("="): op = .equal
@@ -117,7 +117,7 @@ struct PredicateParser {
             case "CONTAINS": op = .contains
             case "LIKE": op = .like
             case "MATCHES":
-                throw PredicateError(format: format, position: tokens[index].position, "MATCHES (regular expressions) is not supported; use LIKE with * and ?")
+                throw FetchPredicateError(format: format, position: tokens[index].position, "MATCHES (regular expressions) is not supported; use LIKE with * and ?")
             default: throw expected("a comparison operator (==, !=, <, <=, >, >=, IN, BEGINSWITH, ENDSWITH, CONTAINS, LIKE, BETWEEN)")
             }
         default: throw expected("a comparison operator (==, !=, <, <=, >, >=, IN, BEGINSWITH, ENDSWITH, CONTAINS, LIKE, BETWEEN)")
@@ -126,7 +126,7 @@ struct PredicateParser {
         return op
     }
 
-    private mutating func parseOperand() throws(PredicateError) -> FetchPredicate.Expression {
+    private mutating func parseOperand() throws(FetchPredicateError) -> FetchPredicate.Expression {
         switch current {
         case .string(let value):
             advance()
@@ -166,7 +166,7 @@ struct PredicateParser {
         }
     }
 
-    private mutating func parseKeyPathTail() throws(PredicateError) -> [String] {
+    private mutating func parseKeyPathTail() throws(FetchPredicateError) -> [String] {
         var path: [String] = []
         while current == .symbol(".") {
             advance()
@@ -177,7 +177,7 @@ struct PredicateParser {
         return path
     }
 
-    private func expected(_ what: String) -> PredicateError {
-        PredicateError(format: format, position: tokens[index].position, "expected \(what), found \(current.text)")
+    private func expected(_ what: String) -> FetchPredicateError {
+        FetchPredicateError(format: format, position: tokens[index].position, "expected \(what), found \(current.text)")
     }
 }

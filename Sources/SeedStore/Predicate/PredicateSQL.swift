@@ -8,8 +8,8 @@ struct PredicateSQL {
     var joins: [String]
 
     /// Compiles a predicate whose variables are already substituted.
-    /// - Throws: ``PredicateError`` for an unknown key path, a to-many key path or a leftover variable.
-    init(_ predicate: FetchPredicate, table: EntityTable, schema: StoreSchema, format: String) throws(PredicateError) {
+    /// - Throws: ``FetchPredicateError`` for an unknown key path, a to-many key path or a leftover variable.
+    init(_ predicate: FetchPredicate, table: EntityTable, schema: StoreSchema, format: String) throws(FetchPredicateError) {
         var compiler = Compiler(schema: schema, table: table, format: format)
         whereClause = try compiler.compile(predicate)
         arguments = compiler.arguments
@@ -17,7 +17,7 @@ struct PredicateSQL {
     }
 
     /// The SQL expression of a sort key or key path, adding any join it needs.
-    static func column(for keyPath: [String], table: EntityTable, schema: StoreSchema, joins: inout [String]) throws(PredicateError) -> String {
+    static func column(for keyPath: [String], table: EntityTable, schema: StoreSchema, joins: inout [String]) throws(FetchPredicateError) -> String {
         var compiler = Compiler(schema: schema, table: table, format: keyPath.joined(separator: "."))
         compiler.joins = joins
         let sql = try compiler.column(keyPath)
@@ -39,7 +39,7 @@ struct PredicateSQL {
             self.format = format
         }
 
-        mutating func compile(_ predicate: FetchPredicate) throws(PredicateError) -> String {
+        mutating func compile(_ predicate: FetchPredicate) throws(FetchPredicateError) -> String {
             switch predicate {
             case .constant(let value): return value ? "1" : "0"
             case .and(let parts):
@@ -62,11 +62,11 @@ struct PredicateSQL {
 
         private mutating func comparison(
             _ lhs: FetchPredicate.Expression, _ op: FetchPredicate.ComparisonOperator, _ rhs: FetchPredicate.Expression, _ options: FetchPredicate.StringOptions
-        ) throws(PredicateError) -> String {
+        ) throws(FetchPredicateError) -> String {
             let fold: (String) -> String = options.isEmpty ? { $0 } : { "seed_fold(\($0), \(options.rawValue))" }
             if op == .in {
                 guard case .list(let items) = rhs else {
-                    throw PredicateError(format: format, position: nil, "IN needs a list {a, b, …} on its right")
+                    throw FetchPredicateError(format: format, position: nil, "IN needs a list {a, b, …} on its right")
                 }
                 let left = fold(try operand(lhs))
                 var members: [String] = []
@@ -80,7 +80,7 @@ struct PredicateSQL {
                 return clause
             }
             if case .list = rhs {
-                throw PredicateError(format: format, position: nil, "a list {…} can only follow IN or BETWEEN")
+                throw FetchPredicateError(format: format, position: nil, "a list {…} can only follow IN or BETWEEN")
             }
             let left = fold(try operand(lhs))
             switch op {
@@ -108,7 +108,7 @@ struct PredicateSQL {
             }
         }
 
-        private mutating func operand(_ expression: FetchPredicate.Expression) throws(PredicateError) -> String {
+        private mutating func operand(_ expression: FetchPredicate.Expression) throws(FetchPredicateError) -> String {
             switch expression {
             case .value(let value):
                 arguments.append(value)
@@ -116,38 +116,38 @@ struct PredicateSQL {
             case .keyPath(let path):
                 return try column(path)
             case .variable(let name, _):
-                throw PredicateError(format: format, position: nil, "$\(name) has no value; substitute the variables before fetching")
+                throw FetchPredicateError(format: format, position: nil, "$\(name) has no value; substitute the variables before fetching")
             case .list:
-                throw PredicateError(format: format, position: nil, "a list {…} can only follow IN or BETWEEN")
+                throw FetchPredicateError(format: format, position: nil, "a list {…} can only follow IN or BETWEEN")
             }
         }
 
         /// The column a key path names, joining through to-one relationships.
-        mutating func column(_ path: [String]) throws(PredicateError) -> String {
+        mutating func column(_ path: [String]) throws(FetchPredicateError) -> String {
             var current = table
             var alias = "t0"
             for (offset, name) in path.enumerated() {
                 let isLast = offset == path.count - 1
                 if let attribute = current.entity.attribute(named: name) {
                     guard isLast else {
-                        throw PredicateError(format: format, position: nil, "\(current.name).\(name) is an attribute; a key path can only go on through a to-one relationship")
+                        throw FetchPredicateError(format: format, position: nil, "\(current.name).\(name) is an attribute; a key path can only go on through a to-one relationship")
                     }
                     guard !attribute.isTransient else {
-                        throw PredicateError(format: format, position: nil, "\(current.name).\(name) is transient and not stored; it cannot be used in a fetch")
+                        throw FetchPredicateError(format: format, position: nil, "\(current.name).\(name) is transient and not stored; it cannot be used in a fetch")
                     }
                     return "\(alias).\(quoteIdentifier(name))"
                 }
                 guard let relationship = current.entity.relationship(named: name) else {
                     let known = current.entity.attributes.map(\.name) + current.entity.relationships.map(\.name)
-                    throw PredicateError(
+                    throw FetchPredicateError(
                         format: format, position: nil,
                         "\(current.name) has no attribute or relationship named \"\(name)\"; it has \(known.joined(separator: ", "))")
                 }
                 guard !relationship.isToMany else {
-                    throw PredicateError(format: format, position: nil, "\(current.name).\(name) is a to-many relationship; key paths can only go through to-one relationships")
+                    throw FetchPredicateError(format: format, position: nil, "\(current.name).\(name) is a to-many relationship; key paths can only go through to-one relationships")
                 }
                 guard let destination = schema.table(for: relationship.destination) else {
-                    throw PredicateError(format: format, position: nil, "\(current.name).\(name) leads to \(relationship.destination), which is not in this store")
+                    throw FetchPredicateError(format: format, position: nil, "\(current.name).\(name) leads to \(relationship.destination), which is not in this store")
                 }
                 let storedHere = current.columns.contains { if case .toOne(let r) = $0.kind { r.name == name } else { false } }
                 if isLast, storedHere { return "\(alias).\(quoteIdentifier(name))" }
@@ -166,14 +166,14 @@ struct PredicateSQL {
                     {
                         joins.append("LEFT JOIN \(quoteIdentifier(destination.name)) AS \(nextAlias) ON \(nextAlias).\(quoteIdentifier(inverse)) = \(alias).\(pk)")
                     } else {
-                        throw PredicateError(format: format, position: nil, "\(current.name).\(name) is not stored as a to-one column on either side")
+                        throw FetchPredicateError(format: format, position: nil, "\(current.name).\(name) is not stored as a to-one column on either side")
                     }
                 }
                 if isLast { return "\(nextAlias).\(pk)" }
                 current = destination
                 alias = nextAlias
             }
-            throw PredicateError(format: format, position: nil, "empty key path")
+            throw FetchPredicateError(format: format, position: nil, "empty key path")
         }
     }
 }

@@ -1,6 +1,6 @@
 /// A predicate that cannot be parsed or applied, naming the position in the format string or the
 /// key path, and what was expected.
-public struct PredicateError: Error, Sendable, CustomStringConvertible, Equatable {
+public struct FetchPredicateError: Error, Sendable, CustomStringConvertible, Equatable {
     /// The predicate format string.
     public let format: String
     /// The character offset of the problem, counted from 0, when it is a parse error.
