@@ -1,0 +1,174 @@
+import Foundation
+import SeedModel
+import SeedStore
+import Testing
+
+@Suite("Object context: saving, validation, merge policies")
+struct ContextSaveTests {
+    private func product(_ context: ObjectContext, _ sku: String) throws -> ManagedObject {
+        let request = FetchRequest(entity: "Product", predicate: try FetchPredicate("sku == $SKU").substituting(["SKU": .value(.text(sku))]))
+        return try #require(try context.fetch(request).first)
+    }
+
+    @Test(arguments: [StoreType.sqlite, .inMemory])
+    func validationListsEveryProblemAndWritesNothing(type: StoreType) throws {
+        let directory = TemporaryDirectory()
+        let coordinator = try shopCoordinator(directory, catalog: type, notes: type)
+        let context = ObjectContext(coordinator: coordinator)
+        try populateShop(context)
+        let bad = try context.insert(entity: "Product")
+        #expect(bad.integer("stock") == 0 && bad.bool("active") == true, "defaults are set on insert")
+        bad["price"] = -1
+        bad["stock"] = 40_000
+        bad["colour"] = "red"
+        let duplicate = try context.insert(entity: "Product")
+        duplicate["sku"] = "A-1"
+        duplicate["added"] = "yesterday"
+        let note = try context.insert(entity: "Note")
+        note["productSKU"] = "A-1"
+        note["stars"] = 9
+        let twin1 = try context.insert(entity: "Category")
+        twin1["name"] = "Garden"
+        let twin2 = try context.insert(entity: "Category")
+        twin2["name"] = "Garden"
+        let error = try #require(throws: ContextError.self) { try context.save() }
+        #expect(error.kind == .validation)
+        let expected = [
+            "Product.sku is required (non-optional String)",
+            "Product.price is -1, below its minimum 0",
+            "40000 does not fit Integer 16",
+            "Product has no attribute \"colour\"",
+            "Product must be unique on sku, and Product 1 in",
+            "Product.added must be a Date value, not yesterday",
+            "Note.text is required",
+            "Note.stars is 9, above its maximum 5",
+            "Category must be unique on name, and Category (new, unsaved",
+        ]
+        for part in expected {
+            #expect(error.problems.contains { $0.contains(part) }, "\(part) in:\n\(error)")
+        }
+        #expect(error.problems.count == 9)
+        #expect(context.hasChanges, "a failed save keeps the changes")
+        let fresh = ObjectContext(coordinator: coordinator)
+        #expect(try fresh.count(FetchRequest(entity: "Product")) == 5)
+        #expect(try fresh.count(FetchRequest(entity: "Note")) == 3)
+        #expect(try fresh.count(FetchRequest(entity: "Category")) == 2)
+
+        context.rollback()
+        #expect(!context.hasChanges)
+        try context.save()
+    }
+
+    @Test func updatesDeletesAndRelationships() throws {
+        let directory = TemporaryDirectory()
+        let coordinator = try shopCoordinator(directory)
+        let context = ObjectContext(coordinator: coordinator)
+        let objects = try populateShop(context)
+        let apple = objects["A-1"]!
+        #expect(apple.objectID.isTemporary == false)
+        apple["price"] = 0.6
+        #expect(apple.hasChanges && apple.changedValues == ["price": 0.6])
+        let tools = try #require(try objects["H-1"]!.object(forRelationship: "category"))
+        try apple.setObject(tools, forRelationship: "category")
+        try apple.removeObject(try #require(try apple.objects(forRelationship: "tags").first), fromRelationship: "tags")
+        try context.save()
+
+        let other = ObjectContext(coordinator: coordinator)
+        let reread = try product(other, "A-1")
+        #expect(reread.double("price") == 0.6)
+        #expect(try reread.object(forRelationship: "category")?.string("name") == "Tools")
+        #expect(try reread.objects(forRelationship: "tags").isEmpty)
+        let toolsAgain = try #require(try reread.object(forRelationship: "category"))
+        #expect(try toolsAgain.objects(forRelationship: "products").compactMap { $0.string("sku") }.sorted() == ["A-1", "H-1", "S-1"])
+
+        // Cascade: deleting a category deletes its products; nullify: their tags stay.
+        other.delete(toolsAgain)
+        try other.save()
+        #expect(try ObjectContext(coordinator: coordinator).strings("Product", key: "sku") == ["A-2", "B-1"])
+        #expect(try ObjectContext(coordinator: coordinator).count(FetchRequest(entity: "Tag")) == 2)
+    }
+
+    /// Two contexts read Apple; the first saves a price and stock change; the second then saves its own change.
+    private func conflict(_ policy: MergePolicy) throws -> (first: ObjectContext, second: ObjectContext, stored: ManagedObject, coordinator: StoreCoordinator, directory: TemporaryDirectory) {
+        let directory = TemporaryDirectory()
+        let coordinator = try shopCoordinator(directory)
+        try populateShop(ObjectContext(coordinator: coordinator))
+        let first = ObjectContext(coordinator: coordinator)
+        let second = ObjectContext(coordinator: coordinator)
+        second.mergePolicy = policy
+        let mine = try product(first, "A-1")
+        let theirs = try product(second, "A-1")
+        mine["price"] = 0.7
+        mine["stock"] = 11
+        try first.save()
+        theirs["price"] = 0.9
+        theirs["name"] = "Green apple"
+        return (first, second, theirs, coordinator, directory)
+    }
+
+    private func stored(_ coordinator: StoreCoordinator) throws -> (price: Double?, stock: Int64?, name: String?) {
+        let apple = try product(ObjectContext(coordinator: coordinator), "A-1")
+        return (apple.double("price"), apple.integer("stock"), apple.string("name"))
+    }
+
+    @Test func mergePolicyErrorRefusesTheSave() throws {
+        let setup = try conflict(.error)
+        let error = try #require(throws: ContextError.self) { try setup.second.save() }
+        #expect(error.kind == .mergeConflict)
+        #expect(error.problems == ["Product 1: read at version 1, stored version is 2"])
+        #expect(try stored(setup.coordinator) == (0.7, 11, "Apple"))
+        #expect(setup.second.hasChanges)
+    }
+
+    @Test func mergePolicyStoreTrumps() throws {
+        let setup = try conflict(.storeTrumps)
+        try setup.second.save()
+        #expect(try stored(setup.coordinator) == (0.7, 11, "Green apple"), "the stored price wins; the untouched name change is kept")
+        #expect(setup.stored.double("price") == 0.7)
+    }
+
+    @Test func mergePolicyObjectTrumps() throws {
+        let setup = try conflict(.objectTrumps)
+        try setup.second.save()
+        #expect(try stored(setup.coordinator) == (0.9, 11, "Green apple"), "this context's changes win; the other's stock change stays")
+    }
+
+    @Test func mergePolicyOverwrite() throws {
+        let setup = try conflict(.overwrite)
+        try setup.second.save()
+        #expect(try stored(setup.coordinator) == (0.9, 10, "Green apple"), "the whole object as this context saw it replaces the stored one")
+    }
+
+    @Test func mergePolicyRollback() throws {
+        let setup = try conflict(.rollback)
+        try setup.second.save()
+        #expect(try stored(setup.coordinator) == (0.7, 11, "Apple"), "this context's changes are discarded")
+        #expect(setup.stored.double("price") == 0.7 && !setup.stored.hasChanges)
+    }
+
+    @Test func refreshAndFetchedPropertyCache() throws {
+        let directory = TemporaryDirectory()
+        let coordinator = try shopCoordinator(directory)
+        let context = ObjectContext(coordinator: coordinator)
+        try populateShop(context)
+        let apple = try product(context, "A-1")
+        #expect(try apple.fetchedObjects("notes").count == 2)
+
+        let writer = ObjectContext(coordinator: coordinator)
+        let note = try writer.insert(entity: "Note")
+        note["productSKU"] = "A-1"
+        note["text"] = "new season"
+        try writer.save()
+        try product(writer, "A-1")["stock"] = 99
+        try writer.save()
+
+        #expect(try apple.fetchedObjects("notes").count == 2, "cached until refresh")
+        apple["name"] = "Red apple"
+        try context.refresh(apple, mergeChanges: true)
+        #expect(try apple.fetchedObjects("notes").count == 3)
+        #expect(apple.integer("stock") == 99 && apple.string("name") == "Red apple")
+        try context.refresh(apple, mergeChanges: false)
+        #expect(apple.string("name") == "Apple" && !apple.hasChanges)
+        try context.save()
+    }
+}
