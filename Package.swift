@@ -53,7 +53,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "seedbuildTests", dependencies: ["seedbuild"]),
+        .testTarget(name: "seedbuildTests", dependencies: ["seedbuild", "SeedStore", "SeedModel"]),
         .testTarget(
             name: "SeedStoreTests",
             dependencies: ["SeedStore", "SeedModel", .product(name: "GRDB", package: "GRDB.swift")]

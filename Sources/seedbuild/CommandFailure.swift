@@ -30,6 +30,9 @@ enum CommandFailure {
         case let error as PublishError: "error: \(error)"
         case let error as InstallError: "error: \(error)"
         case let error as TransferError: "error: \(error)"
+        case let error as FetchPredicateError: "error: \(error)"
+        case let error as ContextError: "error: \(error)"
+        case let error as CoordinatorError: "error: \(error)"
         default: "error: \(error)"
         }
     }
@@ -52,6 +55,10 @@ enum CommandFailure {
             return error.isTransient ? 75 : 74
         case let error as TransferError:
             return error.isTransient ? 75 : 74
+        case is FetchPredicateError, is ContextError:
+            return 65
+        case let error as CoordinatorError:
+            return error.kind == .incompatibleStore || error.kind == .crossStoreRelationship ? 70 : 65
         case let error as StoreError:
             switch error.kind {
             case .notFound: return 66

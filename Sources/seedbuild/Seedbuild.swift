@@ -6,7 +6,7 @@ struct Seedbuild: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "seedbuild",
         abstract: "Build verified, compressed, read-only SQLite seed stores from CSV reference data.",
-        subcommands: [RunCommand.self, BuildCommand.self, CompressCommand.self, VerifyCommand.self, PublishCommand.self, FetchCommand.self, InspectCommand.self, MigrateCommand.self, KeygenCommand.self, ModelCommand.self],
+        subcommands: [RunCommand.self, BuildCommand.self, CompressCommand.self, VerifyCommand.self, PublishCommand.self, FetchCommand.self, InspectCommand.self, MigrateCommand.self, QueryCommand.self, KeygenCommand.self, ModelCommand.self],
         defaultSubcommand: RunCommand.self
     )
 }

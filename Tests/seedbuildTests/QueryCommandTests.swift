@@ -1,0 +1,78 @@
+import Foundation
+import SeedModel
+import SeedStore
+import Testing
+
+@Suite("seedbuild query")
+struct QueryCommandTests {
+    private let models = ["--model", "schemas/PostCodesModel.xcdatamodeld", "--model", "schemas/UserModel.xcdatamodeld"]
+
+    /// The sample built, and a user store holding three ratings for two Canterbury postcodes.
+    private func project() throws -> SampleProject {
+        let project = try SampleProject()
+        let build = try runSeedbuild(["build", "seeds/postcodes.csv"], in: project.url)
+        #expect(build.status == 0, "\(build.stderr)")
+        let model = try Model.merged([
+            ModelLoader.load(project.path("schemas/PostCodesModel.xcdatamodeld")), ModelLoader.load(project.path("schemas/UserModel.xcdatamodeld")),
+        ])
+        let coordinator = StoreCoordinator(model: model)
+        try coordinator.addStore(StoreDescription(type: .sqlite, url: URL(fileURLWithPath: project.path("user.sqlite")), configuration: "UserConf"))
+        let context = ObjectContext(coordinator: coordinator)
+        for (postcode, stars, comment) in [("CT2 0WG", 5, "quiet"), ("CT2 0WG", 3, nil), ("CT5 1GL", 4, "by the sea")] {
+            let rating = try context.insert(entity: "Rating")
+            rating["postcode"] = .text(postcode)
+            rating["rating"] = .integer(Int64(stars))
+            rating["comment"] = StoreValue(comment)
+            rating["created"] = StoreValue(Date(timeIntervalSince1970: 1_700_000_000))
+        }
+        try context.save()
+        return project
+    }
+
+    @Test func seedBesideUserStoreWithFetchedRatings() throws {
+        let project = try project()
+        let result = try runSeedbuild(
+            ["query", "--store", "build/seed/postcodes.sqlite:PostCodesConf:ro", "--store", "user.sqlite:UserConf"] + models
+                + ["Postcode", "--where", "postcode BEGINSWITH 'CT' AND ward != nil", "--fetched", "ratings", "--sort", "postcode:desc", "--json"],
+            in: project.url)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map { try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+        #expect(lines.count == 8, "11 CT postcodes, 3 without a ward")
+        let postcodes = lines.map { $0["postcode"] as! String }
+        #expect(postcodes == postcodes.sorted(by: >), "sorted descending")
+        let quiet = try #require(lines.first { $0["postcode"] as? String == "CT2 0WG" })
+        let ratings = try #require(quiet["ratings"] as? [[String: Any]])
+        #expect(ratings.compactMap { $0["rating"] as? Int }.sorted() == [3, 5])
+        #expect(quiet["introduced"] as? String == "2011-05-25T00:00:00Z", "dates print as ISO 8601")
+        #expect(lines.filter { ($0["ratings"] as? [Any])?.isEmpty == false }.count == 2)
+        #expect(result.stderr.isEmpty)
+
+        // Not a terminal: JSON Lines without --json too; --limit cuts.
+        let limited = try runSeedbuild(
+            ["query", "--store", "build/seed/postcodes.sqlite:ro", "--store", "user.sqlite"] + models + ["Rating", "--sort", "rating", "--limit", "2"], in: project.url)
+        #expect(limited.status == 0, "\(limited.stderr)")
+        #expect(limited.stdout.split(separator: "\n").map { $0.contains("\"rating\":3") || $0.contains("\"rating\":4") } == [true, true])
+    }
+
+    @Test func mistakesFailWithWhereAndWhat() throws {
+        let project = try project()
+        let stores = ["query", "--store", "build/seed/postcodes.sqlite:PostCodesConf:ro", "--store", "user.sqlite:UserConf"] + models
+        let predicate = try runSeedbuild(stores + ["Postcode", "--where", "postcode BEGINS 'CT'"], in: project.url)
+        #expect(predicate.status == 65)
+        #expect(predicate.stderr.contains("at position 10: expected a comparison operator"))
+        let keyPath = try runSeedbuild(stores + ["Postcode", "--where", "town == 'x'"], in: project.url)
+        #expect(keyPath.status == 65)
+        #expect(keyPath.stderr.contains("Postcode has no attribute or relationship named \"town\""))
+        let fetched = try runSeedbuild(stores + ["Postcode", "--fetched", "reviews"], in: project.url)
+        #expect(fetched.status == 65)
+        #expect(fetched.stderr.contains("no fetched property \"reviews\"; it has ratings"))
+        let missing = try runSeedbuild(["query", "--store", "nowhere.sqlite"] + models + ["Postcode"], in: project.url)
+        #expect(missing.status == 66)
+        #expect(missing.stderr.contains("nowhere.sqlite: no such store"))
+        let compressed = try runSeedbuild(["query", "--store", "build/seed/postcodes.sqlite.gz:ro"] + models + ["Postcode"], in: project.url)
+        #expect(compressed.status == 65)
+        #expect(compressed.stderr.contains("compressed"))
+        let usage = try runSeedbuild(["query", "--store", "user.sqlite"] + models + ["Rating", "--sort", "rating:sideways"], in: project.url)
+        #expect(usage.status == 64)
+    }
+}
