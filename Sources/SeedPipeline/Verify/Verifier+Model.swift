@@ -24,7 +24,9 @@ extension Verifier {
             return refused(error.errors.map(\.message))
         }
         if hashes == metadata.versionHashes {
-            return VerificationReport.ModelResult(version: version, verdict: .compatible, details: [])
+            let (details, problems) = checkCrossStore(seed: store, configuration: configuration, seedModel: model, userModels: userModels)
+            guard problems.isEmpty else { return refused(problems) }
+            return VerificationReport.ModelResult(version: version, verdict: .compatible, details: details)
         }
         let migrated = (scratch as NSString).appendingPathComponent("migrated-\(UUID().uuidString).sqlite")
         do {
@@ -33,7 +35,9 @@ extension Verifier {
             details += result.droppedLinks.sorted { $0.key < $1.key }.map { "\($0.value) links of \($0.key) dropped (to-many became to-one)" }
             let mismatches = try renamedValueMismatches(result.plan, original: store, migrated: migrated)
             guard mismatches.isEmpty else { return refused(mismatches) }
-            return VerificationReport.ModelResult(version: version, verdict: .lightweight, details: details)
+            let (crossDetails, problems) = checkCrossStore(seed: migrated, configuration: configuration, seedModel: model, userModels: userModels)
+            guard problems.isEmpty else { return refused(problems) }
+            return VerificationReport.ModelResult(version: version, verdict: .lightweight, details: details + crossDetails)
         } catch let refusal as MigrationRefusal {
             return refused(refusal.messages)
         } catch let error as StoreError {

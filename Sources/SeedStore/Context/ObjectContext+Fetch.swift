@@ -114,7 +114,13 @@ extension ObjectContext {
 }
 
 extension ManagedObject {
-    /// The value at a key path through to-one relationships.
+    /// The value at a key path of attributes through to-one relationships (`county.name`); for a
+    /// path ending in a relationship, the destination's key.
+    /// - Throws: ``FetchPredicateError`` when a name is not an attribute or to-one relationship.
+    public func value(forKeyPath keyPath: [String]) throws -> StoreValue {
+        try value(atKeyPath: keyPath, format: keyPath.joined(separator: "."))
+    }
+
     func value(atKeyPath keyPath: [String], format: String) throws -> StoreValue {
         var current: ManagedObject? = self
         for (offset, name) in keyPath.enumerated() {

@@ -1,0 +1,52 @@
+import Foundation
+import SeedModel
+import SeedPipeline
+import SeedStore
+import Testing
+
+@Suite("Verify step 4: the seed beside an empty user store, fetched properties resolved")
+struct CrossStoreVerifyTests {
+    private let directory = TemporaryDirectory()
+
+    private func sampleStore() throws -> String {
+        var options = BuildOptions(files: [repositoryPath("seeds/postcodes.csv")])
+        options.model = repositoryPath("schemas/PostCodesModel.xcdatamodeld")
+        options.outputDirectory = directory.path("seed")
+        let (request, _) = try options.resolve(project: nil)
+        return try SeedBuilder().build(request).storePath
+    }
+
+    /// The current sample seed model with its `ratings` predicate replaced.
+    private func seedModel(ratingsPredicate: String) throws -> Model {
+        let original = try String(contentsOfFile: repositoryPath("schemas/PostCodesModel.xcdatamodeld/PostCodesModel 2.xcdatamodel/contents"), encoding: .utf8)
+        let edited = original.replacingOccurrences(of: "postcode == $FETCH_SOURCE.postcode", with: ratingsPredicate)
+        #expect(edited != original || ratingsPredicate == "postcode == $FETCH_SOURCE.postcode")
+        return try ModelLoader.load(directory.write("edited/PostCodesModel.xcdatamodel/contents", edited))
+    }
+
+    private func userModel() throws -> Model {
+        try ModelLoader.load(repositoryPath("schemas/UserModel.xcdatamodeld"))
+    }
+
+    @Test func sampleLinkResolves() throws {
+        let report = try Verifier().verify(try sampleStore(), seedModels: [try seedModel(ratingsPredicate: "postcode == $FETCH_SOURCE.postcode")], userModels: [try userModel()])
+        #expect(report.passed)
+        let details = try #require(report.models.first?.details)
+        #expect(details.contains("inserted one Rating into an empty user store beside the seed"))
+        #expect(details.contains { $0.hasPrefix("fetched property Postcode.ratings resolved: 1 Rating for Postcode ") })
+    }
+
+    @Test(arguments: [
+        ("code == $FETCH_SOURCE.postcode", "Rating has no attribute or relationship named \"code\""),
+        ("postcode == $FETCH_SOURCE.zip", "Postcode has no attribute or to-one relationship \"zip\""),
+        ("postcode == $FETCH_SOURCE.postcode AND rating > 5", "found no Rating for Postcode"),
+        ("postcode BEGINS $FETCH_SOURCE.postcode", "expected a comparison operator"),
+    ])
+    func brokenLinkIsRefusedBeforePublishing(predicate: String, reason: String) throws {
+        let report = try Verifier().verify(try sampleStore(), seedModels: [try seedModel(ratingsPredicate: predicate)], userModels: [try userModel()])
+        #expect(!report.passed)
+        let result = try #require(report.models.first)
+        #expect(result.verdict == .refused)
+        #expect(result.details.contains { $0.contains("Postcode.ratings") && $0.contains(reason) }, "\(result.details)")
+    }
+}
