@@ -15,6 +15,11 @@ struct CoordinatorTests {
         let catalog = try #require(coordinator.stores.first { $0.storeDescription.configuration == "Catalog" })
         let notes = try #require(coordinator.stores.first { $0.storeDescription.configuration == "Notes" })
         #expect(catalog.entityNames == ["Category", "Product", "Tag"])
+        if type != .inMemory {
+            #expect(coordinator.store(for: directory.url("catalog.\(type.rawValue)")) === catalog)
+            #expect(coordinator.store(for: directory.url("./notes.\(type.rawValue)")) === notes)
+        }
+        #expect(coordinator.store(for: directory.url("elsewhere.sqlite")) == nil)
         #expect(try catalog.count(StoreFetch(entity: "Product")) == 5)
         #expect(try notes.count(StoreFetch(entity: "Note")) == 3)
         #expect(throws: StoreError.self) { try notes.count(StoreFetch(entity: "Product")) }

@@ -22,13 +22,8 @@ extension SeedBuilder {
             let digest = try loads.timings.measure("digest") { try ContentDigest.compute(db, schema: schema, known: loads.tableDigests) }
             let metadata = try makeMetadata(schema: schema, request: request, loads: loads, digest: digest)
             try db.inTransaction {
-            try metadata.write(to: db)
-            try db.execute(sql: "CREATE TABLE \(StoreMetadata.modelTableName) (configuration TEXT NOT NULL PRIMARY KEY, model TEXT NOT NULL) WITHOUT ROWID")
-            try db.execute(
-                sql: "INSERT INTO \(StoreMetadata.modelTableName) (configuration, model) VALUES (?, ?)",
-                arguments: [schema.configuration, String(decoding: try schema.model.canonicalJSON(configuration: schema.configuration), as: UTF8.self)])
-            try db.execute(sql: "PRAGMA application_id = \(StoreMetadata.applicationID); PRAGMA user_version = \(StoreMetadata.storeFormatVersion)")
-            return .commit
+                try metadata.stamp(db, schema: schema)
+                return .commit
             }
             // A bounded analysis keeps ANALYZE quick on millions of rows; its statistics are still deterministic.
             try loads.timings.measure("analyze") { try db.execute(sql: "PRAGMA analysis_limit = 2000; ANALYZE") }

@@ -83,6 +83,17 @@ public struct StoreMetadata: Sendable, Hashable {
         return StoreMetadata(values: values)
     }
 
+    /// Stamps a newly laid-out store: this metadata, the configuration's model embedded in
+    /// `seed_model`, and the header's `application_id` and `user_version`.
+    public func stamp(_ db: Database, schema: StoreSchema) throws {
+        try write(to: db)
+        try db.execute(sql: "CREATE TABLE \(Self.modelTableName) (configuration TEXT NOT NULL PRIMARY KEY, model TEXT NOT NULL) WITHOUT ROWID")
+        try db.execute(
+            sql: "INSERT INTO \(Self.modelTableName) (configuration, model) VALUES (?, ?)",
+            arguments: [schema.configuration, String(decoding: try schema.model.canonicalJSON(configuration: schema.configuration), as: UTF8.self)])
+        try db.execute(sql: "PRAGMA application_id = \(Self.applicationID); PRAGMA user_version = \(Self.storeFormatVersion)")
+    }
+
     /// Replaces the metadata of an open, writable store.
     public func write(to db: Database) throws {
         try db.execute(sql: "CREATE TABLE IF NOT EXISTS \(Self.tableName) (key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID")

@@ -98,12 +98,7 @@ public class SQLiteStore: PersistentStore {
         metadata[Key.versionHashes] = .object(hashes.mapValues { .string($0.hexString) })
         metadata[Key.hashEncodingVersion] = .integer(Int64(Model.hashEncodingVersion))
         metadata[Key.storeFormatVersion] = .integer(Int64(StoreMetadata.storeFormatVersion))
-        try metadata.write(to: db)
-        try db.execute(sql: "CREATE TABLE \(StoreMetadata.modelTableName) (configuration TEXT NOT NULL PRIMARY KEY, model TEXT NOT NULL) WITHOUT ROWID")
-        try db.execute(
-            sql: "INSERT INTO \(StoreMetadata.modelTableName) (configuration, model) VALUES (?, ?)",
-            arguments: [schema.configuration, String(decoding: try schema.model.canonicalJSON(configuration: schema.configuration), as: UTF8.self)])
-        try db.execute(sql: "PRAGMA application_id = \(StoreMetadata.applicationID); PRAGMA user_version = \(StoreMetadata.storeFormatVersion)")
+        try metadata.stamp(db, schema: schema)
         return metadata
     }
 
