@@ -67,6 +67,7 @@ public final class ObjectContext {
         guard object.context === self else { return }
         if object.isInserted {
             insertedObjects.removeAll { $0 === object }
+            assignments[ObjectIdentifier(object)] = nil
             registered[object.objectID] = nil
             object.isInserted = false
             object.isDeleted = true
