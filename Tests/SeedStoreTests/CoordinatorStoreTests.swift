@@ -182,3 +182,28 @@ struct CoordinatorStoreTests {
         #expect(try ObjectContext(coordinator: coordinator).count(FetchRequest(entity: "Note")) == 0, "nothing was written")
     }
 }
+
+@Suite("Store coordinator: SQLite pragmas")
+struct CoordinatorPragmaTests {
+    @Test func pragmasApplyOnOpeningAndOnlyPlainValuesAreTaken() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.url("notes.sqlite")
+        do {
+            let coordinator = StoreCoordinator(model: try shopModel())
+            try coordinator.addStore(StoreDescription(type: .sqlite, url: url, configuration: "Notes", sqlitePragmas: ["journal_mode": "WAL"]))
+            let context = ObjectContext(coordinator: coordinator)
+            let note = try context.insert(entity: "Note")
+            note["productSKU"] = "A-1"
+            note["text"] = "written in WAL mode"
+            try context.save()
+        }
+        // Bytes 18 and 19 of the SQLite header are 2 in WAL mode, 1 in rollback-journal mode.
+        #expect(try Data(contentsOf: url)[18] == 2)
+
+        let injected = try #require(throws: StoreError.self) {
+            try StoreCoordinator(model: try shopModel()).addStore(
+                StoreDescription(type: .inMemory, configuration: "Notes", sqlitePragmas: ["cache_size": "1; DROP TABLE Note"]))
+        }
+        #expect(injected.description.contains("cache_size"))
+    }
+}

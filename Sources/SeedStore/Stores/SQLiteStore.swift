@@ -64,6 +64,13 @@ public class SQLiteStore: PersistentStore {
     }
 
     private static func openQueue(path: String?, description: StoreDescription) throws -> DatabaseQueue {
+        // Pragma values cannot be bound; accept only plain words and numbers so none can smuggle SQL in.
+        for (name, value) in description.sqlitePragmas
+        where name.isEmpty || value.isEmpty || !(name + value).allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) {
+            throw StoreError(
+                .refused, path: description.displayName,
+                "the SQLite pragma \(name) = \(value) is not a plain name and value (letters, digits, _ and -); check sqlitePragmas")
+        }
         var configuration = GRDB.Configuration()
         configuration.readonly = description.isReadOnly && path != nil
         configuration.foreignKeysEnabled = !description.isReadOnly
