@@ -93,7 +93,16 @@ struct PredicateSQL {
             case .beginsWith:
                 let right = fold(try operand(rhs))
                 let again = fold(try operand(rhs))
-                return "(substr(\(left), 1, length(\(right))) = \(again))"
+                let exact = "substr(\(left), 1, length(\(right))) = \(again)"
+                // A constant prefix on a plain column also becomes a range, so an index on the column
+                // is used: every string starting with P sorts in [P, P + U+10FFFF) under BINARY
+                // collation, except ones continuing with the noncharacter U+10FFFF itself.
+                if options.isEmpty, case .keyPath = lhs, case .value(.text(let prefix)) = rhs, !prefix.isEmpty {
+                    arguments.append(.text(prefix))
+                    arguments.append(.text(prefix + "\u{10FFFF}"))
+                    return "(\(exact) AND \(left) >= ? AND \(left) < ?)"
+                }
+                return "(\(exact))"
             case .endsWith:
                 let right = fold(try operand(rhs))
                 let again = fold(try operand(rhs))
