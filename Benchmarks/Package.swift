@@ -9,6 +9,7 @@ let package = Package(
     dependencies: [
         // Named, so the product reference below does not depend on the checkout folder's name.
         .package(name: "seedbuild", path: ".."),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
@@ -18,6 +19,8 @@ let package = Package(
                 .product(name: "SeedPipeline", package: "seedbuild"),
                 .product(name: "SeedStore", package: "seedbuild"),
                 .product(name: "Benchmark", package: "benchmark"),
+                // The runtime benchmark's baseline reads the same rows through GRDB directly.
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Benchmarks/SeedBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -30,7 +30,11 @@ extension ObjectContext {
             rows = Array(rows.dropFirst(request.fetchOffset))
             if let limit = request.fetchLimit { rows = Array(rows.prefix(limit)) }
         }
-        return rows.map { register($0.row, store: $0.store) }.filter { !$0.isDeleted }
+        // Looked up once per fetch rather than once per row.
+        let entity = try entity(named: request.entity)
+        let identifiers = stores.map(\.identifier)
+        registered.reserveCapacity(registered.count + rows.count)
+        return rows.map { register($0.row, store: $0.store, storeIdentifier: identifiers[$0.order], entity: entity) }.filter { !$0.isDeleted }
     }
 
     /// How many objects a request would fetch.

@@ -119,10 +119,10 @@ public final class ObjectContext {
     }
 
     /// The context's instance for a stored row: the registered one, or a new one.
-    func register(_ row: StoreRow, store: any PersistentStore) -> ManagedObject {
-        let id = ObjectID(entity: row.entity, storeIdentifier: store.identifier, key: row.key)
+    func register(_ row: StoreRow, store: any PersistentStore, storeIdentifier: String? = nil, entity known: Entity? = nil) -> ManagedObject {
+        let id = ObjectID(entity: row.entity, storeIdentifier: storeIdentifier ?? store.identifier, key: row.key)
         if let object = registered[id] { return object }
-        let entity = coordinator.model.entity(named: row.entity) ?? Entity(name: row.entity)
+        let entity = known ?? coordinator.model.entity(named: row.entity) ?? Entity(name: row.entity)
         let object = ManagedObject(entity: entity, objectID: id, values: row.values, version: row.version, store: store, context: self)
         registered[id] = object
         return object

@@ -9,13 +9,16 @@ extension SQLiteStore {
         let valueColumns = table.columns.filter { if case .primaryKey = $0.kind { false } else { true } }.map(\.name)
         let sortCount = request.sortDescriptors.count
         return try queue.read { db in
-            try Row.fetchAll(db, sql: query.sql, arguments: StatementArguments(query.arguments.map(\.databaseValue))).map { row in
-                var values: [String: StoreValue] = [:]
+            var rows: [StoreRow] = []
+            let cursor = try Row.fetchCursor(db, sql: query.sql, arguments: StatementArguments(query.arguments.map(\.databaseValue)))
+            while let row = try cursor.next() {
+                var values = [String: StoreValue](minimumCapacity: valueColumns.count)
                 for (offset, name) in valueColumns.enumerated() { values[name] = StoreValue(row[offset + 1] as DatabaseValue) }
                 let version: Int64 = row[valueColumns.count + 1]
                 let sortValues = (0..<sortCount).map { StoreValue(row[valueColumns.count + 2 + $0] as DatabaseValue) }
-                return StoreRow(entity: request.entity, key: StoreValue(row[0] as DatabaseValue), values: values, version: version, sortValues: sortValues)
+                rows.append(StoreRow(entity: request.entity, key: StoreValue(row[0] as DatabaseValue), values: values, version: version, sortValues: sortValues))
             }
+            return rows
         }
     }
 
