@@ -55,6 +55,15 @@ struct PredicateParserTests {
         #expect(error?.description.contains("^") == true, "the description points at the position")
     }
 
+    @Test func hostileNestingIsRefusedNotACrash() {
+        let deep = String(repeating: "(", count: 10_000) + "a == 1" + String(repeating: ")", count: 10_000)
+        let error = #expect(throws: FetchPredicateError.self) { try FetchPredicate(deep) }
+        #expect(error?.message.contains("nests deeper than 64 levels") == true)
+        let nots = String(repeating: "NOT ", count: 5_000) + "a == 1"
+        #expect(throws: FetchPredicateError.self) { try FetchPredicate(nots) }
+        #expect(throws: Never.self) { try FetchPredicate(String(repeating: "(", count: 30) + "a == 1" + String(repeating: ")", count: 30)) }
+    }
+
     @Test func substitutesVariables() throws {
         let predicate = try FetchPredicate("sku IN $SKUS AND price < $MAX AND name == $SOURCE.name")
         #expect(predicate.variableNames == ["SKUS", "MAX", "SOURCE"])

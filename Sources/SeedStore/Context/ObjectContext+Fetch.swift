@@ -22,7 +22,9 @@ extension ObjectContext {
         if stores.count > 1 {
             rows.sort { lhs, rhs in
                 for (index, descriptor) in request.sortDescriptors.enumerated() {
-                    let left = lhs.row.sortValues[index], right = rhs.row.sortValues[index]
+                    // A custom store may return fewer sort values than asked; treat missing ones as nil.
+                    let left = index < lhs.row.sortValues.count ? lhs.row.sortValues[index] : .null
+                    let right = index < rhs.row.sortValues.count ? rhs.row.sortValues[index] : .null
                     if left != right { return descriptor.ascending ? left < right : right < left }
                 }
                 return lhs.order != rhs.order ? lhs.order < rhs.order : lhs.row.key < rhs.row.key

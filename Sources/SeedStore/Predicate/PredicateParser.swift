@@ -12,6 +12,10 @@ struct PredicateParser {
     private var tokens: [(token: Token, position: Int)] = []
     private var index = 0
     private var lexerError: FetchPredicateError?
+    /// How deep parentheses and NOTs may nest: deep enough for any real predicate, shallow enough
+    /// that a hostile one cannot exhaust the stack.
+    static let maximumDepth = 64
+    private var depth = 0
 
     init(_ format: String) {
         self.format = format
@@ -56,6 +60,11 @@ struct PredicateParser {
     }
 
     private mutating func parseUnary() throws(FetchPredicateError) -> FetchPredicate {
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= Self.maximumDepth else {
+            throw FetchPredicateError(format: format, position: tokens[index].position, "the predicate nests deeper than \(Self.maximumDepth) levels; simplify it")
+        }
         if isKeyword("NOT", "!") {
             advance()
             return .not(try parseUnary())
