@@ -29,8 +29,11 @@ final class FaultProxy {
     }
 
     deinit {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        // Never kill(0, …): a process that did not start has pid 0, and that would end the test run.
+        if process.processIdentifier > 0 {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
         try? FileManager.default.removeItem(atPath: log)
     }
 

@@ -47,7 +47,10 @@ final class NginxServer {
             }
             """
         try config.write(toFile: "\(path)/nginx.conf", atomically: true, encoding: .utf8)
-        process.executableURL = URL(fileURLWithPath: FileManager.default.fileExists(atPath: "/usr/sbin/nginx") ? "/usr/sbin/nginx" : "/usr/bin/nginx")
+        guard let binary = ["/usr/sbin/nginx", "/usr/bin/nginx"].first(where: FileManager.default.isExecutableFile(atPath:)) else {
+            throw NSError(domain: "NginxServer", code: 2, userInfo: [NSLocalizedDescriptionKey: "nginx is not installed; run scripts/test, which installs it"])
+        }
+        process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["-c", "\(path)/nginx.conf", "-p", path]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
@@ -62,8 +65,11 @@ final class NginxServer {
 
     deinit {
         // nginx without a master process may not stop on SIGTERM; tests must never hang on it.
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        // A process that never started has pid 0, and kill(0, …) would kill this whole test run.
+        if process.processIdentifier > 0 {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
         try? FileManager.default.removeItem(at: directory)
     }
 

@@ -35,8 +35,11 @@ final class MotoServer {
     }
 
     deinit {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        // Never kill(0, …): a process that did not start has pid 0, and that would end the test run.
+        if process.processIdentifier > 0 {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
     }
 }
 
