@@ -23,6 +23,9 @@ struct PredicateParserTests {
         ("category.name == $FETCH_SOURCE.category.name", "category.name == $FETCH_SOURCE.category.name"),
         ("stock > -3", "stock > -3"),
         ("x == 1.5e3", "x == 1500.0"),
+        ("!-42E-9 => s", "NOT -4.2e-08 >= s"),
+        ("x == 0.30000000000000004", "x == 0.30000000000000004"),
+        ("x IN {-1, -2.5}", "x IN {-1, -2.5}"),
         ("TRUEPREDICATE", "TRUEPREDICATE"),
         ("name == 'it\\'s'", "name == \"it's\""),
     ])

@@ -35,6 +35,8 @@ extension FetchPredicate.Expression: CustomStringConvertible {
             case .null: return "nil"
             case .text(let text): return "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
             case .blob(let data): return "\"<\(data.count) bytes>\""
+            // Swift's shortest form reads back to the same Double.
+            case .real(let number): return "\(number)"
             default: return value.displayText
             }
         }

@@ -26,6 +26,7 @@ struct PredicateLexer {
     let format: String
     private let characters: [Character]
     private var index = 0
+    private var previous: Token?
 
     init(_ format: String) {
         self.format = format
@@ -41,7 +42,9 @@ struct PredicateLexer {
                 result.append((.end, start))
                 return result
             }
-            result.append((try next(), start))
+            let token = try next()
+            previous = token
+            result.append((token, start))
         }
     }
 
@@ -82,12 +85,16 @@ struct PredicateLexer {
         throw error(at: index, "unexpected character \"\(character)\"")
     }
 
-    /// A minus sign starts a number only where an operand may start (after an operator, comma or brace).
+    /// A minus sign starts a number only where an operand may start: at the beginning, after an
+    /// operator, a comma, an opening bracket, a modifier or a keyword — not after an operand.
     private var previousAllowsSign: Bool {
-        var position = index - 1
-        while position >= 0, characters[position].isWhitespace { position -= 1 }
-        guard position >= 0 else { return true }
-        return "=<>!,{(".contains(characters[position])
+        switch previous {
+        case nil, .modifier: return true
+        case .symbol(let symbol): return symbol != ")" && symbol != "}"
+        case .identifier(let word):
+            return ["AND", "OR", "NOT", "IN", "BETWEEN", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE"].contains(word.uppercased())
+        case .variable, .string, .number, .end: return false
+        }
     }
 
     private mutating func readWord() -> String {
