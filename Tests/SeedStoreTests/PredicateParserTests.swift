@@ -50,6 +50,7 @@ struct PredicateParserTests {
         ("a == #", 5, "unexpected character"),
         ("a IN b", 5, "IN takes a list"),
         ("a. == 1", 3, "a property name after ."),
+        ("a == 0 OR \u{65D}I == 0", 9, "unexpected character"),
     ])
     func reportsPositionAndExpectation(format: String, position: Int, message: String) {
         let error = #expect(throws: FetchPredicateError.self) { try FetchPredicate(format) }

@@ -36,7 +36,7 @@ struct PredicateLexer {
     mutating func tokens() throws(FetchPredicateError) -> [(token: Token, position: Int)] {
         var result: [(Token, Int)] = []
         while true {
-            while index < characters.count, characters[index].isWhitespace { index += 1 }
+            while index < characters.count, Self.isSpace(characters[index]) { index += 1 }
             let start = index
             guard index < characters.count else {
                 result.append((.end, start))
@@ -50,7 +50,7 @@ struct PredicateLexer {
 
     private mutating func next() throws(FetchPredicateError) -> Token {
         let character = characters[index]
-        if character.isLetter || character == "_" || character == "@" {
+        if Self.startsWord(character) {
             return .identifier(readWord())
         }
         if character == "$" {
@@ -94,6 +94,20 @@ struct PredicateLexer {
         case .identifier(let word):
             return ["AND", "OR", "NOT", "IN", "BETWEEN", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE"].contains(word.uppercased())
         case .variable, .string, .number, .end: return false
+        }
+    }
+
+    /// White space only: a space carrying a combining mark is a character of its own, not space.
+    private static func isSpace(_ character: Character) -> Bool {
+        character.unicodeScalars.allSatisfy(\.properties.isWhitespace)
+    }
+
+    /// A name starts with a letter (not a combining mark), `_` or `@`.
+    private static func startsWord(_ character: Character) -> Bool {
+        if character == "_" || character == "@" { return true }
+        switch character.unicodeScalars.first!.properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter: return true
+        default: return false
         }
     }
 
