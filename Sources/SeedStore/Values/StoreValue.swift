@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// One stored value, in SQLite's five storage classes.
 ///
@@ -104,24 +103,4 @@ extension StoreValue {
     public init(_ value: String?) { self = value.map(StoreValue.text) ?? .null }
 
     public init(_ value: Int) { self = .integer(Int64(value)) }
-
-    init(_ databaseValue: DatabaseValue) {
-        switch databaseValue.storage {
-        case .null: self = .null
-        case .int64(let value): self = .integer(value)
-        case .double(let value): self = .real(value)
-        case .string(let value): self = .text(value)
-        case .blob(let value): self = .blob(value)
-        }
-    }
-
-    var databaseValue: DatabaseValue {
-        switch self {
-        case .null: .null
-        case .integer(let value): value.databaseValue
-        case .real(let value): value.databaseValue
-        case .text(let value): value.databaseValue
-        case .blob(let value): value.databaseValue
-        }
-    }
 }
