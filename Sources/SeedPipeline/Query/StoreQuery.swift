@@ -61,10 +61,23 @@ public struct StoreQuery: Sendable {
     public func run() throws -> QueryResult {
         let model = try Model.merged(models.map { path throws(ModelError) in try ModelLoader.load(path) })
         let coordinator = StoreCoordinator(model: model)
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("seedbuild-query-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
         for store in stores {
-            let url = URL(fileURLWithPath: store.path)
+            var url = URL(fileURLWithPath: store.path)
             if StoreFile.isGzip(url.path) {
-                throw StoreError(.refused, path: url.path, "a compressed artifact cannot be queried; install it with seedbuild fetch or inflate it (gzip -dk) first")
+                // An artifact is inflated to a temporary file and opened read-only; it is never changed.
+                guard store.isReadOnly else {
+                    throw StoreError(.refused, path: url.path, "a compressed artifact can only be queried read-only; add :ro to --store")
+                }
+                try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+                let inflated = scratch.appendingPathComponent("\(UUID().uuidString).sqlite")
+                do {
+                    try GzipInflater.inflate(url.path, to: inflated.path)
+                } catch {
+                    throw StoreError(.notASeedStore, path: url.path, error.reason)
+                }
+                url = inflated
             }
             // A query reads; it never creates a store as a side effect.
             guard FileManager.default.fileExists(atPath: url.path) else {
