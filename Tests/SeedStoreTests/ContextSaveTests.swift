@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import SeedModel
 import SeedStore
 import Testing
@@ -170,5 +171,51 @@ struct ContextSaveTests {
         try context.refresh(apple, mergeChanges: false)
         #expect(apple.string("name") == "Apple" && !apple.hasChanges)
         try context.save()
+    }
+}
+
+@Suite("Object context: a save across stores is all or nothing")
+struct CrossStoreAtomicityTests {
+    @Test(arguments: [StoreType.sqlite, .binary])
+    func failureInOneStoreLeavesEveryStoreUnchanged(catalogType: StoreType) throws {
+        let directory = TemporaryDirectory()
+        let catalogURL = directory.url("catalog.\(catalogType.rawValue)")
+        let notesURL = directory.url("notes.sqlite")
+        do {
+            let coordinator = StoreCoordinator(model: try shopModel())
+            try coordinator.addStore(StoreDescription(type: catalogType, url: catalogURL, configuration: "Catalog"))
+            try coordinator.addStore(StoreDescription(type: .sqlite, url: notesURL, configuration: "Notes"))
+            try populateShop(ObjectContext(coordinator: coordinator))
+        }
+        // A failure validation cannot foresee: the notes store refuses every new note.
+        let queue = try DatabaseQueue(path: notesURL.path)
+        try queue.write { db in
+            try db.execute(sql: "CREATE TRIGGER refuse_notes BEFORE INSERT ON Note BEGIN SELECT RAISE(ABORT, 'notes are closed'); END")
+        }
+        try queue.close()
+        let catalogBefore = try Data(contentsOf: catalogURL)
+
+        let coordinator = StoreCoordinator(model: try shopModel())
+        try coordinator.addStore(StoreDescription(type: catalogType, url: catalogURL, configuration: "Catalog"))
+        try coordinator.addStore(StoreDescription(type: .sqlite, url: notesURL, configuration: "Notes"))
+        let context = ObjectContext(coordinator: coordinator)
+        let product = try context.insert(entity: "Product")
+        product["sku"] = "N-1"
+        let apple = try #require(try context.fetch(FetchRequest(entity: "Product", predicate: FetchPredicate("sku == 'A-1'"))).first)
+        apple["price"] = 9.99
+        let note = try context.insert(entity: "Note")
+        note["productSKU"] = "N-1"
+        note["text"] = "first"
+        let error = try #require(throws: StoreError.self) { try context.save() }
+        #expect(error.description.contains("notes are closed"))
+
+        #expect(try Data(contentsOf: catalogURL) == catalogBefore, "the catalog's file is unchanged")
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted()
+        #expect(!files.contains { $0.contains(".tmp-") }, "no temporary file is left: \(files)")
+        let fresh = ObjectContext(coordinator: coordinator)
+        #expect(try fresh.count(FetchRequest(entity: "Product")) == 5)
+        #expect(try fresh.fetch(FetchRequest(entity: "Product", predicate: FetchPredicate("sku == 'A-1'"))).first?.double("price") == 0.5)
+        #expect(context.hasChanges, "the failed save keeps the context's changes")
+        #expect(product.objectID.isTemporary)
     }
 }
