@@ -58,6 +58,14 @@ let benchmarks: @Sendable () -> Void = {
         blackHole(sum)
     }
 
+    Benchmark("Runtime store-level fetch on an open store, 6,760 rows", configuration: .init(metrics: metrics, maxIterations: 20)) { _ in
+        let store = openCoordinator.stores[0]
+        let fetch = StoreFetch(entity: "Postcode", predicate: try FetchPredicate("postcode BEGINSWITH 'AB05'"), sortDescriptors: [FetchSortDescriptor("postcode")])
+        var sum = 0.0
+        for row in try store.fetch(fetch) { sum += row.values["latitude"]?.doubleValue ?? 0 }
+        blackHole(sum)
+    }
+
     Benchmark("Runtime: add the seed store read-only", configuration: .init(metrics: metrics, maxIterations: 20)) { _ in
         let coordinator = StoreCoordinator(model: model)
         blackHole(try coordinator.addStore(StoreDescription(type: .sqlite, url: URL(fileURLWithPath: inputs.store), isReadOnly: true)))

@@ -11,12 +11,16 @@ extension SQLiteStore {
         return try queue.read { db in
             var rows: [StoreRow] = []
             let cursor = try Row.fetchCursor(db, sql: query.sql, arguments: StatementArguments(query.arguments.map(\.databaseValue)))
+            var columns: [StoreValue] = []
+            columns.reserveCapacity(valueColumns.count + 2 + sortCount)
             while let row = try cursor.next() {
+                columns.removeAll(keepingCapacity: true)
+                for value in row.databaseValues { columns.append(StoreValue(value)) }
                 var values = [String: StoreValue](minimumCapacity: valueColumns.count)
-                for (offset, name) in valueColumns.enumerated() { values[name] = StoreValue(row[offset + 1] as DatabaseValue) }
-                let version: Int64 = row[valueColumns.count + 1]
-                let sortValues = (0..<sortCount).map { StoreValue(row[valueColumns.count + 2 + $0] as DatabaseValue) }
-                rows.append(StoreRow(entity: request.entity, key: StoreValue(row[0] as DatabaseValue), values: values, version: version, sortValues: sortValues))
+                for (offset, name) in valueColumns.enumerated() { values[name] = columns[offset + 1] }
+                let version = columns[valueColumns.count + 1].integerValue ?? 1
+                let sortValues = sortCount == 0 ? [] : Array(columns[(valueColumns.count + 2)...])
+                rows.append(StoreRow(entity: request.entity, key: columns[0], values: values, version: version, sortValues: sortValues))
             }
             return rows
         }
