@@ -131,7 +131,7 @@ extension ObjectContext {
             }
         }
         for store in coordinator.stores {
-            if let metadata = coordinator.takePendingMetadata(for: store) {
+            if let metadata = coordinator.pendingMetadata(for: store) {
                 saves[slot(store)].changes.metadata = metadata
             }
         }

@@ -25,7 +25,7 @@ public final class ObjectContext {
     /// Whether any object has unsaved changes or a store has unsaved metadata.
     public var hasChanges: Bool {
         !insertedObjects.isEmpty || registered.values.contains { $0.hasChanges }
-            || coordinator.stores.contains { coordinator.takePendingMetadata(for: $0) != nil }
+            || coordinator.stores.contains { coordinator.pendingMetadata(for: $0) != nil }
     }
 
     /// A new object of `entity`, with the model's default values; stored by the next save.

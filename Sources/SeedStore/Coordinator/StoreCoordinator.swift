@@ -16,7 +16,7 @@ import SeedModel
 public final class StoreCoordinator {
     public let model: Model
     public internal(set) var stores: [any PersistentStore] = []
-    private var pendingMetadata: [ObjectIdentifier: StoreMetadata] = [:]
+    private var unsavedMetadata: [ObjectIdentifier: StoreMetadata] = [:]
 
     public init(model: Model) {
         self.model = model
@@ -55,7 +55,7 @@ public final class StoreCoordinator {
     public func removeStore(_ store: any PersistentStore) throws {
         guard let index = stores.firstIndex(where: { $0 === store }) else { return }
         stores.remove(at: index)
-        pendingMetadata[ObjectIdentifier(store)] = nil
+        unsavedMetadata[ObjectIdentifier(store)] = nil
         try store.close()
     }
 
@@ -74,21 +74,21 @@ public final class StoreCoordinator {
 
     /// A store's metadata, including changes set with ``setMetadata(_:for:)`` and not yet saved.
     public func metadata(for store: any PersistentStore) -> StoreMetadata {
-        pendingMetadata[ObjectIdentifier(store)] ?? store.metadata
+        unsavedMetadata[ObjectIdentifier(store)] ?? store.metadata
     }
 
     /// Sets a store's metadata; it is written on the next save of a context. The store-managed keys
     /// (``StoreMetadata/managedKeys``) keep their values.
     public func setMetadata(_ metadata: StoreMetadata, for store: any PersistentStore) {
-        pendingMetadata[ObjectIdentifier(store)] = metadata
+        unsavedMetadata[ObjectIdentifier(store)] = metadata
     }
 
-    func takePendingMetadata(for store: any PersistentStore) -> StoreMetadata? {
-        pendingMetadata[ObjectIdentifier(store)]
+    func pendingMetadata(for store: any PersistentStore) -> StoreMetadata? {
+        unsavedMetadata[ObjectIdentifier(store)]
     }
 
     func didSaveMetadata(for store: any PersistentStore) {
-        pendingMetadata[ObjectIdentifier(store)] = nil
+        unsavedMetadata[ObjectIdentifier(store)] = nil
     }
 
     /// The entities of a configuration, refusing an unknown one or one overlapping a store's.
