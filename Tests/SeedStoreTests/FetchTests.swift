@@ -123,6 +123,9 @@ struct FetchTests {
         #expect(try context.strings("Product", key: "sku", sort: [FetchSortDescriptor("category.name"), FetchSortDescriptor("sku", ascending: false)]) == ["O-3", "O-2", "O-1", "B-1", "A-2", "A-1", "S-1", "H-1"])
         #expect(try context.count(FetchRequest(entity: "Product", fetchLimit: 5, fetchOffset: 4)) == 4)
         #expect(try context.count(FetchRequest(entity: "Product", predicate: FetchPredicate("stock == 0"))) == 2)
+        // Negative limits and offsets mean none, as SQLite reads them, and never crash a merge.
+        #expect(try context.fetch(FetchRequest(entity: "Product", fetchLimit: -1, fetchOffset: -3)).count == 8)
+        #expect(try context.count(FetchRequest(entity: "Product", fetchLimit: -2, fetchOffset: 6)) == 2)
 
         let onlyArchive = FetchRequest(entity: "Product", sortDescriptors: byPrice, affectedStores: [archive])
         #expect(try context.fetch(onlyArchive).map { $0.string("sku") } == ["O-3", "O-1", "O-2"])

@@ -15,7 +15,7 @@ extension ObjectContext {
             if stores.count > 1 {
                 // Each store gives its first offset + limit rows; the window is cut after merging.
                 fetch.fetchOffset = 0
-                fetch.fetchLimit = request.fetchLimit.map { $0 + request.fetchOffset }
+                fetch.fetchLimit = request.effectiveLimit.map { $0 + max(0, request.fetchOffset) }
             }
             rows += try store.fetch(fetch).map { ($0, store, order) }
         }
@@ -29,8 +29,8 @@ extension ObjectContext {
                 }
                 return lhs.order != rhs.order ? lhs.order < rhs.order : lhs.row.key < rhs.row.key
             }
-            rows = Array(rows.dropFirst(request.fetchOffset))
-            if let limit = request.fetchLimit { rows = Array(rows.prefix(limit)) }
+            rows = Array(rows.dropFirst(max(0, request.fetchOffset)))
+            if let limit = request.effectiveLimit { rows = Array(rows.prefix(limit)) }
         }
         // Looked up once per fetch rather than once per row.
         let entity = try entity(named: request.entity)
@@ -50,14 +50,14 @@ extension ObjectContext {
             fetch.fetchLimit = nil
             total += try store.count(fetch)
         }
-        total = max(0, total - request.fetchOffset)
-        return request.fetchLimit.map { min($0, total) } ?? total
+        total = max(0, total - max(0, request.fetchOffset))
+        return request.effectiveLimit.map { min($0, total) } ?? total
     }
 
     private func storeFetch(_ request: FetchRequest) -> StoreFetch {
         StoreFetch(
             entity: request.entity, predicate: request.predicate, sortDescriptors: request.sortDescriptors,
-            fetchLimit: request.fetchLimit, fetchOffset: request.fetchOffset)
+            fetchLimit: request.effectiveLimit, fetchOffset: max(0, request.fetchOffset))
     }
 
     private func stores(for request: FetchRequest) throws -> [any PersistentStore] {
@@ -141,4 +141,9 @@ extension ManagedObject {
         }
         return current.map { $0.objectID.key } ?? .null
     }
+}
+
+extension FetchRequest {
+    /// The limit, with a negative one meaning none, as SQLite's `LIMIT` reads it.
+    var effectiveLimit: Int? { fetchLimit.flatMap { $0 < 0 ? nil : $0 } }
 }

@@ -77,8 +77,9 @@ extension SQLiteStore {
 
     private func limitClause(_ request: StoreFetch, arguments: inout [StoreValue]) -> String {
         guard request.fetchLimit != nil || request.fetchOffset > 0 else { return "" }
+        // A negative limit means none and a negative offset none, as SQLite reads them.
         arguments.append(.integer(Int64(request.fetchLimit ?? -1)))
-        arguments.append(.integer(Int64(request.fetchOffset)))
+        arguments.append(.integer(Int64(max(0, request.fetchOffset))))
         return " LIMIT ? OFFSET ?"
     }
 
