@@ -97,3 +97,31 @@ struct StoreRelocationTests {
         #expect(coordinator.stores[0] === catalog)
     }
 }
+
+@Suite("Atomic stores: damaged files")
+struct AtomicStoreDamageTests {
+    @Test(arguments: [StoreType.binary, .xml])
+    func damagedFileIsRefusedNamingIt(type: StoreType) throws {
+        let directory = TemporaryDirectory()
+        let url = directory.url("catalog.\(type.rawValue)")
+        _ = try StoreCoordinator(model: try shopModel()).addStore(StoreDescription(type: type, url: url, configuration: "Catalog"))
+        let format: PropertyListSerialization.PropertyListFormat = type == .xml ? .xml : .binary
+        let original = try #require(try PropertyListSerialization.propertyList(from: Data(contentsOf: url), format: nil) as? [String: Any])
+        let metadata = try #require(original["metadata"] as? String)
+        let damages: [[String: Any]] = [
+            ["metadata": metadata, "tables": ["Product": ["not a row"]]], ["metadata": metadata, "tables": ["Widget": [[String: Any]]()]],
+            ["metadata": metadata, "tables": ["Product": [["colour": "red"]]]], ["metadata": "{}", "tables": [String: Any]()],
+            ["metadata": "[1]", "tables": [String: Any]()], ["tables": [String: Any]()],
+        ]
+        for damaged in damages {
+            try PropertyListSerialization.data(fromPropertyList: damaged, format: format, options: 0).write(to: url)
+            let error = try #require(throws: StoreError.self) {
+                try StoreCoordinator(model: try shopModel()).addStore(StoreDescription(type: type, url: url, configuration: "Catalog"))
+            }
+            #expect(error.kind == .notASeedStore)
+            #expect(error.path == url.path)
+        }
+        try Data("not a property list".utf8).write(to: url)
+        #expect(throws: StoreError.self) { try StoreCoordinator(model: try shopModel()).addStore(StoreDescription(type: type, url: url, configuration: "Catalog")) }
+    }
+}

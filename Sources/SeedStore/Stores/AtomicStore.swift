@@ -53,8 +53,10 @@ public final class AtomicStore: SQLiteStore {
     }
 
     static func metadata(in plist: [String: Any], path: String) throws(StoreError) -> StoreMetadata {
-        guard let text = plist["metadata"] as? String, case .object(let values)? = try? JSONValue(jsonText: text) else {
-            throw StoreError(.notASeedStore, path: path, "the store's metadata is not a JSON object")
+        guard let text = plist["metadata"] as? String, case .object(let values)? = try? JSONValue(jsonText: text),
+            values[StoreMetadata.Key.versionHashes]?.objectValue != nil
+        else {
+            throw StoreError(.notASeedStore, path: path, "the store's metadata is not a JSON object with versionHashes; it is damaged or not written by seedbuild")
         }
         return StoreMetadata(values: values)
     }
@@ -74,7 +76,9 @@ public final class AtomicStore: SQLiteStore {
     private func load(from url: URL) throws {
         let plist = try Self.readPropertyList(at: url.path)
         metadata = try Self.metadata(in: plist, path: url.path)
-        let tables = plist["tables"] as? [String: [[String: Any]]] ?? [:]
+        guard let tables = plist["tables"] as? [String: [[String: Any]]] else {
+            throw StoreError(.notASeedStore, path: url.path, "the store file's tables are not lists of rows; it is damaged or not written by seedbuild")
+        }
         let columnTypes = self.columnTypes()
         try queue.inDatabase { db in
             try db.inTransaction {
