@@ -36,6 +36,21 @@ struct CrossStoreVerifyTests {
         #expect(details.contains { $0.hasPrefix("fetched property Postcode.ratings resolved: 1 Rating for Postcode ") })
     }
 
+    @Test func userEntitiesWithRequiredRelationshipsAreInsertedLinked() throws {
+        let userModel = try ModelLoader.load(json: Data("""
+            {"name": "Notes", "configurations": [{"name": "UserConf", "entities": ["Folder", "Rating"]}],
+             "entities": [
+              {"name": "Folder", "attributes": [{"name": "name", "type": "String", "optional": false, "min": "3"}],
+               "relationships": [{"name": "ratings", "destination": "Rating", "inverse": "folder", "toMany": true}]},
+              {"name": "Rating", "attributes": [{"name": "postcode", "type": "String", "optional": false},
+                                               {"name": "stars", "type": "Integer 16", "optional": false, "min": "1", "max": "5"}],
+               "relationships": [{"name": "folder", "destination": "Folder", "inverse": "ratings", "optional": false}]}]}
+            """.utf8), source: ModelSource(file: "notes.json"))
+        let report = try Verifier().verify(try sampleStore(), seedModels: [try seedModel(ratingsPredicate: "postcode == $FETCH_SOURCE.postcode")], userModels: [userModel])
+        #expect(report.passed, "\(report.models.map(\.details))")
+        #expect(report.models.first?.details.contains("inserted one Folder, Rating into an empty user store beside the seed") == true)
+    }
+
     @Test(arguments: [
         ("code == $FETCH_SOURCE.postcode", "Rating has no attribute or relationship named \"code\""),
         ("postcode == $FETCH_SOURCE.zip", "Postcode has no attribute or to-one relationship \"zip\""),

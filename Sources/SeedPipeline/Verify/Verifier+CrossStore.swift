@@ -55,6 +55,14 @@ extension Verifier {
                 for (key, value) in links[entity.name] ?? [:] where entity.attribute(named: key) != nil { object[key] = value }
                 samples[entity.name] = object
             }
+            // A required to-one between user entities points at the one object inserted of its destination.
+            for entity in userEntities where !entity.isAbstract {
+                for relationship in entity.relationships where !relationship.isToMany && !relationship.isOptional && !relationship.isTransient {
+                    if let destination = samples[relationship.destination], let object = samples[entity.name] {
+                        try object.setObject(destination, forRelationship: relationship.name)
+                    }
+                }
+            }
             do {
                 try context.save()
                 if !userEntities.isEmpty {
