@@ -66,10 +66,7 @@ public struct StoreQuery: Sendable {
         for store in stores {
             var url = URL(fileURLWithPath: store.path)
             if StoreFile.isGzip(url.path) {
-                // An artifact is inflated to a temporary file and opened read-only; it is never changed.
-                guard store.isReadOnly else {
-                    throw StoreError(.refused, path: url.path, "a compressed artifact can only be queried read-only; add :ro to --store")
-                }
+                // An artifact is inflated to a temporary file; it is never changed.
                 try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
                 let inflated = scratch.appendingPathComponent("\(UUID().uuidString).sqlite")
                 do {
@@ -85,7 +82,9 @@ public struct StoreQuery: Sendable {
             }
             let configuration = try store.configuration ?? StoreMetadata.read(at: url).configuration ?? model.defaultStoreConfiguration
             let type = StoreType(contentsOf: url)
-            try coordinator.addStore(StoreDescription(type: type, url: url, configuration: configuration, isReadOnly: store.isReadOnly))
+            // A query only reads: every store opens read-only (`:ro` is accepted and implied), so
+            // a seed is never changed by looking at it.
+            try coordinator.addStore(StoreDescription(type: type, url: url, configuration: configuration, isReadOnly: true))
         }
         guard let entity = model.entity(named: entity) else {
             throw ContextError(.unknownName, "the merged model has no entity \"\(self.entity)\"; it has \(model.entities.map(\.name).joined(separator: ", "))")

@@ -15,7 +15,10 @@ extension ObjectContext {
             if stores.count > 1 {
                 // Each store gives its first offset + limit rows; the window is cut after merging.
                 fetch.fetchOffset = 0
-                fetch.fetchLimit = request.effectiveLimit.map { $0 + max(0, request.fetchOffset) }
+                fetch.fetchLimit = request.effectiveLimit.flatMap { limit in
+                    let (sum, overflow) = limit.addingReportingOverflow(max(0, request.fetchOffset))
+                    return overflow ? nil : sum
+                }
             }
             rows += try store.fetch(fetch).map { ($0, store, order) }
         }

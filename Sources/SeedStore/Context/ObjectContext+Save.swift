@@ -104,7 +104,8 @@ extension ObjectContext {
             if object.isDeleted {
                 saves[index].changes.deletes.append(StoreChanges.Delete(entity: object.entity.name, key: object.objectID.key, expectedVersion: object.version))
                 saves[index].deleted.append(object)
-            } else if !object.changes.isEmpty {
+            } else if !object.changes.isEmpty || !object.toOneChanges.isEmpty || !object.toManyChanges.isEmpty {
+                // A relationship-only change is an update too: its version is checked and bumped.
                 saves[index].changes.updates.append(
                     StoreChanges.Update(entity: object.entity.name, key: object.objectID.key, values: object.changes, expectedVersion: object.version, force: object.forceWrite))
                 saves[index].updated.append(object)
@@ -114,19 +115,22 @@ extension ObjectContext {
         }
         for object in insertedObjects + changed where !object.isDeleted {
             let index = slot(store(of: object)!)
-            func reference(_ target: ManagedObject) -> RowReference {
+            func reference(_ target: ManagedObject) throws -> RowReference {
                 if let position = saves[index].inserted.firstIndex(where: { $0 === target }) { return .inserted(position) }
+                guard !target.objectID.isTemporary else {
+                    throw ContextError(.objectNotFound, "\(object.objectID) links to \(target.objectID), which is new but not being saved (deleted or in another context)")
+                }
                 return .stored(target.objectID.key)
             }
-            let source = reference(object)
+            let source = try reference(object)
             for (name, destination) in object.toOneChanges.sorted(by: { $0.key < $1.key }) {
                 saves[index].changes.links.append(
-                    StoreChanges.Link(entity: object.entity.name, source: source, relationship: name, destination: destination.map(reference), kind: .set))
+                    StoreChanges.Link(entity: object.entity.name, source: source, relationship: name, destination: try destination.map(reference), kind: .set))
             }
             for (name, list) in object.toManyChanges.sorted(by: { $0.key < $1.key }) {
                 for change in list {
                     saves[index].changes.links.append(
-                        StoreChanges.Link(entity: object.entity.name, source: source, relationship: name, destination: reference(change.object), kind: change.added ? .add : .remove))
+                        StoreChanges.Link(entity: object.entity.name, source: source, relationship: name, destination: try reference(change.object), kind: change.added ? .add : .remove))
                 }
             }
         }

@@ -71,6 +71,11 @@ public final class ObjectContext {
             registered[object.objectID] = nil
             object.isInserted = false
             object.isDeleted = true
+            // Nothing may still point at an object that will never be saved.
+            for other in registered.values {
+                for (name, target) in other.toOneChanges where target === object { other.toOneChanges[name] = .some(nil) }
+                for (name, list) in other.toManyChanges { other.toManyChanges[name] = list.filter { $0.object !== object } }
+            }
             return
         }
         object.isDeleted = true

@@ -147,6 +147,11 @@ struct PredicateParser {
             advance()
             return .variable(name, keyPath: try parseKeyPathTail())
         case .symbol("{"):
+            depth += 1
+            defer { depth -= 1 }
+            guard depth <= Self.maximumDepth else {
+                throw FetchPredicateError(format: format, position: tokens[index].position, "the predicate nests deeper than \(Self.maximumDepth) levels; simplify it")
+            }
             advance()
             var items: [FetchPredicate.Expression] = []
             if current != .symbol("}") {

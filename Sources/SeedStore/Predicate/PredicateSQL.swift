@@ -31,7 +31,6 @@ struct PredicateSQL {
         let format: String
         var arguments: [StoreValue] = []
         var joins: [String] = []
-        private var aliases: [String: String] = [:]
 
         init(schema: StoreSchema, table: EntityTable, format: String) {
             self.schema = schema
@@ -97,7 +96,10 @@ struct PredicateSQL {
                 // A constant prefix on a plain column also becomes a range, so an index on the column
                 // is used: every string starting with P sorts in [P, P + U+10FFFF) under BINARY
                 // collation, except ones continuing with the noncharacter U+10FFFF itself.
-                if options.isEmpty, case .keyPath = lhs, case .value(.text(let prefix)) = rhs, !prefix.isEmpty {
+                // Only for text: SQLite compares a numeric column with the prefix as a number.
+                if options.isEmpty, case .keyPath(let path) = lhs, path.count == 1, table.entity.attribute(named: path[0])?.type == .string,
+                    case .value(.text(let prefix)) = rhs, !prefix.isEmpty
+                {
                     arguments.append(.text(prefix))
                     arguments.append(.text(prefix + "\u{10FFFF}"))
                     return "(\(exact) AND \(left) >= ? AND \(left) < ?)"
@@ -161,23 +163,19 @@ struct PredicateSQL {
                 let storedHere = current.columns.contains { if case .toOne(let r) = $0.kind { r.name == name } else { false } }
                 if isLast, storedHere { return "\(alias).\(quoteIdentifier(name))" }
                 let pk = quoteIdentifier(Model.primaryKeyColumn)
-                let joinKey = "\(alias).\(name)"
-                let nextAlias: String
-                if let existing = aliases[joinKey] {
-                    nextAlias = existing
+                // The alias is named after the key path, so a sort key and the predicate share one join.
+                let nextAlias = quoteIdentifier("j." + path[...offset].joined(separator: "."))
+                let join: String
+                if storedHere {
+                    join = "LEFT JOIN \(quoteIdentifier(destination.name)) AS \(nextAlias) ON \(nextAlias).\(pk) = \(alias).\(quoteIdentifier(name))"
+                } else if let inverse = relationship.inverse,
+                    destination.columns.contains(where: { if case .toOne(let r) = $0.kind { r.name == inverse } else { false } })
+                {
+                    join = "LEFT JOIN \(quoteIdentifier(destination.name)) AS \(nextAlias) ON \(nextAlias).\(quoteIdentifier(inverse)) = \(alias).\(pk)"
                 } else {
-                    nextAlias = "t\(aliases.count + 1)"
-                    aliases[joinKey] = nextAlias
-                    if storedHere {
-                        joins.append("LEFT JOIN \(quoteIdentifier(destination.name)) AS \(nextAlias) ON \(nextAlias).\(pk) = \(alias).\(quoteIdentifier(name))")
-                    } else if let inverse = relationship.inverse,
-                        destination.columns.contains(where: { if case .toOne(let r) = $0.kind { r.name == inverse } else { false } })
-                    {
-                        joins.append("LEFT JOIN \(quoteIdentifier(destination.name)) AS \(nextAlias) ON \(nextAlias).\(quoteIdentifier(inverse)) = \(alias).\(pk)")
-                    } else {
-                        throw FetchPredicateError(format: format, position: nil, "\(current.name).\(name) is not stored as a to-one column on either side")
-                    }
+                    throw FetchPredicateError(format: format, position: nil, "\(current.name).\(name) is not stored as a to-one column on either side")
                 }
+                if !joins.contains(join) { joins.append(join) }
                 if isLast { return "\(nextAlias).\(pk)" }
                 current = destination
                 alias = nextAlias

@@ -15,7 +15,8 @@ extension SQLiteStore {
         do {
             try queue.inDatabase { db in
                 try db.inTransaction {
-                    try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+                    // Foreign keys are checked at each statement, not deferred to COMMIT: a link to a row
+                    // another save deleted fails this store before any store after it has committed.
                     try checkVersions(db, changes)
                     var pendingLinks = changes.links
                     outcome.insertedKeys = try insertRows(db, changes.inserts, links: &pendingLinks)
