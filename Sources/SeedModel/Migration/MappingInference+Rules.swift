@@ -89,7 +89,7 @@ struct Inference {
             if !a.isOptional && b.isOptional {
                 add(.makeOptional, new.name, b.name, "the column loses NOT NULL")
             } else if a.isOptional && !b.isOptional {
-                if let value = b.defaultValue {
+                if let value = b.effectiveDefaultValue {
                     add(.makeRequired, new.name, b.name, "the column gains NOT NULL; empty values become \(value)")
                 } else {
                     refuse(new.name, b.name, "\(new.name).\(b.name) became non-optional without a default value; stored rows may hold no value. Give it a default value or keep it optional.")
@@ -99,7 +99,7 @@ struct Inference {
         for b in matched.added {
             if b.isOptional {
                 add(.addAttribute, new.name, b.name, "new column, NULL in existing rows")
-            } else if let value = b.defaultValue {
+            } else if let value = b.effectiveDefaultValue {
                 add(.addAttribute, new.name, b.name, "new column, NOT NULL DEFAULT \(value) in existing rows")
             } else {
                 refuse(new.name, b.name, "\(new.name).\(b.name) is new and non-optional without a default value; stored rows would have no value. Give it a default value or make it optional.")

@@ -39,7 +39,7 @@ extension SeedBuilder {
 
     private func makeMetadata(schema: StoreSchema, request: BuildRequest, loads: Loads, digest: String) throws -> StoreMetadata {
         typealias Key = StoreMetadata.Key
-        let hashes = try request.model.versionHashes(configuration: schema.configuration)
+        let hashes = schema.wholeModel.entityVersionHashes
         var metadata = StoreMetadata()
         metadata[Key.storeType] = "SQLite"
         metadata[Key.storeUUID] = .string(ContentDigest.storeUUID(fromDigest: digest))

@@ -21,7 +21,7 @@ public struct SeedBuilder: Sendable {
     public func build(_ request: BuildRequest, progress: (@Sendable (BuildProgress) -> Void)? = nil) throws -> BuiltStore {
         let schema: StoreSchema
         do {
-            schema = try StoreSchema(model: request.model, configuration: request.configuration)
+            schema = try StoreSchema(model: try request.stampModel(), configuration: request.configuration)
         } catch {
             throw error
         }

@@ -52,7 +52,7 @@ public struct ColumnMapping: Sendable {
                 if let field = names.lazy.compactMap({ fieldsByName[Self.normalize($0)] }).first {
                     feeds.append(.attribute(field: field, attribute))
                     used.insert(field)
-                } else if attribute.isOptional || attribute.defaultValue != nil {
+                } else if attribute.isOptional || attribute.effectiveDefaultValue != nil {
                     feeds.append(.absent(attribute))
                 } else {
                     throw IngestError(

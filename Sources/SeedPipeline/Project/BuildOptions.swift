@@ -63,7 +63,7 @@ public struct BuildOptions: Sendable {
             throw IngestError(.badData, file: firstFile, "dataset name \"\(dataset)\" must be letters, digits, '.', '_' or '-' (it names the output files); pass --dataset NAME")
         }
         let request = BuildRequest(
-            model: model, configuration: configuration, sources: resolved, mapping: mappingFile,
+            model: model, userModels: userModels, configuration: configuration, sources: resolved, mapping: mappingFile,
             outputDirectory: outputDirectory ?? project?.out ?? Self.defaultOutputDirectory,
             dataset: dataset, maxRejects: maxRejects, dataVersion: dataVersion)
         return (request, warnings)

@@ -117,6 +117,7 @@ extension Verifier {
         case .uuid: return .text(UUID().uuidString.lowercased())
         case .uri: return .text("https://example.invalid/")
         case .binary, .transformable: return .blob(Data())
+        case .undefined, .objectID, .composite: return .null
         }
     }
 }

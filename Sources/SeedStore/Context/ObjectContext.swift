@@ -40,7 +40,7 @@ public final class ObjectContext {
         let object = ManagedObject(entity: entity, objectID: id, values: [:], version: 0, store: nil, context: self)
         object.isInserted = true
         for attribute in entity.attributes where !attribute.isTransient {
-            if let text = attribute.defaultValue, case .success(let value) = FieldConverter.convertDefault(text, as: attribute.type) {
+            if let text = attribute.effectiveDefaultValue, case .success(let value) = FieldConverter.convertDefault(text, as: attribute.type) {
                 object.changes[attribute.name] = StoreValue(value, text: text)
             }
         }

@@ -44,7 +44,9 @@ public struct Migrator: Sendable {
     }
 
     /// Migrates `source` to `destination`'s shape of the store's configuration, writing `output`
-    /// (read-only by default, as seeds are; the coordinator keeps a writable store's mode).
+    /// (read-only by default, as seeds are; the coordinator keeps a writable store's mode), stamped
+    /// with the hashes of every entity of `destination` — pass the model the store will be opened
+    /// under (the merged model, for a seed beside user stores).
     /// - Throws: ``MigrationRefusal`` when no lightweight migration exists; ``StoreError`` when a check fails.
     public func migrate(_ source: String, to destination: Model, output: String, outputMode: mode_t = 0o444) throws -> Result {
         let (sourceModel, configuration, metadata) = try Self.embeddedModel(of: source)
@@ -104,7 +106,7 @@ public struct Migrator: Sendable {
     private func stamp(_ db: Database, metadata old: StoreMetadata, model: Model, schema: StoreSchema, rowCounts: [String: Int64]) throws {
         typealias Key = StoreMetadata.Key
         var metadata = old
-        let hashes = try model.versionHashes(configuration: schema.configuration)
+        let hashes = model.entityVersionHashes
         metadata[Key.versionHashes] = .object(hashes.mapValues { .string($0.hexString) })
         metadata[Key.modelName] = .string(model.name)
         metadata[Key.modelVersionIdentifiers] = .array(model.versionIdentifiers.map(JSONValue.string))

@@ -51,7 +51,7 @@ public struct EntityTable: Sendable {
         if primaryKey == .rowid {
             columns.append(Column(name: Model.primaryKeyColumn, kind: .primaryKey, type: "INTEGER", isNotNull: true, defaultLiteral: nil))
         }
-        for attribute in entity.attributes where !attribute.isTransient {
+        for attribute in entity.attributes where attribute.isStored {
             columns.append(Column(
                 name: attribute.name, kind: .attribute(attribute), type: Self.storageType(of: attribute.type),
                 isNotNull: !attribute.isOptional, defaultLiteral: Self.defaultLiteral(of: attribute)))
@@ -114,7 +114,7 @@ public struct EntityTable: Sendable {
         for index in entity.indexes {
             add(index.name, index.elements.map { ($0.property, $0.isAscending) }, unique: false)
         }
-        for attribute in entity.attributes where attribute.isIndexed && !attribute.isTransient {
+        for attribute in entity.attributes where attribute.isIndexed && attribute.isStored {
             add(attribute.name + "_index", [(attribute.name, true)], unique: false)
         }
         for key in foreignKeys {
@@ -129,12 +129,13 @@ public struct EntityTable: Sendable {
         case .integer16, .integer32, .integer64, .boolean: "INTEGER"
         case .double, .float, .date: "REAL"
         case .decimal, .string, .uuid, .uri: "TEXT"
-        case .binary, .transformable: "BLOB"
+        // Composite attributes are refused by StoreSchema and the others are never stored.
+        case .binary, .transformable, .composite, .undefined, .objectID: "BLOB"
         }
     }
 
     private static func defaultLiteral(of attribute: Attribute) -> String? {
-        guard let text = attribute.defaultValue,
+        guard let text = attribute.effectiveDefaultValue,
             case .success(let value) = FieldConverter.convertDefault(text, as: attribute.type)
         else { return nil }
         return value.sqlLiteral(fieldText: text)

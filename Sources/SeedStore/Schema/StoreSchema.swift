@@ -9,7 +9,11 @@ import SeedModel
 /// uniqueness constraint and that nothing references is stored `WITHOUT ROWID`, keyed by that
 /// attribute, so the key is not stored twice (see `docs/store-format.md`).
 public struct StoreSchema: Sendable {
+    /// The model restricted to the configuration: what the store holds and embeds.
     public let model: Model
+    /// The model the schema was laid out from: the coordinator's, whose every entity hash the
+    /// store is stamped with (Core Data's rule; see ``SeedModel/Model/fits(storedHashes:)``).
+    public let wholeModel: Model
     public let configuration: String
     /// Entity tables in load order: every table a to-one column references comes before it.
     public let tables: [EntityTable]
@@ -22,7 +26,9 @@ public struct StoreSchema: Sendable {
     ///   of required to-one references that no load order can satisfy.
     public init(model: Model, configuration: String) throws(ModelError) {
         let restricted = try model.restricted(to: configuration)
+        try Self.checkStorable(restricted)
         self.model = restricted
+        self.wholeModel = model
         self.configuration = configuration
         // A relationship to an entity outside the configuration has no place in this store's layout;
         // model validation refuses one, and the coordinator refuses to save a link across stores.
@@ -42,6 +48,26 @@ public struct StoreSchema: Sendable {
         }
         self.tables = try Self.loadOrder(tables, model: restricted)
         self.joinTables = storage.joinTables
+    }
+
+    /// Refuses what this layout cannot store yet, naming the entity and property.
+    private static func checkStorable(_ model: Model) throws(ModelError) {
+        var diagnostics: [ModelDiagnostic] = []
+        for entity in model.entities {
+            if let parent = entity.parentEntity {
+                diagnostics.append(ModelDiagnostic(
+                    .error, "entity inheritance (parent \(parent)) cannot be stored in a seed store yet; "
+                        + "the model loads and hashes, but build with a model whose entities have no parent",
+                    source: entity.origin ?? model.source, entity: entity.name))
+            }
+            for attribute in entity.attributes where attribute.type == .composite && !attribute.isTransient {
+                diagnostics.append(ModelDiagnostic(
+                    .error, "a composite attribute cannot be stored until Core Data's layout for it is known; "
+                        + "split it into attributes or mark it transient",
+                    source: entity.origin ?? model.source, entity: entity.name, property: attribute.name))
+            }
+        }
+        if !diagnostics.isEmpty { throw .invalid(diagnostics) }
     }
 
     public func table(for entity: String) -> EntityTable? {
