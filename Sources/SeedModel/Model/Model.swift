@@ -18,6 +18,9 @@ public struct Model: Sendable {
     /// Composite attribute definitions, sorted by name.
     public var composites: [Composite] { didSet { composites.sort { $0.name < $1.name } } }
     public var source: ModelSource?
+    /// Warnings found while loading (a bundle with no current version named, say); reported by
+    /// ``validate(requireFetchedPropertyTargets:)``, not part of equality.
+    public var loadWarnings: [ModelDiagnostic] = []
 
     public init(
         name: String,

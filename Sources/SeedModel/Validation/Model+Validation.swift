@@ -16,7 +16,7 @@ extension Model {
     ///   whose target entity is still missing is an error rather than a warning.
     public func validate(requireFetchedPropertyTargets: Bool = false) -> [ModelDiagnostic] {
         var validator = ModelValidator(model: self, requireFetchedPropertyTargets: requireFetchedPropertyTargets)
-        return validator.run()
+        return loadWarnings + validator.run()
     }
 
     /// Validates the model and returns its warnings.
