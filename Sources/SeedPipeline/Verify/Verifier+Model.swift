@@ -32,7 +32,7 @@ extension Verifier {
         do {
             let result = try Migrator().migrate(store, to: merged, output: migrated)
             var details = ["version hashes differ: " + differences.map(\.description).joined(separator: ", ")]
-            details += result.plan.changes.map(\.description)
+            details += result.plan.changes.map(\.description) + result.plan.warnings.map { "warning: \($0)" }
             details += result.droppedLinks.sorted { $0.key < $1.key }.map { "\($0.value) links of \($0.key) dropped (to-many became to-one)" }
             let mismatches = try renamedValueMismatches(result.plan, original: store, migrated: migrated)
             guard mismatches.isEmpty else { return refused(mismatches) }
