@@ -36,3 +36,13 @@ public struct FetchRequestTemplate: Sendable, Hashable {
         self.predicate = predicate
     }
 }
+
+extension FetchedProperty {
+    /// The predicate to run: `TRUEPREDICATE` when the fetch request has none.
+    public var predicateFormat: String { predicate.isEmpty ? "TRUEPREDICATE" : predicate }
+}
+
+extension FetchRequestTemplate {
+    /// The predicate to run: `TRUEPREDICATE` when the template has none.
+    public var predicateFormat: String { predicate.isEmpty ? "TRUEPREDICATE" : predicate }
+}
