@@ -19,12 +19,9 @@ public struct SeedBuilder: Sendable {
     public init() {}
 
     public func build(_ request: BuildRequest, progress: (@Sendable (BuildProgress) -> Void)? = nil) throws -> BuiltStore {
-        let schema: StoreSchema
-        do {
-            schema = try StoreSchema(model: try request.stampModel(), configuration: request.configuration)
-        } catch {
-            throw error
-        }
+        let schema = try StoreSchema(model: try request.stampModel(), configuration: request.configuration)
+        // Refuses a derivation that cannot be computed before any row is read.
+        let derived = try schema.derivedUpdates(now: request.buildTime)
         try createOutputDirectory(request.outputDirectory)
         let digests = SourceDigests(paths: Array(Set(request.sources.values)))
         let working = AtomicFile.temporaryPath(for: request.storePath)
@@ -44,7 +41,7 @@ public struct SeedBuilder: Sendable {
         }
         let sourceDigests = try loads.timings.measure("source checksums") { try digests.wait() }
         for index in loads.sources.indices { loads.sources[index].sha256 = sourceDigests[loads.sources[index].file] ?? "" }
-        let metadata = try finish(working, schema: schema, request: request, loads: &loads)
+        let metadata = try finish(working, schema: schema, request: request, derived: derived, loads: &loads)
         try loads.timings.measure("sync and rename") { try AtomicFile.commit(working, to: request.storePath, mode: 0o444) }
         var rejectsPath: String?
         if let written = try rejects.finish() {

@@ -46,6 +46,9 @@ public struct ColumnMapping: Sendable {
             switch column.kind {
             case .primaryKey:
                 continue
+            case .attribute(let attribute) where attribute.derivation != nil:
+                // Computed from the other values once the rows are in, never read.
+                feeds.append(.absent(attribute))
             case .attribute(let attribute):
                 // A column may still carry the attribute's old name (its renaming identifier).
                 let names = [attribute.name] + (attribute.renamingIdentifier.map { [$0] } ?? [])

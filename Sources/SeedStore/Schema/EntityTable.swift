@@ -53,8 +53,9 @@ public struct EntityTable: Sendable {
         }
         for attribute in entity.attributes where attribute.isStored {
             columns.append(Column(
+                // A derived value is computed after the rows are in, so its column takes NULL until then.
                 name: attribute.name, kind: .attribute(attribute), type: Self.storageType(of: attribute.type),
-                isNotNull: !attribute.isOptional, defaultLiteral: Self.defaultLiteral(of: attribute)))
+                isNotNull: !attribute.isOptional && attribute.derivation == nil, defaultLiteral: Self.defaultLiteral(of: attribute)))
         }
         var foreignKeys: [ForeignKey] = []
         for relationship in entity.relationships where storage.place(of: relationship.name, in: entity.name) == .column {
