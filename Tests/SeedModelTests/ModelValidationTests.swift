@@ -53,7 +53,8 @@ struct ModelValidationTests {
                       "error: duplicate entity name")
         try expectOne(#"<entity name="A"><attribute name="x" attributeType="String"/><attribute name="X" attributeType="Double"/></entity>"#,
                       "error: duplicate property name")
-        try expectOne(#"<entity name="A"><attribute name="z_pk" attributeType="String"/></entity>"#, "is the store's primary-key column")
+        try expectOne(#"<entity name="A"><attribute name="z_pk" attributeType="String"/></entity>"#, "\"Z_PK\" is a column every store reserves")
+        try expectOne(#"<entity name="A"><attribute name="Z_Entity" attributeType="String"/></entity>"#, "\"Z_ENTITY\" is a column every store reserves")
         try expectOne(#"<entity name="seed_Things"><attribute name="x" attributeType="String"/></entity>"#, "reserved for seed store bookkeeping")
     }
 

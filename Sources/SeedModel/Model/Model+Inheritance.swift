@@ -75,6 +75,17 @@ extension Model {
         inheritanceChain(of: entity).flatMap(\.fetchedProperties).sorted { $0.name < $1.name }
     }
 
+    /// The entity with every inherited attribute, relationship and fetched property listed as its
+    /// own, for code that reads one entity's properties (a managed object, a CSV's columns).
+    public func resolved(_ entity: Entity) -> Entity {
+        guard entity.parentEntity != nil else { return entity }
+        var resolved = entity
+        resolved.attributes = allAttributes(of: entity)
+        resolved.relationships = allRelationships(of: entity)
+        resolved.fetchedProperties = allFetchedProperties(of: entity)
+        return resolved
+    }
+
     /// Whether any entity has a parent.
     public var usesInheritance: Bool {
         entities.contains { $0.parentEntity != nil }

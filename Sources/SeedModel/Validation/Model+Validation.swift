@@ -8,6 +8,9 @@ extension Model {
     /// Property names may not take it (SQLite compares names without regard to case).
     public static let primaryKeyColumn = "Z_PK"
 
+    /// The column naming each row's entity in a table that holds an inheritance tree.
+    public static let entityColumn = "Z_ENTITY"
+
     /// Prefix of the bookkeeping tables in a seed store; entity names may not use it.
     public static let reservedTablePrefix = "seed_"
 
@@ -129,8 +132,8 @@ struct ModelValidator {
                 error("duplicate property name (\"\(other)\" too; SQLite column names ignore case); rename one", entity, name)
             }
             seen[name.lowercased()] = name
-            if name.caseInsensitiveCompare(Model.primaryKeyColumn) == .orderedSame {
-                error("\"\(Model.primaryKeyColumn)\" is the store's primary-key column; rename the property", entity, name)
+            for reserved in [Model.primaryKeyColumn, Model.entityColumn] where name.caseInsensitiveCompare(reserved) == .orderedSame {
+                error("\"\(reserved)\" is a column every store reserves; rename the property", entity, name)
             }
         }
         for attribute in entity.attributes {

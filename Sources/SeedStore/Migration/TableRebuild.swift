@@ -54,6 +54,9 @@ struct TableRebuild {
             switch column.kind {
             case .primaryKey:
                 expressions.append(oldTable.primaryKey == .rowid ? "old.\(quoteIdentifier(Model.primaryKeyColumn))" : "NULL")
+            case .entity:
+                // The Migrator refuses trees for now; a tree table keeps its rows' entities.
+                expressions.append("old.\(quoteIdentifier(Model.entityColumn))")
             case .attribute(let attribute):
                 let stored = properties[attribute.name].flatMap { oldTable.entity.attribute(named: $0) }.flatMap { $0.isTransient ? nil : $0 }
                 let literal = column.defaultLiteral ?? "NULL"

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SeedModel
 
 /// Opening seed store files: read-only and immutable for readers, writable for builders.
 public enum StoreFile {
@@ -140,5 +141,23 @@ extension StoreMetadata {
                 throw StoreError(error, path: path, doing: "cannot write the metadata")
             }
         }
+    }
+}
+
+extension StoreFile {
+    /// The model a store was built with (its `seed_model` table) and its configuration.
+    public static func embeddedModel(_ db: Database, path: String) throws -> (model: Model, configuration: String) {
+        guard let row = try Row.fetchOne(db, sql: "SELECT configuration, model FROM \(StoreMetadata.modelTableName) LIMIT 1") else {
+            throw StoreError(.notASeedStore, path: path, "the store has no embedded model (\(StoreMetadata.modelTableName)); rebuild it with seedbuild")
+        }
+        let configuration: String = row[0]
+        let json: String = row[1]
+        return (try ModelLoader.load(json: Data(json.utf8), source: ModelSource(file: path, version: "embedded")), configuration)
+    }
+
+    /// The layout of the store, from its embedded model.
+    public static func embeddedSchema(_ db: Database, path: String) throws -> StoreSchema {
+        let (model, configuration) = try embeddedModel(db, path: path)
+        return try StoreSchema(model: model, configuration: configuration)
     }
 }

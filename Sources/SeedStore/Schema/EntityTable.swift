@@ -13,6 +13,8 @@ public struct EntityTable: Sendable {
     public struct Column: Sendable {
         public enum Kind: Sendable {
             case primaryKey
+            /// ``Model/entityColumn``: the entity of each row of an inheritance tree.
+            case entity
             case attribute(Attribute)
             /// A to-one relationship, holding the destination's primary key.
             case toOne(Relationship)
@@ -32,7 +34,12 @@ public struct EntityTable: Sendable {
         public let destination: String
     }
 
+    /// The entity whose table this is; for an inheritance tree, its root with the properties of the whole tree.
     public let entity: Entity
+    /// The entities whose rows the table holds: one, or an inheritance tree (the root first).
+    public let members: [String]
+    /// Entity of the tree → itself and its sub-entities at every depth: the rows a fetch of it reads.
+    public let kinds: [String: [String]]
     public let primaryKey: PrimaryKey
     /// Columns in table order: the primary key first (for rowid tables), attributes by name, then to-one columns by name.
     public let columns: [Column]
@@ -40,8 +47,13 @@ public struct EntityTable: Sendable {
 
     public var name: String { entity.name }
 
-    init(entity: Entity, storage: RelationshipStorage, referenced: Bool) {
+    /// Whether the table holds an inheritance tree, its rows told apart by ``Model/entityColumn``.
+    public var isTree: Bool { members.count > 1 }
+
+    init(entity: Entity, members: [String] = [], kinds: [String: [String]] = [:], storage: RelationshipStorage, referenced: Bool) {
         self.entity = entity
+        self.members = members.isEmpty ? [entity.name] : members
+        self.kinds = kinds
         if !referenced, let key = entity.singleAttributeKey {
             primaryKey = .attribute(key.name)
         } else {
@@ -50,6 +62,9 @@ public struct EntityTable: Sendable {
         var columns: [Column] = []
         if primaryKey == .rowid {
             columns.append(Column(name: Model.primaryKeyColumn, kind: .primaryKey, type: "INTEGER", isNotNull: true, defaultLiteral: nil))
+        }
+        if members.count > 1 {
+            columns.append(Column(name: Model.entityColumn, kind: .entity, type: "TEXT", isNotNull: true, defaultLiteral: nil))
         }
         for attribute in entity.attributes where attribute.isStored {
             columns.append(Column(
@@ -66,6 +81,12 @@ public struct EntityTable: Sendable {
         }
         self.columns = columns
         self.foreignKeys = foreignKeys
+    }
+
+    /// The entities a fetch of `entity` reads: it and its sub-entities; nil when that is every row of the table.
+    public func entityFilter(for entity: String) -> [String]? {
+        guard isTree, entity != members[0] else { return nil }
+        return kinds[entity] ?? [entity]
     }
 
     /// The column that identifies a row: ``Model/primaryKeyColumn`` or the key attribute.
@@ -85,6 +106,8 @@ public struct EntityTable: Sendable {
             } else if column.isNotNull, case .attribute = column.kind {
                 text += " NOT NULL"
             } else if column.isNotNull, case .toOne = column.kind {
+                text += " NOT NULL"
+            } else if case .entity = column.kind {
                 text += " NOT NULL"
             }
             if let literal = column.defaultLiteral { text += " DEFAULT \(literal)" }
@@ -121,6 +144,7 @@ public struct EntityTable: Sendable {
         for key in foreignKeys {
             add(key.column + "_index", [(key.column, true)], unique: false)
         }
+        if isTree { add("entity_index", [(Model.entityColumn, true)], unique: false) }
         return statements
     }
 

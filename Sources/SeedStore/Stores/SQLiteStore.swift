@@ -32,7 +32,7 @@ public class SQLiteStore: PersistentStore {
         } catch {
             throw StoreError(.refused, path: description.displayName, error.description)
         }
-        entityNames = Set(schema.tables.map(\.name))
+        entityNames = schema.entityNames
         let path = description.url?.path
         let exists = path.map { FileManager.default.fileExists(atPath: $0) } ?? false
         if description.type == .sqlite, let path, !exists, description.isReadOnly {
