@@ -134,4 +134,75 @@ struct InheritanceTests {
         let configurationError = #expect(throws: ModelError.self) { try StoreSchema(model: partial, configuration: "Seed") }
         #expect(configurationError?.description.contains("the configuration holds Hamlet but not its parent entity Village") == true)
     }
+
+    @Test func propertyMovedUpTheTreeMigratesWithValuesKept() throws {
+        let (built, _) = try build()
+        let moved = Self.modelJSON
+            .replacingOccurrences(of: #"{"name": "name", "type": "String", "optional": false}],"#, with: #"{"name": "name", "type": "String", "optional": false}, {"name": "parish", "type": "String"}],"#)
+            .replacingOccurrences(of: #""attributes": [{"name": "parish", "type": "String", "optional": false}]"#, with: #""attributes": []"#)
+        let destination = try ModelLoader.load(json: Data(moved.utf8), source: ModelSource(file: "places-2.json"))
+        let output = directory.path("moved.sqlite")
+        let result = try Migrator().migrate(built.storePath, to: destination, output: output)
+        #expect(!result.plan.changes.contains { $0.kind == .removeAttribute }, "\(result.plan)")
+        #expect(result.rowCounts == ["Place": 0, "Town": 2, "Village": 2, "Hamlet": 1, "Postcode": 5])
+        let parishes = try query(output) { db in try Row.fetchAll(db, sql: "SELECT code, Z_ENTITY, parish FROM Place ORDER BY code") }
+        #expect(parishes.map { $0["parish"] as String? } == [nil, nil, "Chilham", "Wye with Hinxhill", "Waltham"])
+        #expect(parishes.map { $0["Z_ENTITY"] as String } == ["Town", "Town", "Village", "Village", "Hamlet"])
+    }
+
+    @Test func newParentEntityMigratesWithValuesAndLinksKept() throws {
+        let v1 = """
+            {
+              "name": "Towns", "configurations": [{"name": "Seed", "entities": ["Postcode", "Town"]}],
+              "entities": [
+                {"name": "Town",
+                 "attributes": [{"name": "code", "type": "String", "optional": false}, {"name": "name", "type": "String", "optional": false},
+                                {"name": "population", "type": "Integer 32"}],
+                 "relationships": [{"name": "postcodes", "destination": "Postcode", "inverse": "town", "toMany": true}],
+                 "uniquenessConstraints": [["code"]]},
+                {"name": "Postcode", "attributes": [{"name": "postcode", "type": "String", "optional": false}],
+                 "relationships": [{"name": "town", "destination": "Town", "inverse": "postcodes"}],
+                 "uniquenessConstraints": [["postcode"]]}
+              ]
+            }
+            """
+        let v2 = """
+            {
+              "name": "Towns", "configurations": [{"name": "Seed", "entities": ["Place", "Postcode", "Town"]}],
+              "entities": [
+                {"name": "Place", "abstract": true,
+                 "attributes": [{"name": "code", "type": "String", "optional": false}, {"name": "name", "type": "String", "optional": false}],
+                 "uniquenessConstraints": [["code"]]},
+                {"name": "Town", "parentEntity": "Place", "attributes": [{"name": "population", "type": "Integer 32"}],
+                 "relationships": [{"name": "postcodes", "destination": "Postcode", "inverse": "town", "toMany": true}]},
+                {"name": "Postcode", "attributes": [{"name": "postcode", "type": "String", "optional": false}],
+                 "relationships": [{"name": "town", "destination": "Town", "inverse": "postcodes"}],
+                 "uniquenessConstraints": [["postcode"]]}
+              ]
+            }
+            """
+        let modelPath = directory.write("towns.json", v1)
+        directory.write("in/towns.csv", "code,name,population\nCAN,Canterbury,55000\nASH,Ashford,83000\n")
+        directory.write("in/postcodes.csv", "postcode,town_code\nCT1 1AA,CAN\nTN24 8AA,ASH\nCT2 7AA,CAN\n")
+        var options = BuildOptions(files: [directory.path("in/postcodes.csv")])
+        options.model = modelPath
+        options.outputDirectory = directory.path("out")
+        let (request, _) = try options.resolve(project: nil)
+        let built = try SeedBuilder().build(request)
+
+        let destination = try ModelLoader.load(json: Data(v2.utf8), source: ModelSource(file: "towns-2.json"))
+        #expect(destination.entity(named: "Town")?.parentEntity == "Place" && destination.entity(named: "Town")?.attributes.count == 1)
+        let output = directory.path("parent.sqlite")
+        let result = try Migrator().migrate(built.storePath, to: destination, output: output)
+        #expect(result.plan.changes.contains { $0.kind == .changeParent && $0.entity == "Town" }, "\(result.plan)")
+        #expect(result.plan.changes.contains { $0.kind == .addEntity && $0.entity == "Place" })
+
+        let coordinator = StoreCoordinator(model: destination)
+        try coordinator.addStore(StoreDescription(type: .sqlite, url: URL(fileURLWithPath: output), configuration: "Seed", isReadOnly: true))
+        let context = ObjectContext(coordinator: coordinator)
+        let places = try context.fetch(FetchRequest(entity: "Place", sortDescriptors: [FetchSortDescriptor("code")]))
+        #expect(places.map { "\($0.entity.name) \($0.string("name") ?? "") \($0["population"].integerValue ?? 0)" } == ["Town Ashford 83000", "Town Canterbury 55000"])
+        let canterbury = try context.fetch(FetchRequest(entity: "Postcode", predicate: try FetchPredicate("town.code == 'CAN'"), sortDescriptors: [FetchSortDescriptor("postcode")]))
+        #expect(canterbury.map { $0.string("postcode") } == ["CT1 1AA", "CT2 7AA"], "links kept")
+    }
 }

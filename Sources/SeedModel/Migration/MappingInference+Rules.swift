@@ -63,15 +63,23 @@ struct Inference {
         for (old, new) in matched.pairs { compare(old, new) }
     }
 
-    private mutating func compare(_ old: Entity, _ new: Entity) {
+    private mutating func compare(_ declaredOld: Entity, _ declaredNew: Entity) {
         let before = changes.count
-        if old.name != new.name {
-            add(.renameEntity, new.name, nil, old: old.name, "table \"\(old.name)\" becomes \"\(new.name)\"")
+        if declaredOld.name != declaredNew.name {
+            add(.renameEntity, declaredNew.name, nil, old: declaredOld.name, "table \"\(declaredOld.name)\" becomes \"\(declaredNew.name)\"")
         }
+        let oldParent = declaredOld.parentEntity.map { entityNames[$0] ?? $0 }
+        if oldParent != declaredNew.parentEntity {
+            add(.changeParent, declaredNew.name, nil, "parent \(declaredOld.parentEntity ?? "none") → \(declaredNew.parentEntity ?? "none"); its rows and values are kept")
+        }
+        // Compared with inherited properties listed as their own, a property moved up or down the
+        // hierarchy is no change for the entities that have it before and after.
+        let old = source.resolved(declaredOld)
+        let new = destination.resolved(declaredNew)
         let attributeNames = compareAttributes(old, new)
         compareRelationships(old, new)
         compareConstraints(old, new, attributeNames: attributeNames)
-        if changes.count == before, source.versionHash(of: old) != destination.versionHash(of: new) {
+        if changes.count == before, source.versionHash(of: declaredOld) != destination.versionHash(of: declaredNew) {
             add(.changeVersionHashOnly, new.name, nil, "nothing stored changes; the store's hashes are updated")
         }
     }

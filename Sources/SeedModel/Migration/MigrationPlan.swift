@@ -19,6 +19,8 @@ public struct MigrationPlan: Sendable, Equatable, CustomStringConvertible {
             case addUniquenessConstraint, removeUniquenessConstraint
             /// Integer 16 → 32 → 64: values kept.
             case widenType
+            /// A new parent entity, or none: the rows move into (or out of) the tree's table.
+            case changeParent
             /// The version hash changed (a `versionHashModifier`) but nothing stored did.
             case changeVersionHashOnly
         }

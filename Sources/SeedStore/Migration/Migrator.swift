@@ -48,11 +48,7 @@ public struct Migrator: Sendable {
         let plan = try MappingInference.infer(from: sourceModel, to: destination, configuration: configuration)
         let oldSchema = try StoreSchema(model: sourceModel, configuration: configuration)
         let newSchema = try StoreSchema(model: destination, configuration: configuration)
-        if let tree = (oldSchema.tables + newSchema.tables).first(where: \.isTree) {
-            throw StoreError(
-                .refused, path: source,
-                "the \(tree.name) inheritance tree cannot be migrated yet (new parents and properties moving within a tree are not inferred); build the seed again with the new model")
-        }
+
         let temporary = AtomicFile.temporaryPath(for: output)
         defer { try? FileManager.default.removeItem(atPath: temporary) }
         do {
@@ -71,7 +67,7 @@ public struct Migrator: Sendable {
                     // Count what is there rather than trust the metadata: a writable store changes after it is stamped.
                     var before: [String: Int64] = [:]
                     for table in oldSchema.tables {
-                        before[table.name] = try Int64.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(table.name))") ?? 0
+                        for entity in table.members { before[entity] = try oldSchema.rowCount(of: entity, in: db) }
                     }
                     var rebuild = TableRebuild(db: db, old: oldSchema, new: newSchema, plan: plan, path: source)
                     try rebuild.run()
