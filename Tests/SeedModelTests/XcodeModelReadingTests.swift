@@ -136,6 +136,19 @@ struct XcodeModelReadingTests {
         #expect(error?.description.contains("2 versions and no .xccurrentversion") == true)
     }
 
+    @Test func markerNamingNoVersionLoadsTheLatestWithAWarning() throws {
+        let directory = TemporaryDirectory()
+        let old = modelXML(#"<entity name="A"><attribute name="x" attributeType="String"/></entity>"#)
+        let newer = modelXML(#"<entity name="A"><attribute name="x" attributeType="String"/><attribute name="y" attributeType="String"/></entity>"#)
+        let bundle = directory.writeBundle("Empty", versions: [("Empty", old), ("Empty 2", newer)], current: nil)
+        directory.write("Empty.xcdatamodeld/.xccurrentversion", #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict/></plist>"#)
+        let model = try ModelLoader.load(bundle)
+        #expect(model.entity(named: "A")?.attributes.count == 2, "the latest version, as Xcode builds it")
+        #expect(model.validate().map(\.description) == [
+            "\(bundle): warning: .xccurrentversion names no current version; using the latest, Empty 2.xcdatamodel, as Xcode does. Set the current version in Xcode to be sure",
+        ])
+    }
+
     @Test func unknownAttributeTypeIsNamed() throws {
         let directory = TemporaryDirectory()
         let error = #expect(throws: ModelError.self) {
