@@ -66,6 +66,40 @@ struct CoreDataOracleTests {
         }
     }
 
+    @Test(arguments: cases().filter { $0.schema && $0.model != "Z_MODELCACHE" })
+    func layoutEqualsApples(_ oracle: Case) throws {
+        let model = try ModelLoader.load(oracle.folder.appendingPathComponent(oracle.model).path)
+        let layout = try CoreDataSchema(model: model, configuration: "Default")
+        let queue = try DatabaseQueue(path: oracle.folder.appendingPathComponent(try #require(oracle.store)).path, configuration: { var c = Configuration(); c.readonly = true; return c }())
+        defer { try? queue.close() }
+        try queue.read { db in
+            let fixed = Set(["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"])
+            // Core Data versions name a self-referential many-to-many's join table after either side (FORMAT.md §3).
+            let selfReferential = Set(layout.selfReferentialManyToMany.flatMap { pair -> [String] in
+                let number = layout.entityNumbers[pair.entity] ?? 0
+                let inverse = model.entity(named: pair.entity)?.relationship(named: pair.name)?.inverse ?? ""
+                return ["Z_\(number)\(pair.name.uppercased())", "Z_\(number)\(inverse.uppercased())"]
+            })
+            let appleTables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+                .filter { !fixed.contains($0) && !selfReferential.contains($0) }
+            let ours = layout.tables.map { ($0.name, $0.columns.map { [$0.name, $0.type] }) }
+                + layout.joinTables.map { ($0.name, $0.columns.map { [$0.name, $0.type] }) }
+            #expect(Set(ours.map(\.0)) == Set(appleTables))
+            for (table, columns) in ours where appleTables.contains(table) {
+                // Names and SQL types; the order of columns within a group is not always Core Data's.
+                let apple = try Row.fetchAll(db, sql: "PRAGMA table_info(\(table))").map { [$0["name"] as String, $0["type"] as String] }
+                #expect(columns.sorted { $0[0] < $1[0] } == apple.sorted { $0[0] < $1[0] }, "\(table)")
+            }
+            // A store migrated with an entity rename keeps the old name in Z_PRIMARYKEY (CoreDataPlus's V2).
+            let renamed = Dictionary(model.entities.compactMap { entity in entity.renamingIdentifier.map { ($0, entity.name) } }, uniquingKeysWith: { first, _ in first })
+            let rows = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT")
+                .map { row in CoreDataSchema.PrimaryKeyRow(entity: row[0], name: renamed[row[1] as String] ?? row[1], superEntity: row[2]) }
+            #expect(layout.primaryKeyRows == rows)
+            let fixedDDL = try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE name IN ('Z_PRIMARYKEY', 'Z_METADATA') ORDER BY name DESC")
+            #expect(fixedDDL == Array(CoreDataSchema.fixedTableStatements.prefix(2)))
+        }
+    }
+
     /// Apple's hashes: the store's `NSStoreModelVersionHashes`, or the `.momd`'s `VersionInfo.plist`.
     static func appleHashes(_ oracle: Case) throws -> [String: Data] {
         if let store = oracle.store {
