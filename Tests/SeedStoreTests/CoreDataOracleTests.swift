@@ -123,3 +123,39 @@ struct CoreDataOracleTests {
         return try #require(plist)
     }
 }
+
+@Suite("Core Data's Z_METADATA")
+struct CoreDataMetadataTests {
+    @Test(arguments: CoreDataOracleTests.cases().filter { $0.store != nil })
+    func oracleMetadataReads(_ oracle: CoreDataOracleTests.Case) throws {
+        let url = oracle.folder.appendingPathComponent(try #require(oracle.store))
+        let queue = try DatabaseQueue(path: url.path, configuration: { var c = Configuration(); c.readonly = true; return c }())
+        defer { try? queue.close() }
+        let row = try #require(try queue.read { db in try Row.fetchOne(db, sql: "SELECT Z_UUID, Z_PLIST FROM Z_METADATA") })
+        let metadata = try CoreDataMetadata.read(row["Z_PLIST"], uuid: row["Z_UUID"], path: url.path)
+        let apple = try CoreDataOracleTests.storeMetadata(url)
+        #expect(metadata.versionHashes == apple["NSStoreModelVersionHashes"] as? [String: Data])
+        #expect(metadata.storeUUID == row["Z_UUID"] && metadata[StoreMetadata.Key.storeType] == "SQLite")
+
+        // Written back, Core Data's keys are all there and the hashes, checksum and digest agree.
+        let written = try CoreDataMetadata.propertyList(metadata)
+        let list = try #require(try PropertyListSerialization.propertyList(from: written, format: nil) as? [String: Any])
+        #expect(list["NSStoreModelVersionHashes"] as? [String: Data] == apple["NSStoreModelVersionHashes"] as? [String: Data])
+        #expect(list["NSStoreModelVersionHashesVersion"] as? Int == 3 && list["NSStoreType"] as? String == "SQLite")
+        if let checksum = apple["NSStoreModelVersionChecksumKey"] as? String { #expect(list["NSStoreModelVersionChecksumKey"] as? String == checksum) }
+        if let digest = apple["NSStoreModelVersionHashesDigest"] as? String { #expect(list["NSStoreModelVersionHashesDigest"] as? String == digest) }
+        #expect(Set(list.keys).isSuperset(of: ["NSStoreModelVersionIdentifiers", "NSPersistenceFrameworkVersion", "_NSAutoVacuumLevel"]))
+    }
+
+    @Test func seedbuildKeysTravelAsExtraKeys() throws {
+        var metadata = StoreMetadata()
+        metadata[StoreMetadata.Key.versionHashes] = .object(["A": .string(String(repeating: "ab", count: 32))])
+        metadata[StoreMetadata.Key.dataVersion] = .integer(202611231200)
+        metadata[StoreMetadata.Key.rowCounts] = .object(["A": .integer(3)])
+        metadata["migratedFrom"] = .object(["modelName": .null, "contentDigest": .string("x")])
+        let read = try CoreDataMetadata.read(try CoreDataMetadata.propertyList(metadata), uuid: "U", path: "test")
+        #expect(read.dataVersion == 202611231200 && read.rowCounts == ["A": 3] && read.storeUUID == "U")
+        #expect(read["migratedFrom"] == .object(["contentDigest": .string("x")]), "a null has no property-list form")
+        #expect(read.versionHashes == metadata.versionHashes)
+    }
+}
