@@ -33,3 +33,21 @@ struct ModelHashesCommandTests {
         #expect(result.stdout == expected)
     }
 }
+
+@Suite("seedbuild inspect on stores Apple's Core Data wrote")
+struct InspectCoreDataStoreTests {
+    @Test func everyOracleStoreInspects() throws {
+        let oracles = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/coredata/oracles")
+        let stores = (FileManager.default.enumerator(atPath: oracles.path)?.allObjects as? [String] ?? [])
+            .filter { $0.hasSuffix(".sqlite") || $0.hasSuffix(".wiredatabase") }
+        #expect(stores.count >= 7, "the oracle stores belong in ../shared/coredata/oracles")
+        for store in stores.sorted() {
+            let result = try runSeedbuild(["inspect", oracles.appendingPathComponent(store).path, "--json"])
+            #expect(result.status == 0, "\(store): \(result.stderr)")
+            let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+            let hashes = object?["versionHashes"] as? [String: String] ?? [:]
+            #expect(!hashes.isEmpty && hashes.values.allSatisfy { $0.count == 64 }, "\(store)")
+            #expect(object?["storeUUID"] is String, "\(store)")
+        }
+    }
+}

@@ -96,6 +96,14 @@ extension StoreMetadata {
         let queue = try StoreFile.openReadOnly(url.path)
         do {
             return try queue.read { db in
+                // A store in Core Data's layout, written by seedbuild or by Apple's framework.
+                if try !db.tableExists(StoreMetadata.tableName), try db.tableExists("Z_METADATA"),
+                    let row = try Row.fetchOne(db, sql: "SELECT Z_UUID, Z_PLIST FROM Z_METADATA LIMIT 1") {
+                    guard let plist = row["Z_PLIST"] as Data? else {
+                        throw StoreError(.notASeedStore, path: url.path, "Z_METADATA holds no property list; the store is damaged")
+                    }
+                    return try CoreDataMetadata.read(plist, uuid: row["Z_UUID"], path: url.path)
+                }
                 try StoreFile.checkSeedStore(db, path: url.path)
                 return try StoreMetadata.read(from: db)
             }
