@@ -159,3 +159,58 @@ struct CoreDataMetadataTests {
         #expect(read.versionHashes == metadata.versionHashes)
     }
 }
+
+@Suite("Core Data's stored values")
+struct CoreDataValuesTests {
+    private static let oracles = CoreDataOracleTests.oracles
+
+    @Test func datesAndUUIDsOfAnAppleStoreDecode() throws {
+        let url = Self.oracles.appendingPathComponent("alemar11__CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite")
+        let model = try ModelLoader.load(Self.oracles.appendingPathComponent("alemar11__CoreDataPlus/SampleModel/SampleModel.xcdatamodeld/SampleModel.xcdatamodel").path)
+        let person = try #require(model.entity(named: "Person"))
+        let (updatedAt, id) = (try #require(person.attribute(named: "updatedAt")), try #require(person.attribute(named: "id")))
+        let queue = try DatabaseQueue(path: url.path, configuration: { var c = Configuration(); c.readonly = true; return c }())
+        defer { try? queue.close() }
+        let rows = try queue.read { db in try Row.fetchAll(db, sql: "SELECT ZUPDATEDAT, ZID FROM ZPERSON") }
+        #expect(!rows.isEmpty)
+        for row in rows {
+            let date = try CoreDataValues.decode(StoreValue(row["ZUPDATEDAT"] as DatabaseValue), for: updatedAt)
+            let seconds = try #require(date.doubleValue)
+            // Written in 2021 by Apple's code: seconds since 2001 read back as a date of that year.
+            #expect(Calendar(identifier: .gregorian).component(.year, from: Date(timeIntervalSince1970: seconds)) == 2021)
+            let uuid = try CoreDataValues.decode(StoreValue(row["ZID"] as DatabaseValue), for: id)
+            #expect(uuid.stringValue.flatMap(UUID.init(uuidString:)) != nil)
+            // Back to seconds since 2001, equal to the microsecond (the sum's rounding aside).
+            let stored = try #require(StoreValue(row["ZUPDATEDAT"] as DatabaseValue).doubleValue)
+            #expect(abs((CoreDataValues.encode(date, for: updatedAt).doubleValue ?? 0) - stored) < 1e-6)
+            #expect(CoreDataValues.encode(uuid, for: id) == StoreValue(row["ZID"] as DatabaseValue))
+        }
+    }
+
+    @Test func externalStorageMarkers() throws {
+        let photo = Attribute(name: "photo", type: .binary, allowsExternalBinaryDataStorage: true)
+        let bytes = Data([1, 2, 3])
+        #expect(CoreDataValues.encode(.blob(bytes), for: photo) == .blob(Data([1, 1, 2, 3])), "inline: 01 then the bytes")
+        #expect(try CoreDataValues.decode(.blob(Data([1, 1, 2, 3])), for: photo) == .blob(bytes))
+        let folder = TemporaryDirectory()
+        try Data([9, 9]).write(to: folder.url("F00D"))
+        #expect(try CoreDataValues.decode(.blob(Data([2]) + Data("F00D".utf8) + Data([0])), for: photo, externalData: folder.url) == .blob(Data([9, 9])))
+        let missing = #expect(throws: StoreError.self) { try CoreDataValues.decode(.blob(Data([2]) + Data("GONE".utf8)), for: photo, externalData: folder.url) }
+        #expect(missing?.message.contains("external file GONE") == true)
+
+        // Apple's store holds both kinds: inline (01) and external (02) images.
+        let url = Self.oracles.appendingPathComponent("wireapp__wire-ios-data-model/stores/store2-52-0.wiredatabase")
+        let queue = try DatabaseQueue(path: url.path, configuration: { var c = Configuration(); c.readonly = true; return c }())
+        defer { try? queue.close() }
+        let inline = try #require(try queue.read { db in try Data.fetchOne(db, sql: "SELECT ZIMAGESMALLPROFILEDATA FROM ZUSER WHERE ZIMAGESMALLPROFILEDATA IS NOT NULL") })
+        let image = Attribute(name: "imageSmallProfileData", type: .binary, allowsExternalBinaryDataStorage: true)
+        #expect(try CoreDataValues.decode(.blob(inline), for: image) == .blob(inline.dropFirst()))
+    }
+
+    @Test func decimalsReadBackAsNumbers() throws {
+        let price = Attribute(name: "price", type: .decimal)
+        #expect(CoreDataValues.encode(.text("10.5"), for: price) == .real(10.5))
+        #expect(try CoreDataValues.decode(.real(10.5), for: price) == .text("10.5"))
+        #expect(try CoreDataValues.decode(.integer(3), for: price) == .text("3"))
+    }
+}
