@@ -1,0 +1,92 @@
+import Foundation
+import GRDB
+import SeedModel
+import SeedStore
+import Testing
+
+/// The model Core Data caches in its stores' `Z_MODELCACHE` (`FORMAT.md` §3), read through
+/// ``CoreDataStoreFile/cachedModel(at:)``.
+@Suite("Core Data model cache")
+struct CoreDataModelCacheTests {
+    let temporary = TemporaryDirectory()
+    var folder: URL { temporary.url }
+
+    static func oracle(_ path: String) -> URL { CoreDataOracleTests.oracles.appendingPathComponent(path) }
+
+    /// SampleModel2's cache holds what only a compiled model shows of it: fetched properties,
+    /// a derived attribute, configurations and a to-many stored with -1 as its maximum.
+    @Test func theCachedModelKeepsFetchedPropertiesDerivationsAndConfigurations() throws {
+        let model = try CoreDataStoreFile.cachedModel(at: Self.oracle("alemar11__CoreDataPlus/SampleModel2/Fixtures/SampleModel2_V1.sqlite"))
+        #expect(model.name == "SampleModel2_V1")
+        let author = try #require(model.entity(named: "Author"))
+        #expect(author.parentEntity == "Writer" && model.entity(named: "Writer")?.isAbstract == true)
+        #expect(author.attribute(named: "age") == nil, "inherited from Writer, kept there")
+        #expect(author.fetchedProperty(named: "feedbacks")?.predicate == "authorAlias == $FETCH_SOURCE.alias")
+        let favourites = try #require(author.fetchedProperty(named: "favFeedbacks"))
+        #expect(favourites.entity == "Feedback" && favourites.userInfo == ["search": "great"])
+        #expect(favourites.predicate == "authorAlias == $FETCH_SOURCE.alias AND comment CONTAINS[c] $FETCHED_PROPERTY.userInfo.search")
+        let books = try #require(author.relationship(named: "books"))
+        #expect(books.isToMany && books.maxCount == -1 && books.deleteRule == .cascade && books.inverse == "author")
+        let pagesCount = try #require(model.entity(named: "Book")?.attribute(named: "pagesCount"))
+        #expect(pagesCount.derivation == Attribute.Derivation(expression: "count:(pages)"))
+        #expect(pagesCount.type == .integer64)
+        #expect(model.configurations.map(\.name) == ["SampleConfigurationV1"])
+        #expect(model.configurations.first?.entities == ["Author", "Book", "Feedback", "GraphicNovel", "Page", "Writer"])
+    }
+
+    /// wire's stores cache subentities with proxies for inherited properties, and properties with
+    /// a versionHashModifier and an ordered to-many.
+    @Test func proxiesOfInheritedPropertiesAreLeftToTheParent() throws {
+        let model = try CoreDataStoreFile.cachedModel(at: Self.oracle("wireapp__wire-ios-data-model/stores/store2-3.wiredatabase"))
+        let asset = try #require(model.entity(named: "AssetClientMessage"))
+        #expect(asset.parentEntity == "Message")
+        #expect(asset.attribute(named: "nonce") == nil && model.entity(named: "Message")?.attribute(named: "nonce") != nil)
+        #expect(asset.relationship(named: "dataSet")?.isOrdered == true)
+        #expect(model.entity(named: "Message")?.attribute(named: "nonce_data")?.versionHashModifier == "add_index1")
+    }
+
+    @Test func aStoreWithoutACachedModelIsRefusedSayingWhatToGiveInstead() throws {
+        do {
+            _ = try CoreDataStoreFile.cachedModel(at: Self.oracle("Sunic__DigitalOrder/CoreData.sqlite"))
+            Issue.record("a store without Z_MODELCACHE gave a model")
+        } catch let error as StoreError {
+            #expect(error.description.contains("CoreData.sqlite: no Z_MODELCACHE table"), "\(error)")
+            #expect(error.description.contains(".momd or .xcdatamodeld"))
+        }
+        let text = folder.appendingPathComponent("notes.sqlite")
+        try Data("not a database at all, just some text that is long enough".utf8).write(to: text)
+        #expect(throws: StoreError.self) { try CoreDataStoreFile.cachedModel(at: text) }
+        #expect(throws: StoreError.self) { try CoreDataStoreFile.cachedModel(at: folder.appendingPathComponent("missing.sqlite")) }
+    }
+
+    /// A cache that is not DEFLATE, is cut short, or inflates to something that is not a model.
+    @Test func aDamagedCacheIsRefusedNamingTheStore() throws {
+        let original = Self.oracle("alemar11__CoreDataPlus/SampleModel3/Fixtures/SampleModel3_V1.sqlite")
+        let blob = try #require(try DatabaseQueue(path: original.path, configuration: {
+            var configuration = Configuration()
+            configuration.readonly = true
+            return configuration
+        }()).read { db in try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE") })
+        let cases: [(Data, String)] = [
+            (Data("plain text, not deflate".utf8), "does not inflate"),
+            (blob.prefix(blob.count / 2), "does not inflate: the compressed data ends early"),
+            (Data([0x03, 0x00]), "not a compiled Core Data model"),
+        ]
+        for (index, (content, reason)) in cases.enumerated() {
+            let store = folder.appendingPathComponent("damaged\(index).sqlite")
+            let queue = try DatabaseQueue(path: store.path)
+            try queue.write { db in
+                try db.execute(sql: "CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)")
+                try db.execute(sql: "INSERT INTO Z_MODELCACHE VALUES (?)", arguments: [content])
+            }
+            try queue.close()
+            do {
+                _ = try CoreDataStoreFile.cachedModel(at: store)
+                Issue.record("a damaged cache gave a model: \(reason)")
+            } catch {
+                #expect("\(error)".contains("damaged\(index).sqlite"), "\(error)")
+                #expect("\(error)".contains(reason), "\(error)")
+            }
+        }
+    }
+}
