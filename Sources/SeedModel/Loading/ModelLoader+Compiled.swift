@@ -29,7 +29,10 @@ extension ModelLoader {
         let versionName = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
         let modelName = bundle.map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent } ?? versionName
         let source = ModelSource(file: displayPath, version: bundle == nil ? nil : versionName)
-        return try load(compiledModel: try readFile(path, source: source), name: modelName, source: source)
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw .invalid("cannot read \(path); check that it is a readable file", source: source)
+        }
+        return try load(compiledModel: data, name: modelName, source: source)
     }
 
     static func loadAllCompiledVersions(_ path: String) throws(ModelError) -> [Model] {

@@ -15,6 +15,10 @@ public enum ModelLoader {
     /// - Throws: ``ModelError`` naming the path; ``ModelError/isNotFound`` when nothing is there.
     public static func load(_ path: String) throws(ModelError) -> Model {
         switch try kind(of: path) {
+        case .compiled(let bundle):
+            return try loadCompiled(path, bundle: bundle, displayPath: path)
+        case .compiledBundle:
+            return try loadCompiled(try currentCompiledVersionPath(ofBundle: path), bundle: path, displayPath: path)
         case .json:
             return try loadJSON(path)
         case .version(let bundle):
@@ -22,10 +26,6 @@ public enum ModelLoader {
         case .bundle:
             let current = try currentVersionPath(ofBundle: path)
             return try loadVersion(current, bundle: path, displayPath: path)
-        case .compiled(let bundle):
-            return try loadCompiled(path, bundle: bundle, displayPath: path)
-        case .compiledBundle:
-            return try loadCompiled(try currentCompiledVersionPath(ofBundle: path), bundle: path, displayPath: path)
         }
     }
 
@@ -112,7 +112,7 @@ public enum ModelLoader {
         return try XcodeModelParser(source: source).parse(try readFile(contents, source: source), name: modelName)
     }
 
-    static func readFile(_ path: String, source: ModelSource) throws(ModelError) -> Data {
+    private static func readFile(_ path: String, source: ModelSource) throws(ModelError) -> Data {
         do {
             return try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
