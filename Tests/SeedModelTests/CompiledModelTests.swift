@@ -123,6 +123,47 @@ struct CompiledModelTests {
         }
     }
 
+    /// An archive whose objects refer to themselves (an expression among its own arguments, a
+    /// string made of itself, a dictionary holding itself) is refused, not followed for ever.
+    @Test func archivesThatLoopAreRefused() {
+        func object(_ classID: Int, _ fields: [String: PropertyListValue]) -> PropertyListValue {
+            .dictionary(fields.merging(["$class": .uid(classID)]) { $1 })
+        }
+        func type(_ names: String...) -> PropertyListValue {
+            .dictionary(["$classname": .string(names[0]), "$classes": .array(names.map { .string($0) })])
+        }
+        let objects: [PropertyListValue] = [
+            .string("$null"),
+            object(10, ["NSEntities": .uid(2), "NSConfigurations": .uid(7)]),
+            object(11, ["NS.objects": .array([.uid(3), .uid(8)])]),
+            object(12, ["NSEntityName": .string("E"), "NSProperties": .uid(4)]),
+            object(11, ["NS.objects": .array([.uid(5)])]),
+            object(13, ["NSPropertyName": .string("d"), "NSAttributeType": .integer(300), "_P": .integer(247),
+                "NSDerivationExpression": .uid(6)]),
+            object(14, ["NSExpressionType": .integer(4), "NSSelectorName": .string("count:"), "NSArguments": .uid(15),
+                "NSOperand": .uid(0)]),
+            object(16, ["values": .uid(7), "searchMapping": .uid(7), "emptyToken": .string("x")]),
+            object(12, ["NSEntityName": .uid(9)]),
+            object(17, ["NS.string": .uid(9)]),
+            type("NSManagedObjectModel", "NSObject"), type("NSArray", "NSObject"),
+            type("NSEntityDescription", "NSObject"),
+            type("NSDerivedAttributeDescription", "NSAttributeDescription", "NSPropertyDescription", "NSObject"),
+            type("NSFunctionExpression", "NSExpression", "NSObject"),
+            object(11, ["NS.objects": .array([.uid(6)])]),
+            type("NSKnownKeysDictionary1", "NSDictionary", "NSObject"), type("NSMutableString", "NSString", "NSObject"),
+        ]
+        let bytes = BinaryPropertyListWriter.write(.dictionary([
+            "$archiver": .string("NSKeyedArchiver"), "$top": .dictionary(["root": .uid(1)]), "$objects": .array(objects),
+        ]))
+        do {
+            _ = try ModelLoader.load(compiledModel: Data(bytes), name: "Loop", source: ModelSource(file: "Loop.mom"))
+            Issue.record("a looping archive loaded")
+        } catch {
+            #expect(error.description.contains("Loop.mom: E.d: error: the derivation uses expressions nested more than 64 deep"), "\(error)")
+            #expect(error.description.contains("an entity has no name"), "\(error)")
+        }
+    }
+
     /// Every truncation and every single changed byte of a real `.mom` either loads or is refused
     /// with a message: never a crash or a hang.
     @Test func everyTruncationAndFlippedByteIsReadOrRefused() throws {

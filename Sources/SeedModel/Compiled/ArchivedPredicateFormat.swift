@@ -9,9 +9,24 @@ import Foundation
 /// See [Predicate Format String Syntax](https://developer.apple.com/library/archive/documentation/Cocoa/Conceptual/Predicates/Articles/pSyntax.html).
 struct ArchivedPredicateFormat {
     let archive: KeyedArchive
+    /// How deep predicates and expressions nest before the archive is taken as looping.
+    static let maximumDepth = 64
+    private var depth = 0
+
+    init(archive: KeyedArchive) {
+        self.archive = archive
+    }
 
     struct Unsupported: Error {
         let what: String
+    }
+
+    /// This formatter one level deeper, or a refusal when the nesting is implausibly deep.
+    private func deeper() throws(Unsupported) -> ArchivedPredicateFormat {
+        guard depth < Self.maximumDepth else { throw Unsupported(what: "expressions nested more than \(Self.maximumDepth) deep (a damaged archive)") }
+        var next = self
+        next.depth += 1
+        return next
     }
 
     /// The predicate's format, or nil for `$null`.
@@ -28,7 +43,7 @@ struct ArchivedPredicateFormat {
             var parts: [String] = []
             for item in archive.elements(object["NSSubpredicates"]) {
                 guard let sub = archive.object(item) else { throw Unsupported(what: "an empty subpredicate") }
-                let text = try predicate(sub)
+                let text = try deeper().predicate(sub)
                 parts.append(sub.isKind(of: "NSCompoundPredicate") ? "(\(text))" : text)
             }
             switch archive.integer(object["NSCompoundPredicateType"]) {
@@ -52,8 +67,8 @@ struct ArchivedPredicateFormat {
         let letters = (options & 1 != 0 ? "c" : "") + (options & 2 != 0 ? "d" : "") + (options & 8 != 0 ? "n" : "")
         let modifier = archive.integer(operation["NSModifier"]) ?? archive.integer(object["NSModifier"]) ?? 0
         let prefix = modifier == 1 ? "ALL " : modifier == 2 ? "ANY " : ""
-        let left = try expression(object["NSLeftExpression"])
-        let right = try expression(object["NSRightExpression"])
+        let left = try deeper().expression(object["NSLeftExpression"])
+        let right = try deeper().expression(object["NSRightExpression"])
         return "\(prefix)\(left) \(name)\(letters.isEmpty ? "" : "[\(letters)]") \(right)"
     }
 
@@ -76,16 +91,16 @@ struct ArchivedPredicateFormat {
     private func function(_ object: ArchivedObject) throws(Unsupported) -> String {
         let selector = archive.string(object["NSSelectorName"]) ?? ""
         var arguments: [String] = []
-        for item in archive.elements(object["NSArguments"]) { arguments.append(try expression(item)) }
+        for item in archive.elements(object["NSArguments"]) { arguments.append(try deeper().expression(item)) }
         let operand = archive.object(object["NSOperand"])
         if selector == "valueForKey:" || selector == "valueForKeyPath:", arguments.count == 1 {
             guard let operand, archive.integer(operand["NSExpressionType"]) != 1 else { return arguments[0] }
-            return try expression(object["NSOperand"]) + "." + arguments[0]
+            return try deeper().expression(object["NSOperand"]) + "." + arguments[0]
         }
         let utilities = operand.map { archive.integer($0["NSExpressionType"]) == 0 && $0["NSConstantValue"] == nil } ?? true
         if utilities { return "\(selector)(\(arguments.joined(separator: ", ")))" }
         let rest = arguments.map { ", " + $0 }.joined()
-        return "FUNCTION(\(try expression(object["NSOperand"])), \"\(selector)\"\(rest))"
+        return "FUNCTION(\(try deeper().expression(object["NSOperand"])), \"\(selector)\"\(rest))"
     }
 
     private func constant(_ value: PropertyListValue?) throws(Unsupported) -> String {
@@ -103,7 +118,7 @@ struct ArchivedPredicateFormat {
         if case .real(let seconds)? = object["NS.time"].map(archive.resolve) { return "CAST(\(seconds), \"NSDate\")" }
         if object["NS.objects"] != nil, object["NS.keys"] == nil {
             var items: [String] = []
-            for item in archive.elements(value) { items.append(try constant(item)) }
+            for item in archive.elements(value) { items.append(try deeper().constant(item)) }
             return "{" + items.joined(separator: ", ") + "}"
         }
         throw Unsupported(what: "a constant \(object.className)")

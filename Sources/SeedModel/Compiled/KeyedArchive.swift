@@ -49,10 +49,10 @@ struct KeyedArchive: Sendable {
     /// A string stored inline or as an `NSString`/`NSMutableString` object.
     func string(_ value: PropertyListValue?) -> String? {
         guard let value else { return nil }
-        switch resolve(value) {
-        case .string(let text): return text
-        default: return object(value).flatMap { string($0["NS.string"]) }
-        }
+        if case .string(let text) = resolve(value) { return text }
+        // One level only: an archive whose string object refers to itself must not recurse.
+        guard case .string(let text)? = object(value)?["NS.string"].map(resolve) else { return nil }
+        return text
     }
 
     /// The members of an array, set or dictionary (its values), or of Core Data's
@@ -70,14 +70,25 @@ struct KeyedArchive: Sendable {
             guard case .array(let keys)? = container["NS.keys"].map(resolve) else { return values.map { (nil, $0) } }
             return zip(keys, values).map { (string($0), $1) }
         }
-        // NSKnownKeysDictionary1: the keys in its search mapping, the values beside them.
+        // NSKnownKeysDictionary1: the keys in its search mapping, the values beside them; each an
+        // array read one level deep, so an archive that loops cannot recurse.
         let empty = string(container["emptyToken"])
-        let keys = object(container["searchMapping"]).map { elements($0["keys"]) } ?? []
-        let values = elements(container["values"])
+        let keys = object(container["searchMapping"]).map { members($0["keys"]) } ?? []
+        let values = members(container["values"])
         return values.enumerated().compactMap { offset, item in
             if let empty, string(item) == empty { return nil }
             return (offset < keys.count ? string(keys[offset]) : nil, item)
         }
+    }
+}
+
+extension KeyedArchive {
+    /// The members of an `NSArray` object or an inline array, without looking further.
+    fileprivate func members(_ value: PropertyListValue?) -> [PropertyListValue] {
+        guard let value else { return [] }
+        if case .array(let items) = resolve(value) { return items }
+        guard case .array(let items)? = object(value)?["NS.objects"].map(resolve) else { return [] }
+        return items
     }
 }
 
