@@ -164,6 +164,28 @@ struct CompiledModelTests {
         }
     }
 
+    /// 100,000 arrays each inside the next: refused at the nesting limit, not a stack overflow.
+    @Test func deeplyNestedPropertyListsAreRefused() {
+        let count = 100_000
+        var bytes = Array("bplist00".utf8)
+        var offsets: [Int] = []
+        for index in 0..<count {
+            offsets.append(bytes.count)
+            bytes += index == count - 1 ? [0x00] : [0xA1] + withUnsafeBytes(of: UInt32(index + 1).bigEndian, Array.init)
+        }
+        let table = bytes.count
+        for offset in offsets { bytes += withUnsafeBytes(of: UInt64(offset).bigEndian, Array.init) }
+        bytes += [0, 0, 0, 0, 0, 0, 8, 4] + withUnsafeBytes(of: UInt64(count).bigEndian, Array.init)
+            + [UInt8](repeating: 0, count: 8) + withUnsafeBytes(of: UInt64(table).bigEndian, Array.init)
+        do {
+            _ = try ModelLoader.load(compiledModel: Data(bytes), name: "Deep", source: ModelSource(file: "Deep.mom"))
+            Issue.record("a 100,000-deep property list loaded")
+        } catch {
+            #expect(error.description.contains("Deep.mom: error: not a compiled Core Data model: object"), "\(error)")
+            #expect(error.description.contains("nests too deeply"), "\(error)")
+        }
+    }
+
     /// Every truncation and every single changed byte of a real `.mom` either loads or is refused
     /// with a message: never a crash or a hang.
     @Test func everyTruncationAndFlippedByteIsReadOrRefused() throws {

@@ -28,8 +28,9 @@ struct PropertyListFault: Error, Sendable {
 /// Every offset, count and reference is checked against the bytes, references may not loop, and
 /// shared objects are decoded once, so a truncated or hostile file is refused, never a crash.
 enum BinaryPropertyList {
-    /// The deepest nesting of arrays and dictionaries read; compiled models nest a handful.
-    static let maximumDepth = 512
+    /// The deepest nesting of arrays and dictionaries read: keyed archives nest three or four
+    /// (objects refer to each other by UID, not by nesting), and a test thread's stack is small.
+    static let maximumDepth = 128
 
     static func parse(_ bytes: [UInt8]) throws(PropertyListFault) -> PropertyListValue {
         guard bytes.count >= 8 + 1 + 32 else {
