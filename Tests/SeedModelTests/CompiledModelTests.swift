@@ -126,12 +126,6 @@ struct CompiledModelTests {
     /// An archive whose objects refer to themselves (an expression among its own arguments, a
     /// string made of itself, a dictionary holding itself) is refused, not followed for ever.
     @Test func archivesThatLoopAreRefused() {
-        func object(_ classID: Int, _ fields: [String: PropertyListValue]) -> PropertyListValue {
-            .dictionary(fields.merging(["$class": .uid(classID)]) { $1 })
-        }
-        func type(_ names: String...) -> PropertyListValue {
-            .dictionary(["$classname": .string(names[0]), "$classes": .array(names.map { .string($0) })])
-        }
         let objects: [PropertyListValue] = [
             .string("$null"),
             object(10, ["NSEntities": .uid(2), "NSConfigurations": .uid(7)]),
@@ -152,16 +146,50 @@ struct CompiledModelTests {
             object(11, ["NS.objects": .array([.uid(6)])]),
             type("NSKnownKeysDictionary1", "NSDictionary", "NSObject"), type("NSMutableString", "NSString", "NSObject"),
         ]
-        let bytes = BinaryPropertyListWriter.write(.dictionary([
-            "$archiver": .string("NSKeyedArchiver"), "$top": .dictionary(["root": .uid(1)]), "$objects": .array(objects),
-        ]))
         do {
-            _ = try ModelLoader.load(compiledModel: Data(bytes), name: "Loop", source: ModelSource(file: "Loop.mom"))
+            _ = try ModelLoader.load(compiledModel: archive(objects), name: "Loop", source: ModelSource(file: "Loop.mom"))
             Issue.record("a looping archive loaded")
         } catch {
             #expect(error.description.contains("Loop.mom: E.d: error: the derivation uses expressions nested more than 64 deep"), "\(error)")
             #expect(error.description.contains("an entity has no name"), "\(error)")
         }
+    }
+
+    /// A model-level fetch request template, which no oracle has: its entity and its predicate
+    /// written back in predicate format, options and variable included.
+    @Test func fetchRequestTemplatesAreRead() throws {
+        let instances: [PropertyListValue] = [
+            .string("$null"),
+            object(20, ["NSEntities": .uid(2), "NSFetchRequestTemplates": .uid(5), "NSVersionIdentifiers": .uid(13)]),
+            object(31, ["NS.objects": .array([.uid(3)])]),
+            object(21, ["NSEntityName": .string("Book"), "NSProperties": .uid(4)]),
+            object(22, ["NS.keys": .array([.string("title")]), "NS.objects": .array([.uid(6)])]),
+            object(22, ["NS.keys": .array([.string("byTitle")]), "NS.objects": .array([.uid(7)])]),
+            object(23, ["NSPropertyName": .string("title"), "NSAttributeType": .integer(700), "_P": .integer(241),
+                "NSDefaultValue": .string("Untitled"), "NSRenamingIdentifier": .string("name")]),
+            object(24, ["NSEntity": .uid(3), "NSPredicate": .uid(8)]),
+            object(25, ["NSLeftExpression": .uid(9), "NSRightExpression": .uid(10), "NSPredicateOperator": .uid(11)]),
+            object(26, ["NSExpressionType": .integer(3), "NSSelectorName": .string("valueForKey:"), "NSOperand": .uid(12),
+                "NSArguments": .uid(14)]),
+            object(29, ["NSExpressionType": .integer(2), "NSVariable": .string("TITLE")]),
+            object(30, ["NSOperatorType": .integer(8), "NSOptions": .integer(3), "NSModifier": .integer(0)]),
+            object(27, ["NSExpressionType": .integer(1)]),
+            object(32, ["NS.objects": .array([.string("7"), .string("")])]),
+            object(31, ["NS.objects": .array([.uid(15)])]),
+            object(28, ["NSExpressionType": .integer(10), "NSKeyPath": .string("title")]),
+        ]
+        // The classes from object 20 on.
+        let classes = [
+            "NSManagedObjectModel", "NSEntityDescription", "NSDictionary", "NSAttributeDescription", "NSFetchRequest",
+            "NSComparisonPredicate", "NSKeyPathExpression", "NSSelfExpression", "NSKeyPathSpecifierExpression",
+            "NSVariableExpression", "NSStringPredicateOperator", "NSArray", "NSSet",
+        ].map { type($0, "NSObject") }
+        let objects = instances + Array(repeating: .null, count: 20 - instances.count) + classes
+        let model = try ModelLoader.load(compiledModel: archive(objects), name: "Books", source: ModelSource(file: "Books.mom"))
+        #expect(model.fetchRequestTemplates == [FetchRequestTemplate(name: "byTitle", entity: "Book", predicate: "title BEGINSWITH[cd] $TITLE")])
+        #expect(model.versionIdentifiers == ["7"])
+        let title = try #require(model.entity(named: "Book")?.attribute(named: "title"))
+        #expect(title.defaultValue == "Untitled" && !title.isOptional && title.renamingIdentifier == "name")
     }
 
     /// 100,000 arrays each inside the next: refused at the nesting limit, not a stack overflow.
@@ -227,4 +255,21 @@ struct CompiledModelTests {
         }
         #expect(try ModelLoader.loadAllVersions(folder.path("App.momd")).map { $0.source?.version } == ["A", "B"])
     }
+}
+
+/// An archived object of the class at `classID` in `$objects`.
+private func object(_ classID: Int, _ fields: [String: PropertyListValue]) -> PropertyListValue {
+    .dictionary(fields.merging(["$class": .uid(classID)]) { $1 })
+}
+
+/// A `$class` entry: the class name and its superclasses.
+private func type(_ names: String...) -> PropertyListValue {
+    .dictionary(["$classname": .string(names[0]), "$classes": .array(names.map { .string($0) })])
+}
+
+/// The bytes of an NSKeyedArchiver archive of these objects, rooted at object 1.
+private func archive(_ objects: [PropertyListValue]) -> Data {
+    Data(BinaryPropertyListWriter.write(.dictionary([
+        "$archiver": .string("NSKeyedArchiver"), "$top": .dictionary(["root": .uid(1)]), "$objects": .array(objects),
+    ])))
 }

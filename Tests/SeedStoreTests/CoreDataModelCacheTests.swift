@@ -45,6 +45,22 @@ struct CoreDataModelCacheTests {
         #expect(model.entity(named: "Message")?.attribute(named: "nonce_data")?.versionHashModifier == "add_index1")
     }
 
+    /// What Core Data cached is a model Core Data accepted: seedbuild's checks find no error in it.
+    @Test(arguments: [
+        "alemar11__CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite",
+        "alemar11__CoreDataPlus/SampleModel/Fixtures/SampleModel_V2.sqlite",
+        "alemar11__CoreDataPlus/SampleModel2/Fixtures/SampleModel2_V1.sqlite",
+        "alemar11__CoreDataPlus/SampleModel2/Fixtures/SampleModel2_V2.sqlite",
+        "alemar11__CoreDataPlus/SampleModel3/Fixtures/SampleModel3_V1.sqlite",
+        "wireapp__wire-ios-data-model/stores/store2-3.wiredatabase",
+        "wireapp__wire-ios-data-model/stores/store2-52-0.wiredatabase",
+    ])
+    func everyCachedModelPassesValidation(store: String) throws {
+        let model = try CoreDataStoreFile.cachedModel(at: Self.oracle(store))
+        let errors = model.validate().filter { $0.severity == .error }
+        #expect(errors.isEmpty, "\(errors.map(\.description).joined(separator: "\n"))")
+    }
+
     @Test func aStoreWithoutACachedModelIsRefusedSayingWhatToGiveInstead() throws {
         do {
             _ = try CoreDataStoreFile.cachedModel(at: Self.oracle("Sunic__DigitalOrder/CoreData.sqlite"))
