@@ -45,7 +45,8 @@ struct CoreDataModelCacheTests {
         #expect(model.entity(named: "Message")?.attribute(named: "nonce_data")?.versionHashModifier == "add_index1")
     }
 
-    /// What Core Data cached is a model Core Data accepted: seedbuild's checks find no error in it.
+    /// What Core Data cached is a model Core Data accepted: seedbuild's checks find no error in
+    /// it, and the JSON form a built store embeds gives it back with the same hashes.
     @Test(arguments: [
         "alemar11__CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite",
         "alemar11__CoreDataPlus/SampleModel/Fixtures/SampleModel_V2.sqlite",
@@ -59,6 +60,9 @@ struct CoreDataModelCacheTests {
         let model = try CoreDataStoreFile.cachedModel(at: Self.oracle(store))
         let errors = model.validate().filter { $0.severity == .error }
         #expect(errors.isEmpty, "\(errors.map(\.description).joined(separator: "\n"))")
+        let json = try ModelLoader.load(json: model.canonicalJSON(), source: ModelSource(file: store, version: "embedded"))
+        #expect(json == model)
+        #expect(json.entityVersionHashes == model.entityVersionHashes)
     }
 
     @Test func aStoreWithoutACachedModelIsRefusedSayingWhatToGiveInstead() throws {
