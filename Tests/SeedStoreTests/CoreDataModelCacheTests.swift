@@ -79,14 +79,35 @@ struct CoreDataModelCacheTests {
         #expect(throws: StoreError.self) { try CoreDataStoreFile.cachedModel(at: folder.appendingPathComponent("missing.sqlite")) }
     }
 
+    /// A store in use keeps its newest pages in the `-wal`: the cache is read through it, as Core
+    /// Data would see the store.
+    @Test func aCacheStillInTheWriteAheadLogIsRead() throws {
+        let blob = try Self.cachedBlob("alemar11__CoreDataPlus/SampleModel3/Fixtures/SampleModel3_V1.sqlite")
+        let store = folder.appendingPathComponent("InUse.sqlite")
+        let writer = try DatabaseQueue(path: store.path)
+        try writer.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+            try db.execute(sql: "CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)")
+            try db.execute(sql: "INSERT INTO Z_MODELCACHE VALUES (?)", arguments: [blob])
+        }
+        let model = try CoreDataStoreFile.cachedModel(at: store)
+        #expect(model.entities.map(\.name) == ["User"])
+        try writer.close()
+    }
+
+    /// The raw `Z_CONTENT` of an oracle store.
+    static func cachedBlob(_ store: String) throws -> Data {
+        var configuration = Configuration()
+        configuration.readonly = true
+        let queue = try DatabaseQueue(path: oracle(store).path, configuration: configuration)
+        defer { try? queue.close() }
+        return try #require(try queue.read { db in try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE") })
+    }
+
     /// A cache that is not DEFLATE, is cut short, or inflates to something that is not a model.
     @Test func aDamagedCacheIsRefusedNamingTheStore() throws {
-        let original = Self.oracle("alemar11__CoreDataPlus/SampleModel3/Fixtures/SampleModel3_V1.sqlite")
-        let blob = try #require(try DatabaseQueue(path: original.path, configuration: {
-            var configuration = Configuration()
-            configuration.readonly = true
-            return configuration
-        }()).read { db in try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE") })
+        let blob = try Self.cachedBlob("alemar11__CoreDataPlus/SampleModel3/Fixtures/SampleModel3_V1.sqlite")
         let cases: [(Data, String)] = [
             (Data("plain text, not deflate".utf8), "does not inflate"),
             (blob.prefix(blob.count / 2), "does not inflate: the compressed data ends early"),
