@@ -30,6 +30,8 @@ struct CoreDataModelCacheTests {
         let pagesCount = try #require(model.entity(named: "Book")?.attribute(named: "pagesCount"))
         #expect(pagesCount.derivation == Attribute.Derivation(expression: "count:(pages)"))
         #expect(pagesCount.type == .integer64)
+        let title = try #require(model.entity(named: "Book")?.attribute(named: "title"))
+        #expect(title.minValue == "3" && title.maxValue == "50", "Xcode's length range, archived as validation predicates")
         #expect(model.configurations.map(\.name) == ["SampleConfigurationV1"])
         #expect(model.configurations.first?.entities == ["Author", "Book", "Feedback", "GraphicNovel", "Page", "Writer"])
     }

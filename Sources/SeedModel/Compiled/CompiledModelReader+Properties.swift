@@ -102,10 +102,11 @@ extension CompiledModelReader {
             }
         }
         let storage = archive.integer(property["NSFlagsKey"]) ?? 0
+        let range = Self.valueRange(property["NSValidationPredicates"], in: archive)
         return Attribute(
             name: name, type: type, isOptional: flags.isOptional, isTransient: flags.isTransient, isReadOnly: flags.isReadOnly,
             defaultValue: defaultValue(property["NSDefaultValue"], in: archive).map { DefaultValueCheck.reading($0, for: type) ?? $0 },
-            isIndexed: archive.flag(property["NSIsIndexed"]),
+            minValue: range.minimum, maxValue: range.maximum, isIndexed: archive.flag(property["NSIsIndexed"]),
             valueTransformerName: archive.string(property["NSValueTransformerName"]),
             allowsExternalBinaryDataStorage: storage & 4 != 0, preservesValueInHistoryOnDeletion: storage & 16 != 0,
             derivation: derivation)
