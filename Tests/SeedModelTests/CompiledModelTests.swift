@@ -51,11 +51,14 @@ struct CompiledModelTests {
         let source = try ModelLoader.load(Self.oracle("alemar11__CoreDataPlus/\(bundle)/\(version).xcdatamodel"))
         #expect(compiled.entityVersionHashes == source.entityVersionHashes)
         #expect(compiled.versionIdentifiers == source.versionIdentifiers)
+        #expect(compiled.configurations == source.configurations && compiled.fetchRequestTemplates == source.fetchRequestTemplates)
         #expect(compiled.entities.map(\.name) == source.entities.map(\.name))
         for entity in source.entities {
             let other = try #require(compiled.entity(named: entity.name))
             #expect(other.parentEntity == entity.parentEntity && other.isAbstract == entity.isAbstract, "\(entity.name)")
             #expect(other.renamingIdentifier == entity.renamingIdentifier, "\(entity.name)")
+            #expect(other.representedClassName == entity.representedClassName && other.userInfo == entity.userInfo, "\(entity.name)")
+            #expect(other.fetchedProperties == entity.fetchedProperties, "\(entity.name)")
             #expect(other.uniquenessConstraints.sorted { $0.lexicographicallyPrecedes($1) }
                 == entity.uniquenessConstraints.sorted { $0.lexicographicallyPrecedes($1) }, "\(entity.name)")
             #expect(other.attributes == entity.attributes, "\(entity.name)")
