@@ -67,6 +67,34 @@ struct CoreDataModelCacheTests {
         #expect(json.entityVersionHashes == model.entityVersionHashes)
     }
 
+    /// A store's cached model and the `contents` of the version that wrote it: the same model.
+    @Test(arguments: [
+        ("wireapp__wire-ios-data-model/stores/store2-3.wiredatabase", "wireapp__wire-ios-data-model/zmessaging.xcdatamodeld/zmessaging2.3.xcdatamodel"),
+        ("wireapp__wire-ios-data-model/stores/store2-52-0.wiredatabase", "wireapp__wire-ios-data-model/zmessaging.xcdatamodeld/zmessaging2.52.0.xcdatamodel"),
+        ("alemar11__CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite", "alemar11__CoreDataPlus/SampleModel/SampleModel.xcdatamodeld/SampleModel.xcdatamodel"),
+    ])
+    func theCachedModelIsTheContentsThatWroteTheStore(store: String, contents: String) throws {
+        let cached = try CoreDataStoreFile.cachedModel(at: Self.oracle(store))
+        let source = try ModelLoader.load(Self.oracle(contents).path)
+        #expect(cached.entities.map(\.name) == source.entities.map(\.name))
+        for entity in source.entities {
+            let other = try #require(cached.entity(named: entity.name))
+            #expect(other.parentEntity == entity.parentEntity && other.isAbstract == entity.isAbstract, "\(entity.name)")
+            for attribute in entity.attributes {
+                var cachedAttribute = other.attribute(named: attribute.name)
+                // Xcode writes a default of zero as "0" or "0.0"; the archive holds the number.
+                if let cachedDefault = cachedAttribute?.defaultValue.flatMap(Double.init),
+                    cachedDefault == attribute.defaultValue.flatMap(Double.init) {
+                    cachedAttribute?.defaultValue = attribute.defaultValue
+                }
+                #expect(cachedAttribute == attribute, "\(entity.name).\(attribute.name)")
+            }
+            #expect(other.attributes.map(\.name) == entity.attributes.map(\.name), "\(entity.name)")
+            #expect(other.relationships == entity.relationships, "\(entity.name)")
+            #expect(other.fetchedProperties == entity.fetchedProperties, "\(entity.name)")
+        }
+    }
+
     @Test func aStoreWithoutACachedModelIsRefusedSayingWhatToGiveInstead() throws {
         do {
             _ = try CoreDataStoreFile.cachedModel(at: Self.oracle("Sunic__DigitalOrder/CoreData.sqlite"))

@@ -109,7 +109,7 @@ struct ArchivedPredicateFormat {
         case .null: return "nil"
         case .bool(let flag): return flag ? "1" : "0"
         case .integer(let number): return String(number)
-        case .real(let number): return String(number)
+        case .real(let number): return KeyedArchive.text(of: number)
         case .string(let text): return quoted(text)
         default: break
         }

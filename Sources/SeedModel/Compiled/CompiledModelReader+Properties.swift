@@ -121,13 +121,13 @@ extension CompiledModelReader {
         case .null: return nil
         case .bool(let flag): return flag ? "YES" : "NO"
         case .integer(let number): return String(number)
-        case .real(let number), .date(let number): return String(number)
+        case .real(let number), .date(let number): return KeyedArchive.text(of: number)
         case .string(let text): return text
         default: break
         }
         if let text = archive.string(value) { return text }
         guard let object = archive.object(value) else { return nil }
-        if case .real(let seconds)? = object["NS.time"].map(archive.resolve) { return String(seconds) }
+        if case .real(let seconds)? = object["NS.time"].map(archive.resolve) { return KeyedArchive.text(of: seconds) }
         if case .data(let bytes)? = object["NS.uuidbytes"].map(archive.resolve), bytes.count == 16 {
             return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
                 bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])).uuidString

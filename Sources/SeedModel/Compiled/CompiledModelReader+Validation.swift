@@ -53,10 +53,10 @@ extension CompiledModelReader {
         else { return nil }
         switch archive.resolve(constant) {
         case .integer(let number): return String(number)
-        case .real(let number): return String(number)
+        case .real(let number): return KeyedArchive.text(of: number)
         default: break
         }
         guard case .real(let seconds)? = archive.object(constant)?["NS.time"].map(archive.resolve) else { return nil }
-        return String(seconds)
+        return KeyedArchive.text(of: seconds)
     }
 }

@@ -117,6 +117,12 @@ extension KeyedArchive {
         }
     }
 
+    /// A floating-point value written as NSNumber and Xcode write it: `0` for 0.0, `0.5` as is.
+    static func text(of number: Double) -> String {
+        guard number == number.rounded(), abs(number) < 1e15 else { return String(number) }
+        return String(Int64(number))
+    }
+
     /// A Boolean field; absent or `$null` is false.
     func flag(_ value: PropertyListValue?) -> Bool {
         (integer(value) ?? 0) != 0
