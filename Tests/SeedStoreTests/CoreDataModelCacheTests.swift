@@ -90,6 +90,7 @@ struct CoreDataModelCacheTests {
                 #expect(cachedAttribute == attribute, "\(entity.name).\(attribute.name)")
             }
             #expect(other.attributes.map(\.name) == entity.attributes.map(\.name), "\(entity.name)")
+            #expect(other.indexes == entity.indexes, "\(entity.name)")
             #expect(other.relationships == entity.relationships, "\(entity.name)")
             #expect(other.fetchedProperties == entity.fetchedProperties, "\(entity.name)")
         }
@@ -126,11 +127,10 @@ struct CoreDataModelCacheTests {
         try writer.close()
     }
 
-    /// The raw `Z_CONTENT` of an oracle store.
+    /// The raw `Z_CONTENT` of an oracle store, opened immutable: other test runs may read the
+    /// shared oracles at the same time.
     static func cachedBlob(_ store: String) throws -> Data {
-        var configuration = Configuration()
-        configuration.readonly = true
-        let queue = try DatabaseQueue(path: oracle(store).path, configuration: configuration)
+        let queue = try StoreFile.openReadOnly(oracle(store).path)
         defer { try? queue.close() }
         return try #require(try queue.read { db in try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE") })
     }

@@ -100,9 +100,10 @@ struct CoreDataOracleTests {
         return try #require(versions[version])
     }
 
-    /// The `Z_METADATA` property list of a Core Data store.
+    /// The `Z_METADATA` property list of a Core Data store, opened immutable: other test runs
+    /// may read the shared oracles at the same time, and a WAL store's read-only open can be busy.
     static func storeMetadata(_ url: URL) throws -> [String: Any] {
-        let queue = try DatabaseQueue(path: url.path, configuration: { var c = Configuration(); c.readonly = true; return c }())
+        let queue = try StoreFile.openReadOnly(url.path)
         defer { try? queue.close() }
         let blob = try #require(try queue.read { db in try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA") })
         let plist = try PropertyListSerialization.propertyList(from: blob, format: nil) as? [String: Any]

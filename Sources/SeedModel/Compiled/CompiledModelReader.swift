@@ -80,50 +80,32 @@ struct CompiledModelReader {
     /// The names of every property of the entity's superentities: archives repeat them in the
     /// subentity, and the model keeps them on the entity that declares them.
     private func inheritedNames(of object: ArchivedObject, in archive: KeyedArchive) -> Set<String> {
-        var names: Set<String> = []
+        Set(ancestors(of: object, in: archive).flatMap { rawProperties(of: $0, in: archive) }.compactMap {
+            archive.string($0["NSPropertyName"])
+        })
+    }
+
+    /// The superentity, its superentity and so on (a loop in a damaged archive ends the list).
+    func ancestors(of object: ArchivedObject, in archive: KeyedArchive) -> [ArchivedObject] {
+        var chain: [ArchivedObject] = []
         var parent = archive.object(object["NSSuperentity"])
-        var steps = 0
-        while let entity = parent, steps < 10_000 {
-            for item in archive.elements(entity["NSProperties"]) {
-                if let property = archive.object(item) {
-                    let underlying = archive.object(property["NSUnderlyingProperty"]) ?? property
-                    if let name = archive.string(underlying["NSPropertyName"]) { names.insert(name) }
-                }
-            }
+        while let entity = parent, chain.count < 1_000 {
+            chain.append(entity)
             parent = archive.object(entity["NSSuperentity"])
-            steps += 1
         }
-        return names
+        return chain
+    }
+
+    /// An entity's archived properties as listed, proxies replaced by the property they stand for.
+    func rawProperties(of entity: ArchivedObject, in archive: KeyedArchive) -> [ArchivedObject] {
+        archive.elements(entity["NSProperties"]).compactMap { archive.object($0) }.map {
+            archive.object($0["NSUnderlyingProperty"]) ?? $0
+        }
     }
 
     /// A property named by a string or by its archived description.
     func propertyName(_ value: PropertyListValue, in archive: KeyedArchive) -> String? {
         archive.string(value) ?? archive.object(value).flatMap { archive.string($0["NSPropertyName"]) }
-    }
-
-    /// Fetch indexes (`NSFetchIndexDescriptions`) and the older compound indexes, named as the
-    /// `.xcdatamodel` reader names them. momc also writes each fetch index as a compound index:
-    /// that copy is left out.
-    private func readIndexes(_ object: ArchivedObject, in archive: KeyedArchive) -> [FetchIndex] {
-        var indexes: [FetchIndex] = []
-        for item in archive.elements(object["NSFetchIndexDescriptions"]) {
-            guard let index = archive.object(item) else { continue }
-            let elements = archive.elements(index["NSIndexElements"]).compactMap { archive.object($0) }.compactMap { element in
-                archive.string(element["NSPropertyName"]).map {
-                    FetchIndex.Element(property: $0, isAscending: element["NSAscending"] == nil || archive.flag(element["NSAscending"]))
-                }
-            }
-            indexes.append(FetchIndex(name: archive.string(index["NSIndexName"]) ?? "", elements: elements))
-        }
-        for item in archive.elements(object["NSCompoundIndexes"]) {
-            let names = archive.elements(item).compactMap { propertyName($0, in: archive) }
-            guard !names.isEmpty else { continue }
-            let name = "compound_" + names.joined(separator: "_")
-            if !indexes.contains(where: { $0.name == name || $0.elements.map(\.property) == names }) {
-                indexes.append(FetchIndex(name: name, elements: names.map { FetchIndex.Element(property: $0) }))
-            }
-        }
-        return indexes
     }
 
     private func readConfigurations(_ root: ArchivedObject, in archive: KeyedArchive) -> [Configuration] {
