@@ -72,6 +72,8 @@ struct CoreDataModelCacheTests {
         ("wireapp__wire-ios-data-model/stores/store2-3.wiredatabase", "wireapp__wire-ios-data-model/zmessaging.xcdatamodeld/zmessaging2.3.xcdatamodel"),
         ("wireapp__wire-ios-data-model/stores/store2-52-0.wiredatabase", "wireapp__wire-ios-data-model/zmessaging.xcdatamodeld/zmessaging2.52.0.xcdatamodel"),
         ("alemar11__CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite", "alemar11__CoreDataPlus/SampleModel/SampleModel.xcdatamodeld/SampleModel.xcdatamodel"),
+        ("alemar11__CoreDataPlus/SampleModel/Fixtures/SampleModel_V2.sqlite", "alemar11__CoreDataPlus/SampleModel/SampleModel.xcdatamodeld/SampleModel2.xcdatamodel"),
+        ("alemar11__CoreDataPlus/SampleModel3/Fixtures/SampleModel3_V1.sqlite", "alemar11__CoreDataPlus/SampleModel3/SampleModel3.xcdatamodeld/SampleModel3.xcdatamodel"),
     ])
     func theCachedModelIsTheContentsThatWroteTheStore(store: String, contents: String) throws {
         let cached = try CoreDataStoreFile.cachedModel(at: Self.oracle(store))
