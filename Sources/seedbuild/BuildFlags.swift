@@ -7,7 +7,7 @@ struct BuildFlags: ParsableArguments {
     @Argument(help: "CSV files: the postcodes file first; sibling files feed the other entities (counties.csv → County).")
     var files: [String] = []
 
-    @Option(help: "The model: an .xcdatamodeld bundle, one .xcdatamodel version, or a JSON model (default: seedbuild.json's \"model\").")
+    @Option(help: "The model: an .xcdatamodeld bundle, one .xcdatamodel version, a JSON model, or a compiled .momd or .mom (default: seedbuild.json's \"model\").")
     var model: String?
 
     @Option(name: .customLong("user-model"), help: "The app's user model, merged with the seed model to check cross-store fetched properties (repeatable; default: seedbuild.json's \"userModels\").")

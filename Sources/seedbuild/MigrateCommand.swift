@@ -12,7 +12,7 @@ struct MigrateCommand: ParsableCommand {
     @Argument(help: "The .sqlite seed store to migrate (left unchanged).")
     var store: String
 
-    @Option(help: "The destination model: an .xcdatamodeld (its current version), one .xcdatamodel version, or JSON.")
+    @Option(help: "The destination model: an .xcdatamodeld or .momd (its current version), one .xcdatamodel version or .mom, or JSON.")
     var model: String
 
     @Option(name: .customLong("user-model"), help: "The app's user models, merged with the destination model (repeatable).")

@@ -6,7 +6,7 @@ import SeedModel
 struct ModelCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "model",
-        abstract: "Read, check and print data models (.xcdatamodeld, .xcdatamodel or JSON).",
+        abstract: "Read, check and print data models (.xcdatamodeld, .xcdatamodel, JSON, or compiled .momd and .mom).",
         subcommands: [Show.self, Hashes.self]
     )
 
@@ -67,7 +67,7 @@ struct ModelCommand: ParsableCommand {
 
 /// The model paths and output form shared by the `model` subcommands.
 struct ModelOptions: ParsableArguments {
-    @Argument(help: "Models to load and merge: .xcdatamodeld bundles, .xcdatamodel folders or JSON files.")
+    @Argument(help: "Models to load and merge: .xcdatamodeld bundles, .xcdatamodel folders, JSON files, compiled .momd folders or .mom files.")
     var paths: [String]
 
     @Flag(help: "Print JSON instead of text.")

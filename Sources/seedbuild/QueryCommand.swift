@@ -19,7 +19,7 @@ struct QueryCommand: ParsableCommand {
     @Option(name: .customLong("store"), help: ArgumentHelp("A store to add: PATH[:CONFIGURATION][:ro] (repeatable). Without a configuration, the one in its metadata.", valueName: "path[:configuration][:ro]"))
     var stores: [String] = []
 
-    @Option(name: .customLong("model"), help: "A model to merge: .xcdatamodeld, .xcdatamodel or JSON (repeatable).")
+    @Option(name: .customLong("model"), help: "A model to merge: .xcdatamodeld, .xcdatamodel, JSON, .momd or .mom (repeatable).")
     var models: [String] = []
 
     @Argument(help: "The entity to fetch.")

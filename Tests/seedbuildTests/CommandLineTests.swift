@@ -158,6 +158,22 @@ struct CommandLineTests {
         #expect(text.stdout.contains("\(hashes["County"]!["base64"]!)  County"))
     }
 
+    /// An app's compiled `.momd`: `model hashes` prints exactly the hashes in its `VersionInfo.plist`.
+    @Test func modelHashesOfACompiledMomdAreApples() throws {
+        let momd = repositoryRoot.deletingLastPathComponent()
+            .appendingPathComponent("shared/coredata/oracles/drewying__Nintendoish/GameLibrary.momd")
+        let result = try runSeedbuild(["model", "hashes", momd.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let info = try Data(contentsOf: momd.appendingPathComponent("VersionInfo.plist"))
+        let plist = try PropertyListSerialization.propertyList(from: info, format: nil) as? [String: Any]
+        let apple = try #require((plist?["NSManagedObjectModel_VersionHashes"] as? [String: [String: Data]])?["DataStore"])
+        let expected = apple.keys.sorted().map { "\(apple[$0]!.map { String(format: "%02x", $0) }.joined())  \($0)" }
+        #expect(result.stdout.split(separator: "\n").map(String.init) == expected)
+        let show = try runSeedbuild(["model", "show", momd.appendingPathComponent("DataStore.mom").path])
+        #expect(show.status == 0, "\(show.stderr)")
+        #expect(show.stdout.contains("rom: to-one Rom, inverse game"), "\(show.stdout)")
+    }
+
     @Test func invalidAndMissingModelsExit65And66() throws {
         let project = try SampleProject()
         project.write("Broken.xcdatamodel/contents", """

@@ -70,11 +70,13 @@ extension JSONModelReader {
             return number.boolValue
         }
 
-        func int(_ key: String) throws -> Int? {
+        /// - Parameter minimum: the least value allowed; -1 for a maximum count, which compiled
+        ///   models may write for "no maximum" and Core Data hashes as it is.
+        func int(_ key: String, minimum: Int = 0) throws -> Int? {
             guard let value = values[key] else { return nil }
             guard let number = value as? NSNumber, !Self.isBoolean(number),
-                let int = Int(exactly: number.doubleValue), int >= 0
-            else { throw error("\"\(key)\" must be a whole number, 0 or more") }
+                let int = Int(exactly: number.doubleValue), int >= minimum
+            else { throw error("\"\(key)\" must be a whole number, \(minimum) or more") }
             return int
         }
 

@@ -129,7 +129,7 @@ struct JSONModelReader {
             name: try object.string("name"), destination: try object.string("destination"),
             inverse: try object.optionalString("inverse"),
             isToMany: try object.bool("toMany", default: false), isOrdered: try object.bool("ordered", default: false),
-            minCount: try object.int("minCount") ?? 0, maxCount: try object.int("maxCount"),
+            minCount: try object.int("minCount") ?? 0, maxCount: try object.int("maxCount", minimum: -1),
             deleteRule: rule, isOptional: try object.bool("optional", default: true),
             isTransient: try object.bool("transient", default: false),
             isReadOnly: try object.bool("readOnly", default: false),

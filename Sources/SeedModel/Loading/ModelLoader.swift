@@ -1,17 +1,24 @@
 import Foundation
 
-/// Loads models from Xcode's `.xcdatamodeld` bundles, `.xcdatamodel` folders and JSON files.
+/// Loads models from Xcode's `.xcdatamodeld` bundles, `.xcdatamodel` folders, JSON files, and
+/// compiled models: an app's `.momd` folder or one `.mom` (`ModelLoader+Compiled.swift`).
 ///
 /// ```swift
 /// let model = try ModelLoader.load("schemas/PostCodesModel.xcdatamodeld")   // the current version
 /// let all = try ModelLoader.loadAllVersions("schemas/PostCodesModel.xcdatamodeld")
+/// let shipped = try ModelLoader.load("App.app/PostCodesModel.momd")        // its current version
 /// ```
 /// Loading only reads; call ``Model/validate()`` to check the model.
 public enum ModelLoader {
-    /// Loads a bundle's current version, one version folder, an unversioned `.xcdatamodel`, or a JSON model.
+    /// Loads a bundle's current version, one version folder, an unversioned `.xcdatamodel`, a JSON
+    /// model, a `.momd`'s current version or one `.mom`.
     /// - Throws: ``ModelError`` naming the path; ``ModelError/isNotFound`` when nothing is there.
     public static func load(_ path: String) throws(ModelError) -> Model {
         switch try kind(of: path) {
+        case .compiled(let bundle):
+            return try loadCompiled(path, bundle: bundle, displayPath: path)
+        case .compiledBundle:
+            return try loadCompiled(try currentCompiledVersionPath(ofBundle: path), bundle: path, displayPath: path)
         case .json:
             return try loadJSON(path)
         case .version(let bundle):
@@ -30,9 +37,12 @@ public enum ModelLoader {
     }
 
     /// Loads every version in a bundle, in version order (`Model`, `Model 2`, … `Model 10`).
-    /// A version folder or JSON model gives just itself.
+    /// A `.momd` gives every `.mom` in it, in the same order. A version folder, `.mom` or JSON
+    /// model gives just itself.
     public static func loadAllVersions(_ path: String) throws(ModelError) -> [Model] {
-        guard case .bundle = try kind(of: path) else { return [try load(path)] }
+        let kind = try kind(of: path)
+        if case .compiledBundle = kind { return try loadAllCompiledVersions(path) }
+        guard case .bundle = kind else { return [try load(path)] }
         return try versionPaths(ofBundle: path).map { version throws(ModelError) in
             try loadVersion(version, bundle: path, displayPath: path)
         }
@@ -47,6 +57,8 @@ public enum ModelLoader {
         case json
         case bundle
         case version(bundle: String?)
+        case compiled(bundle: String?)
+        case compiledBundle
     }
 
     private static func kind(of path: String) throws(ModelError) -> Kind {
@@ -58,22 +70,28 @@ public enum ModelLoader {
         let ext = url.pathExtension.lowercased()
         if !isDirectory.boolValue {
             if ext == "json" { return .json }
+            if ext == "mom" {
+                let parent = url.deletingLastPathComponent()
+                return .compiled(bundle: parent.pathExtension == "momd" ? parent.path : nil)
+            }
             if url.lastPathComponent == "contents", url.deletingLastPathComponent().pathExtension == "xcdatamodel" {
                 return .version(bundle: nil)
             }
             throw .invalid(
-                "not a model: expected an .xcdatamodeld bundle, an .xcdatamodel folder or a .json model",
+                "not a model: expected an .xcdatamodeld bundle, an .xcdatamodel folder, a .json model, a .momd folder or a .mom file",
                 source: ModelSource(file: path))
         }
         switch ext {
         case "xcdatamodeld":
             return .bundle
+        case "momd":
+            return .compiledBundle
         case "xcdatamodel":
             let parent = url.deletingLastPathComponent()
             return .version(bundle: parent.pathExtension == "xcdatamodeld" ? parent.path : nil)
         default:
             throw .invalid(
-                "a folder that is neither an .xcdatamodeld bundle nor an .xcdatamodel version",
+                "a folder that is neither an .xcdatamodeld bundle, an .xcdatamodel version nor a compiled .momd",
                 source: ModelSource(file: path))
         }
     }
@@ -110,19 +128,25 @@ public enum ModelLoader {
     }
 
     private static func versionPaths(ofBundle path: String) throws(ModelError) -> [String] {
+        let versions = try versionFiles(in: path, suffix: ".xcdatamodel")
+        guard !versions.isEmpty else {
+            throw .invalid("the bundle holds no .xcdatamodel version", source: ModelSource(file: path))
+        }
+        return versions
+    }
+
+    /// The paths of the files in a bundle whose names end in `suffix`, in version order: stems
+    /// compared so "Model" sorts before "Model 2" and "Model 2" before "Model 10".
+    static func versionFiles(in path: String, suffix: String) throws(ModelError) -> [String] {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: path)
         } catch {
             throw .invalid("cannot list the bundle: \(error.localizedDescription)", source: ModelSource(file: path))
         }
-        // Compare stems, so "Model" sorts before "Model 2" and "Model 2" before "Model 10".
-        let versions = names.filter { $0.hasSuffix(".xcdatamodel") }
-            .sorted { $0.dropLast(13).compare($1.dropLast(13), options: .numeric) == .orderedAscending }
-        guard !versions.isEmpty else {
-            throw .invalid("the bundle holds no .xcdatamodel version", source: ModelSource(file: path))
-        }
-        return versions.map { URL(fileURLWithPath: path).appendingPathComponent($0).path }
+        return names.filter { $0.hasSuffix(suffix) }
+            .sorted { $0.dropLast(suffix.count).compare($1.dropLast(suffix.count), options: .numeric) == .orderedAscending }
+            .map { URL(fileURLWithPath: path).appendingPathComponent($0).path }
     }
 
     /// The version `.xccurrentversion` names; a bundle with one version needs no such file. A

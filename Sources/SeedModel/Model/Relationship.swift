@@ -10,7 +10,7 @@ public struct Relationship: Sendable, Hashable {
     public var isOrdered: Bool
     /// 0 means no minimum.
     public var minCount: Int
-    /// 0 means no maximum; a to-one relationship has 1.
+    /// 0 means no maximum (a compiled model may say -1, kept because Core Data hashes it); a to-one has 1.
     public var maxCount: Int
     public var deleteRule: DeleteRule
     public var isOptional: Bool

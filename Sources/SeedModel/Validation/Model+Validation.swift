@@ -173,7 +173,7 @@ struct ModelValidator {
             where configuration.entities.contains(entity.name) && !configuration.entities.contains(destination.name) {
                 error("the relationship crosses stores: \(entity.name) is in configuration \(configuration.name) but \(destination.name) is not; relationships cannot cross stores, so replace it with a fetched property (e.g. key == $FETCH_SOURCE.key)", entity, relationship.name)
             }
-            if relationship.maxCount != 0, relationship.minCount > relationship.maxCount {
+            if relationship.maxCount > 0, relationship.minCount > relationship.maxCount {
                 error("minimum count \(relationship.minCount) exceeds maximum count \(relationship.maxCount)", entity, relationship.name)
             }
         }

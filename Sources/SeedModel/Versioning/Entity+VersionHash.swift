@@ -77,8 +77,9 @@ extension Model {
         bytes.append(relationship.destination)
         let isOwnInverse = relationship.inverse == relationship.name && relationship.destination == entity.name
         if !isOwnInverse { bytes.append(relationship.inverse) }
-        bytes.append(UInt32(clamping: relationship.maxCount))
-        bytes.append(UInt32(clamping: relationship.minCount))
+        // Core Data hashes the counts' 32 bits as they are: a compiled model's -1 ("no maximum") is FF FF FF FF.
+        bytes.append(UInt32(truncatingIfNeeded: relationship.maxCount))
+        bytes.append(UInt32(truncatingIfNeeded: relationship.minCount))
         if relationship.isOrdered { bytes.append(Data([1, 0])) }
         return bytes.sha256
     }

@@ -1,0 +1,67 @@
+import Foundation
+import GRDB
+import SeedModel
+
+/// Reading what Core Data itself keeps in its SQLite stores.
+public enum CoreDataStoreFile {
+    /// The largest cached model inflated; real ones are tens of kilobytes.
+    static let maximumModelBytes = 64 << 20
+
+    /// The model Core Data cached in the store's `Z_MODELCACHE` table: raw DEFLATE of the
+    /// compiled model's archive (`FORMAT.md` §3), read like a `.mom`. Its hashes are those of the
+    /// model the store was last opened with.
+    ///
+    /// ```swift
+    /// let model = try CoreDataStoreFile.cachedModel(at: URL(fileURLWithPath: "Books.sqlite"))
+    /// print(model.entityVersionHashes)
+    /// ```
+    /// The store is opened read-only and never changed; a non-empty `-wal` beside it is read too.
+    /// - Throws: ``StoreError`` when the file is missing, not SQLite, has no cached model, or the
+    ///   cache does not inflate; `ModelError` when the inflated archive is not a readable model.
+    public static func cachedModel(at url: URL) throws -> Model {
+        let path = url.path
+        let queue = try open(path)
+        defer { try? queue.close() }
+        let blob: Data?
+        do {
+            blob = try queue.read { db in
+                guard try db.tableExists("Z_MODELCACHE") else {
+                    throw StoreError(
+                        .notASeedStore, path: path,
+                        "no Z_MODELCACHE table, so no cached model (older Core Data versions did not write one, "
+                            + "and it is not a Core Data store if it has no Z_METADATA); give the app's .momd or .xcdatamodeld instead")
+                }
+                return try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE")
+            }
+        } catch {
+            throw StoreError(error, path: path, doing: "cannot read Z_MODELCACHE")
+        }
+        guard let blob, !blob.isEmpty else {
+            throw StoreError(.notASeedStore, path: path, "Z_MODELCACHE holds no model; give the app's .momd or .xcdatamodeld instead")
+        }
+        let archive: Data
+        do {
+            archive = try RawInflate.inflate(blob, limit: maximumModelBytes)
+        } catch {
+            throw StoreError(.notASeedStore, path: path, "the model cached in Z_MODELCACHE does not inflate: \(error.reason)")
+        }
+        return try ModelLoader.load(
+            compiledModel: archive, name: url.deletingPathExtension().lastPathComponent,
+            source: ModelSource(file: "\(path), the model cached in Z_MODELCACHE"))
+    }
+
+    /// Read-only; through the write-ahead log when one with content is beside the store, as Core
+    /// Data leaves stores in use, else immutable so nothing is created beside the file.
+    private static func open(_ path: String) throws(StoreError) -> DatabaseQueue {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path + "-wal")
+        let wal = (attributes?[.size] as? NSNumber)?.intValue ?? 0
+        guard wal > 0 else { return try StoreFile.openReadOnly(path) }
+        var configuration = Configuration()
+        configuration.readonly = true
+        do {
+            return try DatabaseQueue(path: path, configuration: configuration)
+        } catch {
+            throw StoreError(error, path: path, doing: "cannot open the store")
+        }
+    }
+}
