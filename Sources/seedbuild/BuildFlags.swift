@@ -46,6 +46,9 @@ struct BuildFlags: ParsableArguments {
     @Option(help: "Where the default command publishes a verified build: a folder, file://… or http(s)://… (default: seedbuild.json's \"publish\", else dist).")
     var publish: String?
 
+    @Flag(name: .customLong("allow-unsigned"), help: "The default command publishes an unsigned manifest even where the current release is signed.")
+    var allowUnsigned = false
+
     @Flag(name: .customLong("no-publish"), help: "The default command stops after verifying.")
     var noPublish = false
 

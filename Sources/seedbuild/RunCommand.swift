@@ -24,6 +24,8 @@ struct RunCommand: ParsableCommand {
         guard let packaged, !flags.noPublish else { return }
         let project = try CommandFailure.exitOnError { () throws in try ProjectFile.load(inDirectory: FileManager.default.currentDirectoryPath) }
         let destination = flags.publish ?? project?.publish ?? "dist"
-        try PublishStep.run((packaged.manifestPath as NSString).deletingLastPathComponent, to: destination, keep: nil, quiet: flags.quiet || flags.json)
+        var publisher = Publisher()
+        publisher.allowUnsigned = flags.allowUnsigned
+        try PublishStep.run(publisher, (packaged.manifestPath as NSString).deletingLastPathComponent, to: destination, quiet: flags.quiet || flags.json)
     }
 }
