@@ -31,6 +31,9 @@ struct BuildFlags: ParsableArguments {
     @Option(help: "A JSON file renaming CSV columns to properties: {\"Postcode\": {\"pcds\": \"postcode\"}}.")
     var mapping: String?
 
+    @Option(name: .customLong("ignore-column"), help: ArgumentHelp("A CSV column to skip on purpose (repeatable); any other column that matches no property fails the build.", valueName: "name"))
+    var ignoredColumns: [String] = []
+
     @Option(name: .customLong("data-version"), help: "The release's data version, a whole number that must grow (default: build time as yyyyMMddHHmm).")
     var dataVersion: Int64?
 
@@ -82,6 +85,7 @@ struct BuildFlags: ParsableArguments {
         options.maxRejects = maxRejects
         options.mapping = mapping
         options.dataVersion = dataVersion
+        options.ignoredColumns = ignoredColumns
         for pair in sources {
             let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
             options.sources[parts[0]] = parts.count > 1 ? parts[1] : ""

@@ -13,6 +13,8 @@ struct SampleRuntimeTests {
         var options = BuildOptions(files: [repositoryPath("seeds/postcodes.csv")])
         options.model = repositoryPath(model)
         options.outputDirectory = directory.path(folder)
+        // Version 1 has no ward attribute: skip the sample's ward column on purpose.
+        if model.hasSuffix(".xcdatamodel") { options.ignoredColumns = ["ward"] }
         let (request, _) = try options.resolve(project: nil)
         return URL(fileURLWithPath: try SeedBuilder().build(request).storePath)
     }

@@ -80,7 +80,7 @@ public struct BuiltStore: Sendable {
     public var rejected: Int
     /// The first rejected rows, for the terminal; the rejects file has them all.
     public var shownRejects: [RowError]
-    /// Unknown columns and model warnings.
+    /// Notes on the inputs: columns skipped on purpose.
     public var warnings: [String]
     public var metadata: StoreMetadata
     /// Seconds per phase.

@@ -100,7 +100,7 @@ public struct SeedBuilder: Sendable {
             for table in schema.tables {
                 guard let file = request.sources[table.name] else { continue }
                 let (source, tableDigest) = try loads.timings.measure("load \(table.name)") {
-                    try loadTable(table, from: file, request: request, references: references, db: db, rejects: rejects, warnings: &loads.warnings, progress: progress)
+                    try loadTable(table, from: file, request: request, references: references, db: db, rejects: rejects, notes: &loads.warnings, progress: progress)
                 }
                 loads.sources.append(source)
                 loads.tableDigests[table.name] = tableDigest
@@ -123,7 +123,7 @@ public struct SeedBuilder: Sendable {
 
     private func loadTable(
         _ table: EntityTable, from file: String, request: BuildRequest, references: [String: [String: Int64]],
-        db: Database, rejects: RejectCollector, warnings: inout [String], progress: (@Sendable (BuildProgress) -> Void)?
+        db: Database, rejects: RejectCollector, notes: inout [String], progress: (@Sendable (BuildProgress) -> Void)?
     ) throws -> (BuiltStore.Source, tableDigest: Data?) {
         let reader: CSVReader
         do {
@@ -136,9 +136,10 @@ public struct SeedBuilder: Sendable {
             if let attribute = request.model.entity(named: key.destination)?.singleAttributeKey { keys[key.destination] = attribute }
         }
         let mapping = try ColumnMapping(
-            header: reader.header, table: table, file: file, renames: request.mapping.renames[table.name] ?? [:], keys: keys)
-        if !mapping.unknownColumns.isEmpty {
-            warnings.append("\(file): columns \(mapping.unknownColumns.map { "\"\($0)\"" }.joined(separator: ", ")) match no property of \(table.name) and were skipped")
+            header: reader.header, table: table, file: file, renames: request.mapping.renames[table.name] ?? [:], keys: keys,
+            ignored: request.mapping.ignoredColumns(of: table.name))
+        if !mapping.ignoredColumns.isEmpty {
+            notes.append("\(file): skipped \(mapping.ignoredColumns.map { "\"\($0)\"" }.joined(separator: ", ")) as told (--ignore-column or null in the mapping file)")
         }
         let rejectedBefore = rejects.count
         let loader = EntityLoader(

@@ -23,16 +23,19 @@ public struct ColumnMapping: Sendable {
 
     /// One entry per table column except a rowid primary key, in table column order.
     public let feeds: [Feed]
-    /// Header names that feed nothing (reported once as a warning).
-    public let unknownColumns: [String]
+    /// Header names skipped on purpose (by the mapping file or `--ignore-column`).
+    public let ignoredColumns: [String]
 
     /// Maps a file's header to a table.
     /// - Parameters:
     ///   - renames: CSV column name → property name, from the mapping file, for this entity.
     ///   - keys: destination entity → the single attribute its references are looked up by.
-    /// - Throws: ``IngestError`` naming the file and the property when a required column is missing.
+    ///   - ignored: column names to skip (compared as ``normalize(_:)`` does).
+    /// - Throws: ``IngestError`` naming the file and the property when a required column is missing,
+    ///   or naming a column that matches no property (its values would be lost) with the nearest names.
     public init(
-        header: [String], table: EntityTable, file: String, renames: [String: String], keys: [String: Attribute]
+        header: [String], table: EntityTable, file: String, renames: [String: String], keys: [String: Attribute],
+        ignored: Set<String> = []
     ) throws(IngestError) {
         let normalizedRenames = Dictionary(renames.map { (Self.normalize($0.key), $0.value) }, uniquingKeysWith: { a, _ in a })
         var fieldsByName: [String: Int] = [:]
@@ -79,7 +82,13 @@ public struct ColumnMapping: Sendable {
             }
         }
         self.feeds = feeds
-        self.unknownColumns = header.enumerated().filter { !used.contains($0.offset) }.map(\.element)
+        let ignoredNames = Set(ignored.map(Self.normalize))
+        let unused = header.enumerated().filter { !used.contains($0.offset) }
+        self.ignoredColumns = unused.map(\.element).filter { ignoredNames.contains(Self.normalize($0)) }
+        let unmatched = unused.filter { !ignoredNames.contains(Self.normalize($0.element)) }
+        if !unmatched.isEmpty {
+            throw Self.unmatchedColumns(unmatched, header: header, table: table, keys: keys, file: file)
+        }
     }
 
     /// Lowercase, without `_`, `-` and spaces.
@@ -88,29 +97,48 @@ public struct ColumnMapping: Sendable {
     }
 }
 
-/// The `--mapping` file: per entity, CSV column name → property name.
+/// The `--mapping` file: per entity, CSV column name → property name, or `null` to skip the column.
 ///
 /// ```json
-/// { "Postcode": { "pcds": "postcode", "oscty": "county" } }
+/// { "Postcode": { "pcds": "postcode", "oscty": "county", "objectid": null } }
 /// ```
 public struct MappingFile: Sendable, Equatable {
     public var renames: [String: [String: String]]
+    /// Per entity, columns skipped on purpose.
+    public var ignored: [String: Set<String>]
+    /// Columns skipped in every file (`--ignore-column`).
+    public var ignoredEverywhere: Set<String>
 
-    public init(renames: [String: [String: String]] = [:]) {
+    public init(renames: [String: [String: String]] = [:], ignored: [String: Set<String>] = [:], ignoredEverywhere: Set<String> = []) {
         self.renames = renames
+        self.ignored = ignored
+        self.ignoredEverywhere = ignoredEverywhere
+    }
+
+    /// The columns an entity's file may hold without feeding anything.
+    public func ignoredColumns(of entity: String) -> Set<String> {
+        ignoredEverywhere.union(ignored[entity] ?? [])
     }
 
     public static func load(_ path: String) throws(IngestError) -> MappingFile {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw IngestError(.missingInput, file: path, "cannot read the mapping file; check the path")
         }
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
-            let renames = object as? [String: [String: String]]
-        else {
-            throw IngestError(
-                .badProjectFile, file: path,
-                #"a mapping file maps entity names to {"csv column": "property"} objects, e.g. {"Postcode": {"pcds": "postcode"}}"#)
+        let shape = #"a mapping file maps entity names to {"csv column": "property"} objects, null skipping a column, e.g. {"Postcode": {"pcds": "postcode", "objectid": null}}"#
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            throw IngestError(.badProjectFile, file: path, shape)
         }
-        return MappingFile(renames: renames)
+        var mapping = MappingFile()
+        for (entity, value) in object {
+            guard let columns = value as? [String: Any] else { throw IngestError(.badProjectFile, file: path, shape) }
+            for (column, target) in columns {
+                switch target {
+                case let property as String: mapping.renames[entity, default: [:]][column] = property
+                case is NSNull: mapping.ignored[entity, default: []].insert(column)
+                default: throw IngestError(.badProjectFile, file: path, "\(entity).\(column): \(shape)")
+                }
+            }
+        }
+        return mapping
     }
 }

@@ -13,6 +13,8 @@ public struct BuildOptions: Sendable {
     public var sources: [String: String] = [:]
     public var mapping: String?
     public var dataVersion: Int64?
+    /// Columns skipped in every file on purpose (`--ignore-column`); any other column that feeds nothing fails the build.
+    public var ignoredColumns: [String] = []
     /// The app's user models, merged with the seed model to check fetched properties that cross stores.
     public var userModels: [String]?
 
@@ -56,7 +58,8 @@ public struct BuildOptions: Sendable {
         let explicit = (project?.sources ?? [:]).merging(sources) { _, flag in flag }
         let resolved = try SourceResolver.resolve(files: files, explicit: explicit, entities: members.entities)
         let mappingPath = mapping ?? project?.mapping
-        let mappingFile = try mappingPath.map { path throws(IngestError) in try MappingFile.load(path) } ?? MappingFile()
+        var mappingFile = try mappingPath.map { path throws(IngestError) in try MappingFile.load(path) } ?? MappingFile()
+        mappingFile.ignoredEverywhere.formUnion(ignoredColumns)
         let firstFile = files.first ?? resolved.values.sorted().first ?? model.name
         let dataset = self.dataset ?? project?.dataset ?? URL(fileURLWithPath: firstFile).deletingPathExtension().lastPathComponent
         guard !dataset.isEmpty, dataset.allSatisfy({ $0.isLetter || $0.isNumber || "._-".contains($0) }), !dataset.hasPrefix(".") else {
