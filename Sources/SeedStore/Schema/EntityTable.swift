@@ -34,7 +34,8 @@ public struct EntityTable: Sendable {
 
     public let entity: Entity
     public let primaryKey: PrimaryKey
-    /// Columns in table order: the primary key first (for rowid tables), attributes by name, then to-one columns by name.
+    /// Columns in table order: the primary key first (the rowid column, or the key attribute of a
+    /// `WITHOUT ROWID` table), the other attributes by name, then to-one columns by name.
     public let columns: [Column]
     public let foreignKeys: [ForeignKey]
 
@@ -51,7 +52,11 @@ public struct EntityTable: Sendable {
         if primaryKey == .rowid {
             columns.append(Column(name: Model.primaryKeyColumn, kind: .primaryKey, type: "INTEGER", isNotNull: true, defaultLiteral: nil))
         }
-        for attribute in entity.attributes where !attribute.isTransient {
+        // A WITHOUT ROWID table keeps its key first: SQLite 3.40's quick_check and integrity_check
+        // report a false "NULL value in" when the key comes after NOT NULL columns (docs/store-format.md).
+        let key = primaryKey
+        let keyFirst = entity.attributes.filter { key == .attribute($0.name) }
+        for attribute in keyFirst + entity.attributes.filter({ key != .attribute($0.name) }) where !attribute.isTransient {
             columns.append(Column(
                 name: attribute.name, kind: .attribute(attribute), type: Self.storageType(of: attribute.type),
                 isNotNull: !attribute.isOptional, defaultLiteral: Self.defaultLiteral(of: attribute)))
