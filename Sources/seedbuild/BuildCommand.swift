@@ -10,6 +10,11 @@ struct BuildCommand: ParsableCommand {
 
     @OptionGroup var flags: BuildFlags
 
+    func validate() throws {
+        try flags.validateHasInputs()
+        try flags.validateWithoutPublishing()
+    }
+
     func run() throws {
         let built = try BuildStep.run(flags)
         let packaged = flags.noCompress ? nil : try PackageStep.run(built, flags: flags)
@@ -39,8 +44,8 @@ enum BuildStep {
 enum PackageStep {
     static func run(_ built: BuiltStore, flags: BuildFlags) throws -> PackagedArtifact {
         var packager = Packager()
-        packager.compressionLevel = flags.compressionLevel
-        packager.expiresInDays = flags.expiresIn
+        packager.compressionLevel = flags.effectiveCompressionLevel
+        packager.expiresInDays = flags.effectiveExpiresIn
         if let path = flags.signKey {
             packager.signingKey = try CommandFailure.exitOnError { () throws(IngestError) in try SigningKey.load(path) }
         }

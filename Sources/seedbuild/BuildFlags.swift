@@ -37,11 +37,11 @@ struct BuildFlags: ParsableArguments {
     @Option(name: .customLong("data-version"), help: "The release's data version, a whole number that must grow (default: build time as yyyyMMddHHmm).")
     var dataVersion: Int64?
 
-    @Option(name: .customLong("compression-level"), help: "gzip level for the artifact, 1 (fastest) to 9 (smallest).")
-    var compressionLevel: Int32 = 6
+    @Option(name: .customLong("compression-level"), help: "gzip level for the artifact, 1 (fastest) to 9 (smallest; default 6).")
+    var compressionLevel: Int32?
 
-    @Option(name: .customLong("expires-in"), help: ArgumentHelp("Days until the manifest expires; apps refuse an expired release.", valueName: "days"))
-    var expiresIn: Int = 14
+    @Option(name: .customLong("expires-in"), help: ArgumentHelp("Days until the manifest expires, counted from when it is written (default 14); apps refuse an expired release.", valueName: "days"))
+    var expiresIn: Int?
 
     @Option(name: .customLong("sign-key"), help: "An Ed25519 private key (PEM, from seedbuild keygen) to sign the manifest with.")
     var signKey: String?
@@ -70,8 +70,32 @@ struct BuildFlags: ParsableArguments {
             throw ValidationError("--source takes Entity=path, got \"\(pair)\"")
         }
         if let dataVersion, dataVersion < 0 { throw ValidationError("--data-version must be 0 or more") }
-        if !(1...9).contains(compressionLevel) { throw ValidationError("--compression-level must be 1 to 9") }
-        if expiresIn < 1 { throw ValidationError("--expires-in must be 1 day or more") }
+        if let compressionLevel, !(1...9).contains(compressionLevel) { throw ValidationError("--compression-level must be 1 to 9") }
+        if let expiresIn, expiresIn < 1 { throw ValidationError("--expires-in must be 1 day or more") }
+        if json && quiet { throw ValidationError("--json and --quiet exclude each other") }
+        if noCompress {
+            let packaging = [("--compression-level", compressionLevel != nil), ("--expires-in", expiresIn != nil), ("--sign-key", signKey != nil)]
+            if let (name, _) = packaging.first(where: \.1) {
+                throw ValidationError("\(name) applies to the artifact and manifest, which --no-compress does not write")
+            }
+        }
+    }
+
+    /// Refuses the options only the default command uses (publishing), for `seedbuild build`.
+    func validateWithoutPublishing() throws {
+        let publishing = [("--publish", publish != nil), ("--no-publish", noPublish), ("--allow-unsigned", allowUnsigned)]
+        if let (name, _) = publishing.first(where: \.1) {
+            throw ValidationError("\(name) applies to the default command (seedbuild [run]), which publishes; seedbuild build does not publish (use seedbuild publish)")
+        }
+    }
+
+    /// Refuses publishing options when the default command will not publish.
+    func validatePublishing() throws {
+        guard noPublish || noCompress else { return }
+        let publishing = [("--publish", publish != nil), ("--allow-unsigned", allowUnsigned)]
+        if let (name, _) = publishing.first(where: \.1) {
+            throw ValidationError("\(name) has no effect with \(noPublish ? "--no-publish" : "--no-compress"), which publishes nothing")
+        }
     }
 
     /// The options as the pipeline takes them.
@@ -92,6 +116,9 @@ struct BuildFlags: ParsableArguments {
         }
         return options
     }
+
+    var effectiveCompressionLevel: Int32 { compressionLevel ?? 6 }
+    var effectiveExpiresIn: Int { expiresIn ?? 14 }
 
     /// Whether to draw progress: only on a terminal, and never with --json or --quiet.
     var showsProgress: Bool {

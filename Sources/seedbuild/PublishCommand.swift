@@ -33,12 +33,17 @@ struct PublishCommand: ParsableCommand {
     func run() throws {
         let project = try CommandFailure.exitOnError { () throws in try ProjectFile.load(inDirectory: FileManager.default.currentDirectoryPath) }
         let directory = outputDirectory ?? project?.out ?? BuildOptions.defaultOutputDirectory
+        let destination = to ?? project?.publish ?? "dist"
+        if !destination.hasPrefix("s3://"), let name = s3Endpoint != nil ? "--s3-endpoint" : s3ACL != nil ? "--s3-acl" : nil {
+            CommandFailure.printError("error: \(name) applies to s3:// destinations only, not \(destination)")
+            throw ExitCode(64)
+        }
         var publisher = Publisher()
         publisher.keep = keep
         publisher.s3Endpoint = s3Endpoint
         publisher.s3ACL = s3ACL
         publisher.allowUnsigned = allowUnsigned
-        try PublishStep.run(publisher, directory, to: to ?? project?.publish ?? "dist", quiet: false)
+        try PublishStep.run(publisher, directory, to: destination, quiet: false)
     }
 }
 

@@ -10,6 +10,12 @@ struct RunCommand: ParsableCommand {
 
     @OptionGroup var flags: BuildFlags
 
+    func validate() throws {
+        try validateFirstWord(Array(CommandLine.arguments.dropFirst()))
+        try flags.validateHasInputs()
+        try flags.validatePublishing()
+    }
+
     func run() throws {
         let built = try BuildStep.run(flags)
         let packaged = flags.noCompress ? nil : try PackageStep.run(built, flags: flags)

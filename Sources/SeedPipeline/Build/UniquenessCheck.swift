@@ -71,8 +71,18 @@ struct UniquenessCheck {
         guard fields.count == constraint.count, let firstField = fields.first?.field else { return }
         let alreadyRejected = rejects.rejectedLines[file] ?? []
         var firstLine: [String: Int] = [:]
-        let reader = try CSVReader(path: file)
-        while let record = try reader.next() {
+        let reader: CSVReader
+        do { reader = try CSVReader(path: file) } catch { throw IngestError(.badData, file: file, line: error.line, column: error.column, field: error.field, error.reason) }
+        while true {
+            let record: CSVRecord
+            do {
+                guard let next = try reader.next() else { break }
+                record = next
+            } catch where error.isRecoverable {
+                continue  // a ragged record or bad bytes: rejected by the first pass already
+            } catch {
+                throw IngestError(.badData, file: file, line: error.line, column: error.column, field: error.field, error.reason)
+            }
             guard !alreadyRejected.contains(record.line) else { continue }
             var parts: [String] = []
             for (field, type) in fields {
