@@ -46,9 +46,7 @@ enum PackageStep {
         var packager = Packager()
         packager.compressionLevel = flags.effectiveCompressionLevel
         packager.expiresInDays = flags.effectiveExpiresIn
-        if let path = flags.signKey {
-            packager.signingKey = try CommandFailure.exitOnError { () throws(IngestError) in try SigningKey.load(path) }
-        }
+        packager.signingKey = try CommandFailure.exitOnError { () throws(IngestError) in try SigningKey.load(option: flags.signKey) }
         let display = flags.showsProgress ? ProgressDisplay() : nil
         defer { display?.finish() }
         return try CommandFailure.exitOnError {

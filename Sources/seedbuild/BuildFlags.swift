@@ -43,7 +43,7 @@ struct BuildFlags: ParsableArguments {
     @Option(name: .customLong("expires-in"), help: ArgumentHelp("Days until the manifest expires, counted from when it is written (default 14); apps refuse an expired release.", valueName: "days"))
     var expiresIn: Int?
 
-    @Option(name: .customLong("sign-key"), help: "An Ed25519 private key (PEM, from seedbuild keygen) to sign the manifest with.")
+    @Option(name: .customLong("sign-key"), help: "An Ed25519 private key (PEM, from seedbuild keygen) to sign the manifest with: a file, or env:NAME for a variable holding it (default: $SEEDBUILD_SIGN_KEY when set).")
     var signKey: String?
 
     @Option(help: "Where the default command publishes a verified build: a folder, file://… or http(s)://… (default: seedbuild.json's \"publish\", else dist).")
