@@ -38,11 +38,18 @@ public struct ColumnMapping: Sendable {
         ignored: Set<String> = []
     ) throws(IngestError) {
         let normalizedRenames = Dictionary(renames.map { (Self.normalize($0.key), $0.value) }, uniquingKeysWith: { a, _ in a })
+        let ignoredNames = Set(ignored.map(Self.normalize))
         var fieldsByName: [String: Int] = [:]
         var used = Set<Int>()
-        for (index, name) in header.enumerated() {
+        for (index, name) in header.enumerated() where !ignoredNames.contains(Self.normalize(name)) {
             let target = normalizedRenames[Self.normalize(name)] ?? name
-            fieldsByName[Self.normalize(target)] = fieldsByName[Self.normalize(target)] ?? index
+            // Two columns for one property (postcode, POSTCODE): which one holds the data is a guess.
+            if let other = fieldsByName[Self.normalize(target)] {
+                throw IngestError(
+                    .badData, file: file, line: 1, column: index + 1, field: name,
+                    "columns \(other + 1) \"\(header[other])\" and \(index + 1) \"\(name)\" both name \(table.name).\(normalizedRenames[Self.normalize(header[other])] ?? header[other]) (names are compared ignoring case, '_', '-' and spaces); rename or drop one, or skip one with --ignore-column")
+            }
+            fieldsByName[Self.normalize(target)] = index
         }
         var feeds: [Feed] = []
         for column in table.columns {
@@ -82,7 +89,6 @@ public struct ColumnMapping: Sendable {
             }
         }
         self.feeds = feeds
-        let ignoredNames = Set(ignored.map(Self.normalize))
         let unused = header.enumerated().filter { !used.contains($0.offset) }
         self.ignoredColumns = unused.map(\.element).filter { ignoredNames.contains(Self.normalize($0)) }
         let unmatched = unused.filter { !ignoredNames.contains(Self.normalize($0.element)) }
