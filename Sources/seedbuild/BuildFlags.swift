@@ -34,6 +34,9 @@ struct BuildFlags: ParsableArguments {
     @Option(name: .customLong("ignore-column"), help: ArgumentHelp("A CSV column to skip on purpose (repeatable); any other column that matches no property fails the build.", valueName: "name"))
     var ignoredColumns: [String] = []
 
+    @Option(name: .customLong("max-record-size"), help: ArgumentHelp("The longest CSV record accepted, in bytes (K, M, G suffixes; default 16M); a longer one is a rejected row.", valueName: "size"))
+    var maxRecordSize: String?
+
     @Option(name: .customLong("data-version"), help: "The release's data version, a whole number that must grow (default: build time as yyyyMMddHHmm).")
     var dataVersion: Int64?
 
@@ -68,6 +71,9 @@ struct BuildFlags: ParsableArguments {
         if maxRejects < 0 { throw ValidationError("--max-rejects must be 0 or more") }
         for pair in sources where !pair.contains("=") {
             throw ValidationError("--source takes Entity=path, got \"\(pair)\"")
+        }
+        if let maxRecordSize, Self.bytes(maxRecordSize) == nil {
+            throw ValidationError("--max-record-size takes a size in bytes such as 65536, 512K or 16M, at least 64")
         }
         if let dataVersion, dataVersion < 0 { throw ValidationError("--data-version must be 0 or more") }
         if let compressionLevel, !(1...9).contains(compressionLevel) { throw ValidationError("--compression-level must be 1 to 9") }
@@ -110,11 +116,21 @@ struct BuildFlags: ParsableArguments {
         options.mapping = mapping
         options.dataVersion = dataVersion
         options.ignoredColumns = ignoredColumns
+        if let size = maxRecordSize.flatMap(Self.bytes) { options.maxRecordBytes = size }
         for pair in sources {
             let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
             options.sources[parts[0]] = parts.count > 1 ? parts[1] : ""
         }
         return options
+    }
+
+    /// `65536`, `512K`, `16M`, `1G` → bytes (at least 64).
+    static func bytes(_ text: String) -> Int? {
+        let multipliers: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+        let unit = text.last.flatMap { multipliers[Character($0.uppercased())] }
+        guard let number = Int(unit == nil ? text : String(text.dropLast())), number > 0 else { return nil }
+        let (value, overflow) = number.multipliedReportingOverflow(by: unit ?? 1)
+        return overflow || value < 64 ? nil : value
     }
 
     var effectiveCompressionLevel: Int32 { compressionLevel ?? 6 }

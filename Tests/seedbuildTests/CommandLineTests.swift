@@ -8,10 +8,15 @@ struct CommandResult {
     var stderr: String
 }
 
-func runSeedbuild(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> CommandResult {
+/// The built `seedbuild` binary beside the test bundle.
+let seedbuildBinary: URL = {
     let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("seedbuild")
+    return binary.standardizedFileURL.path.contains(".xctest") ? binary.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("seedbuild") : binary
+}()
+
+func runSeedbuild(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> CommandResult {
     let process = Process()
-    process.executableURL = binary.standardizedFileURL.path.contains(".xctest") ? binary.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("seedbuild") : binary
+    process.executableURL = seedbuildBinary
     process.arguments = arguments
     process.currentDirectoryURL = directory ?? repositoryRoot
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }

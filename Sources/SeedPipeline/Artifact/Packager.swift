@@ -32,7 +32,13 @@ public struct Packager: Sendable {
         let artifactPath = storePath + ".gz"
         let temporary = AtomicFile.temporaryPath(for: artifactPath)
         defer { try? FileManager.default.removeItem(atPath: temporary) }
-        let gzip = try ParallelGzip(level: compressionLevel, threads: threads).compress(storePath, to: temporary, progress: progress)
+        let gzip: GzipResult
+        do {
+            gzip = try ParallelGzip(level: compressionLevel, threads: threads).compress(storePath, to: temporary, progress: progress)
+        } catch let error as GzipError {
+            // Name the artifact, not its temporary file (which is removed).
+            throw GzipError(error.kind, path: error.path == temporary ? artifactPath : error.path)
+        }
         try AtomicFile.commit(temporary, to: artifactPath, mode: 0o444)
 
         var manifest = makeManifest(metadata, storePath: storePath, artifactPath: artifactPath, gzip: gzip)

@@ -90,8 +90,25 @@ func writeAtomically(_ text: String, to path: String, mode: mode_t) throws {
 
 func writeAtomically(_ data: Data, to path: String, mode: mode_t) throws {
     let temporary = AtomicFile.temporaryPath(for: path)
-    guard FileManager.default.createFile(atPath: temporary, contents: data, attributes: [.posixPermissions: mode]) else {
-        throw IngestError(.cannotCreateOutput, file: path, "cannot write; check the folder exists and is writable")
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode)
+    guard fd >= 0 else {
+        throw IngestError(.cannotCreateOutput, file: path, "cannot create (\(String(cString: strerror(errno)))); check the folder exists and is writable")
+    }
+    let written = data.withUnsafeBytes { bytes -> Int in
+        var offset = 0
+        while offset < bytes.count {
+            let count = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { return -1 }
+            offset += count
+        }
+        return offset
+    }
+    let cause = String(cString: strerror(errno))
+    close(fd)
+    guard written == data.count else {
+        try? FileManager.default.removeItem(atPath: temporary)
+        throw IngestError(.ioFailure, file: path, "cannot write (\(cause)); check free space on its device")
     }
     do {
         try AtomicFile.commit(temporary, to: path, mode: mode)

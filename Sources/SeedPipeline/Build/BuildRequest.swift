@@ -16,6 +16,8 @@ public struct BuildRequest: Sendable {
     public var dataVersion: Int64?
     /// From `SOURCE_DATE_EPOCH` when set, so builds are reproducible.
     public var buildTime: Date
+    /// A CSV record longer than this is a rejected row, never held whole in memory.
+    public var maxRecordBytes = CSVReader.defaultMaxRecordBytes
 
     public init(
         model: Model, configuration: String, sources: [String: String], mapping: MappingFile = MappingFile(),

@@ -192,7 +192,7 @@ final class EntityLoader: @unchecked Sendable {
                     file: file, line: error.line, column: error.column, field: error.field, reason: error.reason,
                     record: String(decoding: reader.lastRecordBytes, as: UTF8.self)))
             } catch {
-                throw IngestError(.badData, file: file, line: error.line, column: error.column, field: error.field, error.reason)
+                throw IngestError(error)
             }
         }
     }
@@ -334,8 +334,10 @@ final class BatchProducer: @unchecked Sendable {
                 }
                 if batch.isFull {
                     channel.send(batch)
-                    if channel.isCancelled { throw Cancelled() }
+                    // Take a fresh batch before stopping: the last one sent must not be sent again
+                    // as the final batch (the consumer would then wait forever for its end).
                     batch = channel.nextEmpty()
+                    if channel.isCancelled { throw Cancelled() }
                 }
             }
             tableDigest = digest?.finalize()

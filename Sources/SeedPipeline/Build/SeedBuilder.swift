@@ -26,14 +26,18 @@ public struct SeedBuilder: Sendable {
             throw error
         }
         try createOutputDirectory(request.outputDirectory)
-        let digests = SourceDigests(paths: Array(Set(request.sources.values)))
         let working = AtomicFile.temporaryPath(for: request.storePath)
         let rejectsTemporary = AtomicFile.temporaryPath(for: request.rejectsPath)
         defer {
             for path in [working, rejectsTemporary] { try? FileManager.default.removeItem(atPath: path) }
         }
         let rejects = RejectCollector(path: rejectsTemporary)
-        var loads = try load(request, schema: schema, into: working, rejects: rejects, progress: progress)
+        var loads: Loads
+        do {
+            loads = try load(request, schema: schema, into: working, rejects: rejects, progress: progress)
+        } catch {
+            throw BuildFault.translate(error, writing: request.storePath)
+        }
 
         if rejects.count > request.maxRejects {
             let kept = try rejects.finish().map { try publishRejects($0, to: request.rejectsPath) } ?? request.rejectsPath
@@ -42,9 +46,12 @@ public struct SeedBuilder: Sendable {
                 "\(rejects.count) rows rejected, more than --max-rejects \(request.maxRejects); this file lists them all. Fix the rows or raise --max-rejects",
                 rejectedRows: rejects.shown)
         }
-        let sourceDigests = try loads.timings.measure("source checksums") { try digests.wait() }
-        for index in loads.sources.indices { loads.sources[index].sha256 = sourceDigests[loads.sources[index].file] ?? "" }
-        let metadata = try finish(working, schema: schema, request: request, loads: &loads)
+        let metadata: StoreMetadata
+        do {
+            metadata = try finish(working, schema: schema, request: request, loads: &loads)
+        } catch {
+            throw BuildFault.translate(error, writing: request.storePath)
+        }
         try loads.timings.measure("sync and rename") { try AtomicFile.commit(working, to: request.storePath, mode: 0o444) }
         var rejectsPath: String?
         if let written = try rejects.finish() {
@@ -127,9 +134,9 @@ public struct SeedBuilder: Sendable {
     ) throws -> (BuiltStore.Source, tableDigest: Data?) {
         let reader: CSVReader
         do {
-            reader = try CSVReader(path: file)
+            reader = try CSVReader(path: file, maxRecordBytes: request.maxRecordBytes)
         } catch {
-            throw IngestError(.badData, file: file, line: error.line, column: error.column, field: error.field, error.reason)
+            throw IngestError(error)
         }
         var keys: [String: Attribute] = [:]
         for key in table.foreignKeys {
@@ -149,11 +156,12 @@ public struct SeedBuilder: Sendable {
         var result = try loader.load(reader, into: db) { rows, bytes in
             progress?(BuildProgress(entity: table.name, file: file, rowsRead: rows, bytesRead: bytes, totalBytes: total))
         }
-        let check = UniquenessCheck(table: table, mapping: mapping, file: file, header: reader.header)
+        let check = UniquenessCheck(table: table, mapping: mapping, file: file, header: reader.header, maxRecordBytes: request.maxRecordBytes)
         let removed = try check.run(db, stagingTable: result.stagedRows > 0 ? loader.stagingTable : nil, rejects: rejects)
         result.rowsLoaded -= removed
         let source = BuiltStore.Source(
-            entity: table.name, file: file, bytes: total, sha256: "", rowsRead: result.rowsRead,
+            // Size and checksum of the bytes the reader parsed, hashed as they were read.
+            entity: table.name, file: file, bytes: reader.bytesRead, sha256: reader.sha256 ?? "", rowsRead: result.rowsRead,
             rowsLoaded: result.rowsLoaded, rowsRejected: rejects.count - rejectedBefore)
         // Removing duplicates after the fact invalidates the digest hashed during the load.
         return (source, removed == 0 ? result.tableDigest : nil)
@@ -173,7 +181,10 @@ public struct SeedBuilder: Sendable {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {
-            throw IngestError(.cannotCreateOutput, file: path, "cannot create the output folder: \(error.localizedDescription)")
+            var isDirectory: ObjCBool = false
+            let why = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+                ? "a file is there, not a folder" : error.localizedDescription
+            throw IngestError(.cannotCreateOutput, file: path, "cannot create the output folder (\(why)); give --out a folder")
         }
     }
 

@@ -15,6 +15,8 @@ public struct BuildOptions: Sendable {
     public var dataVersion: Int64?
     /// Columns skipped in every file on purpose (`--ignore-column`); any other column that feeds nothing fails the build.
     public var ignoredColumns: [String] = []
+    /// The longest CSV record accepted, in bytes; longer ones are rejected rows.
+    public var maxRecordBytes = CSVReader.defaultMaxRecordBytes
     /// The app's user models, merged with the seed model to check fetched properties that cross stores.
     public var userModels: [String]?
 
@@ -65,10 +67,11 @@ public struct BuildOptions: Sendable {
         guard !dataset.isEmpty, dataset.allSatisfy({ $0.isLetter || $0.isNumber || "._-".contains($0) }), !dataset.hasPrefix(".") else {
             throw IngestError(.badData, file: firstFile, "dataset name \"\(dataset)\" must be letters, digits, '.', '_' or '-' (it names the output files); pass --dataset NAME")
         }
-        let request = BuildRequest(
+        var request = BuildRequest(
             model: model, configuration: configuration, sources: resolved, mapping: mappingFile,
             outputDirectory: outputDirectory ?? project?.out ?? Self.defaultOutputDirectory,
             dataset: dataset, maxRejects: maxRejects, dataVersion: dataVersion)
+        request.maxRecordBytes = maxRecordBytes
         return (request, warnings)
     }
 }
