@@ -16,7 +16,8 @@ struct BuildCommand: ParsableCommand {
     }
 
     func run() throws {
-        let built = try BuildStep.run(flags)
+        let (built, lock) = try BuildStep.run(flags)
+        defer { withExtendedLifetime(lock) {} }
         let packaged = flags.noCompress ? nil : try PackageStep.run(built, flags: flags)
         BuildReport.print(built, packaged: packaged, flags: flags)
     }
@@ -24,7 +25,8 @@ struct BuildCommand: ParsableCommand {
 
 /// Runs the build stage for a command, turning failures into messages and exit statuses.
 enum BuildStep {
-    static func run(_ flags: BuildFlags) throws -> BuiltStore {
+    /// - Returns: the build, and the output folder's lock, to hold until the job ends.
+    static func run(_ flags: BuildFlags) throws -> (BuiltStore, OutputLock) {
         let project = try CommandFailure.exitOnError { () throws in
             try ProjectFile.load(inDirectory: FileManager.default.currentDirectoryPath)
         }
@@ -32,11 +34,13 @@ enum BuildStep {
         if !flags.quiet {
             for warning in warnings { CommandFailure.printError(warning.description) }
         }
+        let lock = try CommandFailure.exitOnError { () throws(IngestError) in try OutputLock(directory: request.outputDirectory, wait: flags.wait) }
         let display = flags.showsProgress ? ProgressDisplay() : nil
         defer { display?.finish() }
-        return try CommandFailure.exitOnError {
+        let built = try CommandFailure.exitOnError {
             try SeedBuilder().build(request) { progress in display?.update(progress) }
         }
+        return (built, lock)
     }
 }
 

@@ -61,6 +61,9 @@ struct BuildFlags: ParsableArguments {
     @Flag(name: .customLong("no-compress"), help: "Build the store only: no .sqlite.gz and no manifest.")
     var noCompress = false
 
+    @Flag(help: "When another seedbuild is writing to the output folder, wait for it (default: exit 75 naming its process).")
+    var wait = false
+
     @Flag(help: "Print a JSON summary on stdout and no progress.")
     var json = false
 

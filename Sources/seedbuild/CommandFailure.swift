@@ -50,7 +50,7 @@ enum CommandFailure {
             case .badData, .badProjectFile, .tooManyRejects: return 65
             case .cannotCreateOutput: return 73
             case .ioFailure: return 74
-            case .inputChanged: return 75
+            case .inputChanged, .busy: return 75
             }
         case is MigrationRefusal, is InstallError:
             return 70

@@ -18,7 +18,8 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         let report = RunReport(enabled: flags.json)
-        let built = try report.stage("build") { try BuildStep.run(flags) }
+        let (built, lock) = try report.stage("build") { try BuildStep.run(flags) }
+        defer { withExtendedLifetime(lock) {} }
         report.record("build", status: "ok")
         let packaged = flags.noCompress ? nil : try report.stage("compress") { try PackageStep.run(built, flags: flags) }
         report.record("compress", status: packaged == nil ? "skipped" : "ok", details: BuildReport.object(built, packaged: packaged), key: "build")

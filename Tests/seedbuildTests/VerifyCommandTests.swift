@@ -27,7 +27,7 @@ struct VerifyCommandTests {
         }
         let manifest = try report(try runSeedbuild(["verify", "build/seed/manifest.json", "--json"], in: project.url).stdout)
         let names = (manifest["checks"] as? [[String: Any]])?.compactMap { $0["name"] as? String } ?? []
-        #expect(names.starts(with: ["artifact size", "artifact sha256", "inflate", "store size", "store sha256", "application_id", "quick_check", "foreign_key_check"]))
+        #expect(names.starts(with: ["artifact size", "artifact sha256", "inflate", "store size", "store sha256", "store beside", "application_id", "quick_check", "foreign_key_check"]))
     }
 
     @Test func v1StoreIsLightweightUnderV2AndTheMatrixCoversEveryVersion() throws {

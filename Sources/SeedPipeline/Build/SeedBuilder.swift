@@ -25,7 +25,7 @@ public struct SeedBuilder: Sendable {
         } catch {
             throw error
         }
-        try createOutputDirectory(request.outputDirectory)
+        try OutputLock.createFolder(request.outputDirectory)
         let working = AtomicFile.temporaryPath(for: request.storePath)
         let rejectsTemporary = AtomicFile.temporaryPath(for: request.rejectsPath)
         defer {
@@ -52,6 +52,9 @@ public struct SeedBuilder: Sendable {
         } catch {
             throw BuildFault.translate(error, writing: request.storePath)
         }
+        // The folder holds one matching set: the old manifest goes first, then its artifact, so from
+        // here on an interruption never leaves a manifest beside a store it does not describe.
+        for stale in [request.outputFile(Manifest.fileName), request.storePath + ".gz"] { unlink(stale) }
         try loads.timings.measure("sync and rename") { try AtomicFile.commit(working, to: request.storePath, mode: 0o444) }
         var rejectsPath: String?
         if let written = try rejects.finish() {
@@ -175,17 +178,6 @@ public struct SeedBuilder: Sendable {
             if let value: String = row[0] { keys[value] = row[1] }
         }
         return keys
-    }
-
-    private func createOutputDirectory(_ path: String) throws {
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        } catch {
-            var isDirectory: ObjCBool = false
-            let why = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
-                ? "a file is there, not a folder" : error.localizedDescription
-            throw IngestError(.cannotCreateOutput, file: path, "cannot create the output folder (\(why)); give --out a folder")
-        }
     }
 
     private func publishRejects(_ temporary: String, to path: String) throws -> String {

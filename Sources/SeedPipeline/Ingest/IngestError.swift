@@ -17,6 +17,8 @@ public struct IngestError: Error, Sendable, CustomStringConvertible {
         case ioFailure
         /// An input changed while it was read; a later run may pass (exit status 75).
         case inputChanged
+        /// Another run holds the output folder; a later run may pass (exit status 75).
+        case busy
     }
 
     public let kind: Kind

@@ -94,6 +94,9 @@ struct LocalRelease {
             throw IngestError(.badData, file: artifactPath, "\(file.bytes) bytes with SHA-256 \(file.sha256), the manifest says \(artifact.bytes) with \(artifact.sha256); rebuild before publishing")
         }
         (artifactBytes, artifactSHA256) = (file.bytes, file.sha256)
+        if let mismatch = try MatchingSet.storeMismatch(manifestPath: manifestPath, manifest: manifest) {
+            throw IngestError(.badData, file: manifestPath, mismatch)
+        }
         modelVersion = manifest.values["versionIdentifiers"]?.arrayValue?.first?.stringValue
             ?? String(Model.combinedHash(manifest.versionHashes).hexString.prefix(12))
     }
