@@ -35,7 +35,7 @@ public struct Packager: Sendable {
         let gzip: GzipResult
         do {
             gzip = try ParallelGzip(level: compressionLevel, threads: threads).compress(storePath, to: temporary, progress: progress)
-        } catch let error as GzipError {
+        } catch {
             // Name the artifact, not its temporary file (which is removed).
             throw GzipError(error.kind, path: error.path == temporary ? artifactPath : error.path)
         }
