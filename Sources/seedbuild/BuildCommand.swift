@@ -55,7 +55,7 @@ enum PackageStep {
         defer { display?.finish() }
         return try CommandFailure.exitOnError {
             try packager.package(built) { done, total in
-                display?.updateBytes("compress", done: done, total: total)
+                display?.updateBytes("compressing", done: done, total: total)
             }
         }
     }

@@ -139,6 +139,14 @@ struct BuildFlags: ParsableArguments {
     var effectiveCompressionLevel: Int32 { compressionLevel ?? 6 }
     var effectiveExpiresIn: Int { expiresIn ?? 14 }
 
+    /// Runs a phase with its name on the status line (on a terminal only), cleared before anything is printed.
+    func showingStatus<T>(_ label: String, _ body: () throws -> T) rethrows -> T {
+        let display = showsProgress ? ProgressDisplay() : nil
+        display?.status(label)
+        defer { display?.finish() }
+        return try body()
+    }
+
     /// Whether to draw progress: only on a terminal, and never with --json or --quiet.
     var showsProgress: Bool {
         !json && !quiet && isatty(STDERR_FILENO) == 1

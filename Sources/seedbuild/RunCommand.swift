@@ -26,7 +26,7 @@ struct RunCommand: ParsableCommand {
         BuildReport.print(built, packaged: packaged, flags: flags, printsJSON: false)
         // Verify what apps will download: the manifest and its artifact, or the bare store.
         let verification = try report.stage("verify") {
-            try VerifyStep.run(packaged?.manifestPath ?? built.storePath, model: flags.model, userModels: flags.userModels, allVersions: false)
+            try flags.showingStatus("verifying") { try VerifyStep.run(packaged?.manifestPath ?? built.storePath, model: flags.model, userModels: flags.userModels, allVersions: false) }
         }
         report.record("verify", status: verification.passed ? "passed" : "failed", details: RunReport.verify(verification))
         if !verification.passed {
@@ -45,7 +45,9 @@ struct RunCommand: ParsableCommand {
             let destination = flags.publish ?? project?.publish ?? "dist"
             var publisher = Publisher()
             publisher.allowUnsigned = flags.allowUnsigned
-            return try PublishStep.run(publisher, (packaged.manifestPath as NSString).deletingLastPathComponent, to: destination, quiet: flags.quiet || flags.json)
+            return try flags.showingStatus("publishing") {
+                try PublishStep.run(publisher, (packaged.manifestPath as NSString).deletingLastPathComponent, to: destination, quiet: flags.quiet || flags.json)
+            }
         }
         report.record("publish", status: published.outcome.rawValue, details: RunReport.publish(published))
         report.finish(passed: true)

@@ -97,6 +97,7 @@ public struct SeedBuilder: Sendable {
         }
         defer { try? queue.close() }
         var loads = Loads()
+        if let progress { loads.timings.onStart = { progress(BuildProgress(startingPhase: $0)) } }
         try queue.inDatabase { db in
             // The working file is thrown away on failure, so durability during the load buys nothing.
             // A small cache measured fastest for building indexes (4 MiB: 0.67 s for 1M rows, 32 MiB: 1.4 s)
