@@ -56,6 +56,14 @@ final class SampleProject {
 
     func path(_ relative: String) -> String { url.appendingPathComponent(relative).path }
 
+    /// `big/postcodes.csv` with `rows` generated postcodes in key order, and the sample's counties beside it.
+    func writeBigInput(rows: Int) throws {
+        var csv = "postcode,county_code,latitude\n"
+        for index in 0..<rows { csv += "P\(1_000_000 + index),E10000016,51.\(index % 1000)\n" }
+        write("big/postcodes.csv", csv)
+        try FileManager.default.copyItem(atPath: path("seeds/counties.csv"), toPath: path("big/counties.csv"))
+    }
+
     func write(_ relative: String, _ text: String) {
         let file = url.appendingPathComponent(relative)
         try? FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -78,10 +78,7 @@ struct ConcurrentRunTests {
 
     @Test func killedBuildsNeverLeaveAMixedSetAndTheNextRunCleansUp() throws {
         let project = try SampleProject()
-        var csv = "postcode,county_code,latitude\n"
-        for index in 0..<150_000 { csv += "P\(1_000_000 + index),E10000016,51.\(index % 1000)\n" }
-        project.write("big/postcodes.csv", csv)
-        try FileManager.default.copyItem(atPath: project.path("seeds/counties.csv"), toPath: project.path("big/counties.csv"))
+        try project.writeBigInput(rows: 150_000)
         let out = project.path("build/seed")
         #expect(try runSeedbuild(["build", "big/postcodes.csv", "--data-version", "1"], in: project.url).status == 0)
         var generator = SystemRandomNumberGenerator()

@@ -37,10 +37,7 @@ extension FaultTests {
     @Test(.enabled(if: canMountTmpfs, "needs unshare -rm and tmpfs"))
     func aFullDiskExits74NamingThePathNotTheStatement() throws {
         let project = try SampleProject()
-        var csv = "postcode,county_code,latitude\n"
-        for index in 0..<60_000 { csv += "P\(100_000 + index),E10000016,51.\(index)\n" }
-        project.write("big/postcodes.csv", csv)
-        try FileManager.default.copyItem(atPath: project.path("seeds/counties.csv"), toPath: project.path("big/counties.csv"))
+        try project.writeBigInput(rows: 60_000)
         var failed: [String] = []
         for size in ["256k", "2m", "3m"] {
             // The output folder is a small tmpfs: the store, the artifact or the manifest runs out of space.

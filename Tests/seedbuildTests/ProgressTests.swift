@@ -6,10 +6,7 @@ import Testing
 struct ProgressTests {
     @Test func phasesAreNamedAndEveryRedrawFitsTheTerminal() throws {
         let project = try SampleProject()
-        var csv = "postcode,county_code,latitude\n"
-        for index in 0..<300_000 { csv += "P\(1_000_000 + index),E10000016,51.\(index % 1000)\n" }
-        project.write("big/postcodes.csv", csv)
-        try FileManager.default.copyItem(atPath: project.path("seeds/counties.csv"), toPath: project.path("big/counties.csv"))
+        try project.writeBigInput(rows: 300_000)
         // script(1) gives the binary a pseudo-terminal 50 columns wide; stdout is dropped.
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
