@@ -116,8 +116,10 @@ public struct SeedBuilder: Sendable {
                 loads.sources.append(source)
                 loads.tableDigests[table.name] = tableDigest
                 loads.rowCounts[table.name] = source.rowsLoaded
-                if referenced.contains(table.name), let key = table.entity.singleAttributeKey {
-                    references[table.name] = try Self.primaryKeys(of: table, key: key, db: db)
+                if referenced.contains(table.name) {
+                    for key in Self.lookupKeys(of: table.entity) {
+                        references[Self.lookupName(table.name, key: key)] = try Self.primaryKeys(of: table, key: key, db: db)
+                    }
                 }
             }
             for table in schema.tables where request.sources[table.name] == nil {
@@ -142,9 +144,9 @@ public struct SeedBuilder: Sendable {
         } catch {
             throw IngestError(error)
         }
-        var keys: [String: Attribute] = [:]
+        var keys: [String: [[Attribute]]] = [:]
         for key in table.foreignKeys {
-            if let attribute = request.model.entity(named: key.destination)?.singleAttributeKey { keys[key.destination] = attribute }
+            if let destination = request.model.entity(named: key.destination) { keys[key.destination] = Self.lookupKeys(of: destination) }
         }
         let mapping = try ColumnMapping(
             header: reader.header, table: table, file: file, renames: request.mapping.renames[table.name] ?? [:], keys: keys,
@@ -171,10 +173,26 @@ public struct SeedBuilder: Sendable {
         return (source, removed == 0 ? result.tableDigest : nil)
     }
 
-    /// Key value → primary key of a loaded table, for filling references to it.
-    private static func primaryKeys(of table: EntityTable, key: Attribute, db: Database) throws -> [String: Int64] {
+    /// The uniqueness constraints a reference to `entity` can be resolved through, single-attribute ones first.
+    static func lookupKeys(of entity: Entity) -> [[Attribute]] {
+        let keys = entity.uniquenessConstraints.compactMap { constraint -> [Attribute]? in
+            let attributes = constraint.compactMap { entity.attribute(named: $0) }.filter { !$0.isTransient }
+            return attributes.count == constraint.count && !attributes.isEmpty ? attributes : nil
+        }
+        return keys.filter { $0.count == 1 } + keys.filter { $0.count > 1 }
+    }
+
+    /// The name of a destination's lookup table for one key: `County` `code`, `County` `name` `state`.
+    static func lookupName(_ destination: String, key: [Attribute]) -> String {
+        ([destination] + key.map(\.name)).joined(separator: "\u{1F}")
+    }
+
+    /// Key value (parts joined by U+001F) → primary key of a loaded table, for filling references to it.
+    private static func primaryKeys(of table: EntityTable, key: [Attribute], db: Database) throws -> [String: Int64] {
         var keys: [String: Int64] = [:]
-        let rows = try Row.fetchCursor(db, sql: "SELECT CAST(\(quoteIdentifier(key.name)) AS TEXT), \(quoteIdentifier(table.keyColumn)) FROM \(quoteIdentifier(table.name))")
+        let value = key.map { "CAST(\(quoteIdentifier($0.name)) AS TEXT)" }.joined(separator: " || char(31) || ")
+        let present = key.map { "\(quoteIdentifier($0.name)) IS NOT NULL" }.joined(separator: " AND ")
+        let rows = try Row.fetchCursor(db, sql: "SELECT \(value), \(quoteIdentifier(table.keyColumn)) FROM \(quoteIdentifier(table.name)) WHERE \(present)")
         while let row = try rows.next() {
             if let value: String = row[0] { keys[value] = row[1] }
         }

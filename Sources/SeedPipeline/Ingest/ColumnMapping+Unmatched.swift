@@ -6,7 +6,7 @@ import SeedStore
 /// naming the nearest property names ("lat: did you mean latitude?").
 extension ColumnMapping {
     static func unmatchedColumns(
-        _ columns: [(offset: Int, element: String)], header: [String], table: EntityTable, keys: [String: Attribute], file: String
+        _ columns: [(offset: Int, element: String)], header: [String], table: EntityTable, keys: [String: [[Attribute]]], file: String
     ) -> IngestError {
         let properties = propertyNames(of: table, keys: keys)
         let lines = columns.map { column -> String in
@@ -21,13 +21,13 @@ extension ColumnMapping {
     }
 
     /// The names a column can take for this table: attributes, and to-one relationships with their key form.
-    static func propertyNames(of table: EntityTable, keys: [String: Attribute]) -> [String] {
+    static func propertyNames(of table: EntityTable, keys: [String: [[Attribute]]]) -> [String] {
         table.columns.flatMap { column -> [String] in
             switch column.kind {
             case .primaryKey: []
             case .attribute(let attribute): [attribute.name]
             case .toOne(let relationship):
-                [relationship.name] + (keys[relationship.destination].map { ["\(relationship.name)_\($0.name)"] } ?? [])
+                [relationship.name] + (keys[relationship.destination] ?? []).joined().map { "\(relationship.name)_\($0.name)" }
             }
         }
     }

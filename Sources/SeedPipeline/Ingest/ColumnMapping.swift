@@ -7,14 +7,17 @@ import SeedStore
 /// Headers match attributes by name, ignoring case, `_`, `-` and spaces (`country_code` → `countryCode`),
 /// or by the attribute's renaming identifier (its old name);
 /// a to-one relationship is fed by a column named after it or `<relationship>_<key>` (`county`,
-/// `county_code`), holding the destination's key value. A mapping file renames columns first.
+/// `county_code`) holding the destination's key value, or, for a compound uniqueness constraint, one
+/// `<relationship>_<attribute>` column per part (`county_name`, `county_state`). A mapping file
+/// renames columns first. The rules are stated in full in `docs/ingest.md`.
 public struct ColumnMapping: Sendable {
     /// Where one table column's value comes from.
     public enum Feed: Sendable {
         /// The CSV field at this 0-based index, converted to the attribute's type.
         case attribute(field: Int, Attribute)
-        /// The CSV field at this index holds the destination's key value, looked up to its primary key.
-        case reference(field: Int, Relationship, destination: String, key: Attribute)
+        /// The CSV fields at these indexes hold the destination's key — one attribute, or the parts of
+        /// a compound uniqueness constraint in order — looked up to its primary key.
+        case reference(fields: [Int], Relationship, destination: String, key: [Attribute])
         /// No field: the attribute's default, or NULL.
         case absent(Attribute)
         /// No field for an optional to-one relationship: NULL.
@@ -29,12 +32,13 @@ public struct ColumnMapping: Sendable {
     /// Maps a file's header to a table.
     /// - Parameters:
     ///   - renames: CSV column name → property name, from the mapping file, for this entity.
-    ///   - keys: destination entity → the single attribute its references are looked up by.
+    ///   - keys: destination entity → the uniqueness constraints its references can be looked up by,
+    ///     single-attribute ones first.
     ///   - ignored: column names to skip (compared as ``normalize(_:)`` does).
     /// - Throws: ``IngestError`` naming the file and the property when a required column is missing,
     ///   or naming a column that matches no property (its values would be lost) with the nearest names.
     public init(
-        header: [String], table: EntityTable, file: String, renames: [String: String], keys: [String: Attribute],
+        header: [String], table: EntityTable, file: String, renames: [String: String], keys: [String: [[Attribute]]],
         ignored: Set<String> = []
     ) throws(IngestError) {
         let normalizedRenames = Dictionary(renames.map { (Self.normalize($0.key), $0.value) }, uniquingKeysWith: { a, _ in a })
@@ -70,21 +74,28 @@ public struct ColumnMapping: Sendable {
                         "no column for required attribute \(table.name).\(attribute.name); add a column named \"\(attribute.name)\" or map one to it with --mapping")
                 }
             case .toOne(let relationship):
-                guard let key = keys[relationship.destination] else {
+                let candidates = keys[relationship.destination] ?? []
+                if let (fields, key) = Self.referenceFields(relationship, keys: candidates, fieldsByName: fieldsByName) {
+                    feeds.append(.reference(fields: fields, relationship, destination: relationship.destination, key: key))
+                    used.formUnion(fields)
+                } else if candidates.isEmpty, let field = fieldsByName[Self.normalize(relationship.name)] {
                     throw IngestError(
-                        .badData, file: file, field: relationship.name,
-                        "\(table.name).\(relationship.name) cannot be filled from CSV: \(relationship.destination) has no single-attribute uniqueness constraint to look its objects up by; add one in the model")
-                }
-                let candidates = [relationship.name, "\(relationship.name)_\(key.name)"].map(Self.normalize)
-                if let field = candidates.lazy.compactMap({ fieldsByName[$0] }).first {
-                    feeds.append(.reference(field: field, relationship, destination: relationship.destination, key: key))
-                    used.insert(field)
+                        .badData, file: file, line: 1, column: field + 1, field: header[field],
+                        "\(table.name).\(relationship.name) cannot be filled from CSV: \(relationship.destination) has no uniqueness constraint to look its objects up by; add one in the model")
                 } else if relationship.isOptional {
+                    // No column feeds it: it needs no key.
                     feeds.append(.absentReference(relationship))
                 } else {
+                    let forms = candidates.map { key in
+                        key.count == 1
+                            ? "\"\(relationship.name)\" or \"\(relationship.name)_\(key[0].name)\" holding \(relationship.destination).\(key[0].name) values"
+                            : key.map { "\"\(relationship.name)_\($0.name)\"" }.joined(separator: " and ")
+                    }
                     throw IngestError(
                         .badData, file: file, line: 1, field: relationship.name,
-                        "no column for required relationship \(table.name).\(relationship.name); add a column \"\(relationship.name)\" or \"\(relationship.name)_\(key.name)\" holding \(relationship.destination).\(key.name) values")
+                        forms.isEmpty
+                            ? "no column can feed required relationship \(table.name).\(relationship.name): \(relationship.destination) has no uniqueness constraint; add one in the model"
+                            : "no column for required relationship \(table.name).\(relationship.name); add \(forms.joined(separator: ", or "))")
                 }
             }
         }
@@ -95,6 +106,21 @@ public struct ColumnMapping: Sendable {
         if !unmatched.isEmpty {
             throw Self.unmatchedColumns(unmatched, header: header, table: table, keys: keys, file: file)
         }
+    }
+
+    /// The first key whose columns the header has: `county` or `county_code` for a one-attribute key,
+    /// `county_name` and `county_state` for a compound one.
+    static func referenceFields(_ relationship: Relationship, keys: [[Attribute]], fieldsByName: [String: Int]) -> ([Int], [Attribute])? {
+        for key in keys {
+            if key.count == 1 {
+                let names = [relationship.name, "\(relationship.name)_\(key[0].name)"].map(normalize)
+                if let field = names.lazy.compactMap({ fieldsByName[$0] }).first { return ([field], key) }
+            } else {
+                let fields = key.compactMap { fieldsByName[normalize("\(relationship.name)_\($0.name)")] }
+                if fields.count == key.count { return (fields, key) }
+            }
+        }
+        return nil
     }
 
     /// Lowercase, without `_`, `-` and spaces.
