@@ -55,6 +55,9 @@ struct BuildFlags: ParsableArguments {
     @Flag(name: .customLong("allow-unsigned"), help: "The default command publishes an unsigned manifest even where the current release is signed.")
     var allowUnsigned = false
 
+    @Flag(name: .customLong("all-versions"), help: "The default command verifies under every version of the model bundle, not only the current one.")
+    var allVersions = false
+
     @Flag(name: .customLong("no-publish"), help: "The default command stops after verifying.")
     var noPublish = false
 
@@ -92,9 +95,9 @@ struct BuildFlags: ParsableArguments {
 
     /// Refuses the options only the default command uses (publishing), for `seedbuild build`.
     func validateWithoutPublishing() throws {
-        let publishing = [("--publish", publish != nil), ("--no-publish", noPublish), ("--allow-unsigned", allowUnsigned)]
+        let publishing = [("--publish", publish != nil), ("--no-publish", noPublish), ("--allow-unsigned", allowUnsigned), ("--all-versions", allVersions)]
         if let (name, _) = publishing.first(where: \.1) {
-            throw ValidationError("\(name) applies to the default command (seedbuild [run]), which publishes; seedbuild build does not publish (use seedbuild publish)")
+            throw ValidationError("\(name) applies to the default command (seedbuild [run]), which verifies and publishes; seedbuild build does neither (use seedbuild verify or publish)")
         }
     }
 

@@ -26,7 +26,7 @@ struct RunCommand: ParsableCommand {
         BuildReport.print(built, packaged: packaged, flags: flags, printsJSON: false)
         // Verify what apps will download: the manifest and its artifact, or the bare store.
         let verification = try report.stage("verify") {
-            try flags.showingStatus("verifying") { try VerifyStep.run(packaged?.manifestPath ?? built.storePath, model: flags.model, userModels: flags.userModels, allVersions: false) }
+            try flags.showingStatus("verifying") { try VerifyStep.run(packaged?.manifestPath ?? built.storePath, model: flags.model, userModels: flags.userModels, allVersions: flags.allVersions) }
         }
         report.record("verify", status: verification.passed ? "passed" : "failed", details: RunReport.verify(verification))
         if !verification.passed {

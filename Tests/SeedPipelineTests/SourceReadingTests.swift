@@ -46,6 +46,16 @@ struct SourceReadingTests {
         #expect(IngestError(try #require(error)).kind == .inputChanged)
     }
 
+    @Test func readFaultsKeepTheirSysexitsKinds() throws {
+        // Not openable (missing, no permission): missing input, 66; a read error: I/O, 74.
+        let missing = #expect(throws: CSVError.self) { try CSVReader(path: directory.path("nope.csv")) }
+        #expect(IngestError(try #require(missing)).kind == .missingInput)
+        try FileManager.default.createDirectory(atPath: directory.path("folder.csv"), withIntermediateDirectories: true)
+        let folder = #expect(throws: CSVError.self) { try CSVReader(path: directory.path("folder.csv")) }
+        #expect(IngestError(try #require(folder)).kind == .ioFailure)
+        #expect(IngestError(try #require(folder)).description.contains("folder.csv"))
+    }
+
     @Test func aBuildReadsFIFOsAndRecordsWhatItRead() throws {
         writeTestInputs(directory)
         let postcodes = try String(contentsOfFile: directory.path("in/postcodes.csv"), encoding: .utf8)

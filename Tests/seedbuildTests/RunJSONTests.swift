@@ -38,6 +38,12 @@ struct RunJSONTests {
 
         let skipped = try object(try runSeedbuild(["seeds/postcodes.csv", "--json", "--no-publish"], in: project.url))
         #expect(stages(skipped) == ["build:ok", "compress:ok", "verify:passed", "publish:skipped"])
+
+        // Every version of the bundle: the current one opens it as it is, version 1 through a migration.
+        let all = try runSeedbuild(["seeds/postcodes.csv", "--json", "--no-publish", "--all-versions"], in: project.url)
+        let matrix = try object(all)
+        let verdicts = ((matrix["verify"] as? [String: Any])?["models"] as? [[String: Any]] ?? []).map { "\($0["version"] ?? ""):\($0["result"] ?? "")" }
+        #expect(verdicts == ["PostCodesModel 2:compatible", "PostCodesModel:lightweight"], "\(all.stdout) \(all.stderr)")
     }
 
     @Test func aFailingStageIsReportedWithItsExitStatus() throws {

@@ -43,6 +43,7 @@ struct UsageTests {
         let cases: [([String], String)] = [
             (["build", "seeds/postcodes.csv", "--publish", "X"], "--publish applies to the default command"),
             (["build", "seeds/postcodes.csv", "--allow-unsigned"], "--allow-unsigned applies to the default command"),
+            (["build", "seeds/postcodes.csv", "--all-versions"], "--all-versions applies to the default command"),
             (["seeds/postcodes.csv", "--no-publish", "--publish", "X"], "--publish has no effect with --no-publish"),
             (["seeds/postcodes.csv", "--no-compress", "--publish", "X"], "--publish has no effect with --no-compress"),
             (["build", "seeds/postcodes.csv", "--no-compress", "--sign-key", "k"], "--sign-key applies to the artifact and manifest"),
