@@ -13,7 +13,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
     ],
     targets: [
@@ -39,9 +38,7 @@ let package = Package(
                 "SeedStore",
                 "CZlib",
                 .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            // The CSV scan loop runs per byte; dynamic exclusivity checks on it measured ~11% of a build.
-            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
+            ]
         ),
         .executableTarget(
             name: "seedbuild",
@@ -50,7 +47,6 @@ let package = Package(
                 "SeedStore",
                 "SeedPipeline",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "seedbuildTests", dependencies: ["seedbuild", "SeedStore", "SeedModel"]),

@@ -10,8 +10,14 @@ struct BuildCommand: ParsableCommand {
 
     @OptionGroup var flags: BuildFlags
 
+    func validate() throws {
+        try flags.validateHasInputs()
+        try flags.validateWithoutPublishing()
+    }
+
     func run() throws {
-        let built = try BuildStep.run(flags)
+        let (built, lock) = try BuildStep.run(flags)
+        defer { withExtendedLifetime(lock) {} }
         let packaged = flags.noCompress ? nil : try PackageStep.run(built, flags: flags)
         BuildReport.print(built, packaged: packaged, flags: flags)
     }
@@ -19,7 +25,8 @@ struct BuildCommand: ParsableCommand {
 
 /// Runs the build stage for a command, turning failures into messages and exit statuses.
 enum BuildStep {
-    static func run(_ flags: BuildFlags) throws -> BuiltStore {
+    /// - Returns: the build, and the output folder's lock, to hold until the job ends.
+    static func run(_ flags: BuildFlags) throws -> (BuiltStore, OutputLock) {
         let project = try CommandFailure.exitOnError { () throws in
             try ProjectFile.load(inDirectory: FileManager.default.currentDirectoryPath)
         }
@@ -27,11 +34,13 @@ enum BuildStep {
         if !flags.quiet {
             for warning in warnings { CommandFailure.printError(warning.description) }
         }
+        let lock = try CommandFailure.exitOnError { () throws(IngestError) in try OutputLock(directory: request.outputDirectory, wait: flags.wait) }
         let display = flags.showsProgress ? ProgressDisplay() : nil
         defer { display?.finish() }
-        return try CommandFailure.exitOnError {
+        let built = try CommandFailure.exitOnError {
             try SeedBuilder().build(request) { progress in display?.update(progress) }
         }
+        return (built, lock)
     }
 }
 
@@ -39,16 +48,14 @@ enum BuildStep {
 enum PackageStep {
     static func run(_ built: BuiltStore, flags: BuildFlags) throws -> PackagedArtifact {
         var packager = Packager()
-        packager.compressionLevel = flags.compressionLevel
-        packager.expiresInDays = flags.expiresIn
-        if let path = flags.signKey {
-            packager.signingKey = try CommandFailure.exitOnError { () throws(IngestError) in try SigningKey.load(path) }
-        }
+        packager.compressionLevel = flags.effectiveCompressionLevel
+        packager.expiresInDays = flags.effectiveExpiresIn
+        packager.signingKey = try CommandFailure.exitOnError { () throws(IngestError) in try SigningKey.load(option: flags.signKey) }
         let display = flags.showsProgress ? ProgressDisplay() : nil
         defer { display?.finish() }
         return try CommandFailure.exitOnError {
             try packager.package(built) { done, total in
-                display?.updateBytes("compress", done: done, total: total)
+                display?.updateBytes("compressing", done: done, total: total)
             }
         }
     }

@@ -31,26 +31,41 @@ struct BuildFlags: ParsableArguments {
     @Option(help: "A JSON file renaming CSV columns to properties: {\"Postcode\": {\"pcds\": \"postcode\"}}.")
     var mapping: String?
 
+    @Option(name: .customLong("ignore-column"), help: ArgumentHelp("A CSV column to skip on purpose (repeatable); any other column that matches no property fails the build.", valueName: "name"))
+    var ignoredColumns: [String] = []
+
+    @Option(name: .customLong("max-record-size"), help: ArgumentHelp("The longest CSV record accepted, in bytes (K, M, G suffixes; default 16M); a longer one is a rejected row.", valueName: "size"))
+    var maxRecordSize: String?
+
     @Option(name: .customLong("data-version"), help: "The release's data version, a whole number that must grow (default: build time as yyyyMMddHHmm).")
     var dataVersion: Int64?
 
-    @Option(name: .customLong("compression-level"), help: "gzip level for the artifact, 1 (fastest) to 9 (smallest).")
-    var compressionLevel: Int32 = 6
+    @Option(name: .customLong("compression-level"), help: "gzip level for the artifact, 1 (fastest) to 9 (smallest; default 6).")
+    var compressionLevel: Int32?
 
-    @Option(name: .customLong("expires-in"), help: ArgumentHelp("Days until the manifest expires; apps refuse an expired release.", valueName: "days"))
-    var expiresIn: Int = 14
+    @Option(name: .customLong("expires-in"), help: ArgumentHelp("Days until the manifest expires, counted from when it is written (default 14); apps refuse an expired release.", valueName: "days"))
+    var expiresIn: Int?
 
-    @Option(name: .customLong("sign-key"), help: "An Ed25519 private key (PEM, from seedbuild keygen) to sign the manifest with.")
+    @Option(name: .customLong("sign-key"), help: "An Ed25519 private key (PEM, from seedbuild keygen) to sign the manifest with: a file, or env:NAME for a variable holding it (default: $SEEDBUILD_SIGN_KEY when set).")
     var signKey: String?
 
     @Option(help: "Where the default command publishes a verified build: a folder, file://… or http(s)://… (default: seedbuild.json's \"publish\", else dist).")
     var publish: String?
+
+    @Flag(name: .customLong("allow-unsigned"), help: "The default command publishes an unsigned manifest even where the current release is signed.")
+    var allowUnsigned = false
+
+    @Flag(name: .customLong("all-versions"), help: "The default command verifies under every version of the model bundle, not only the current one.")
+    var allVersions = false
 
     @Flag(name: .customLong("no-publish"), help: "The default command stops after verifying.")
     var noPublish = false
 
     @Flag(name: .customLong("no-compress"), help: "Build the store only: no .sqlite.gz and no manifest.")
     var noCompress = false
+
+    @Flag(help: "When another seedbuild is writing to the output folder, wait for it (default: exit 75 naming its process).")
+    var wait = false
 
     @Flag(help: "Print a JSON summary on stdout and no progress.")
     var json = false
@@ -63,9 +78,36 @@ struct BuildFlags: ParsableArguments {
         for pair in sources where !pair.contains("=") {
             throw ValidationError("--source takes Entity=path, got \"\(pair)\"")
         }
+        if let maxRecordSize, Self.bytes(maxRecordSize) == nil {
+            throw ValidationError("--max-record-size takes a size in bytes such as 65536, 512K or 16M, at least 64")
+        }
         if let dataVersion, dataVersion < 0 { throw ValidationError("--data-version must be 0 or more") }
-        if !(1...9).contains(compressionLevel) { throw ValidationError("--compression-level must be 1 to 9") }
-        if expiresIn < 1 { throw ValidationError("--expires-in must be 1 day or more") }
+        if let compressionLevel, !(1...9).contains(compressionLevel) { throw ValidationError("--compression-level must be 1 to 9") }
+        if let expiresIn, expiresIn < 1 { throw ValidationError("--expires-in must be 1 day or more") }
+        if json && quiet { throw ValidationError("--json and --quiet exclude each other") }
+        if noCompress {
+            let packaging = [("--compression-level", compressionLevel != nil), ("--expires-in", expiresIn != nil), ("--sign-key", signKey != nil)]
+            if let (name, _) = packaging.first(where: \.1) {
+                throw ValidationError("\(name) applies to the artifact and manifest, which --no-compress does not write")
+            }
+        }
+    }
+
+    /// Refuses the options only the default command uses (publishing), for `seedbuild build`.
+    func validateWithoutPublishing() throws {
+        let publishing = [("--publish", publish != nil), ("--no-publish", noPublish), ("--allow-unsigned", allowUnsigned), ("--all-versions", allVersions)]
+        if let (name, _) = publishing.first(where: \.1) {
+            throw ValidationError("\(name) applies to the default command (seedbuild [run]), which verifies and publishes; seedbuild build does neither (use seedbuild verify or publish)")
+        }
+    }
+
+    /// Refuses publishing options when the default command will not publish.
+    func validatePublishing() throws {
+        guard noPublish || noCompress else { return }
+        let publishing = [("--publish", publish != nil), ("--allow-unsigned", allowUnsigned)]
+        if let (name, _) = publishing.first(where: \.1) {
+            throw ValidationError("\(name) has no effect with \(noPublish ? "--no-publish" : "--no-compress"), which publishes nothing")
+        }
     }
 
     /// The options as the pipeline takes them.
@@ -79,11 +121,33 @@ struct BuildFlags: ParsableArguments {
         options.maxRejects = maxRejects
         options.mapping = mapping
         options.dataVersion = dataVersion
+        options.ignoredColumns = ignoredColumns
+        if let size = maxRecordSize.flatMap(Self.bytes) { options.maxRecordBytes = size }
         for pair in sources {
             let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
             options.sources[parts[0]] = parts.count > 1 ? parts[1] : ""
         }
         return options
+    }
+
+    /// `65536`, `512K`, `16M`, `1G` → bytes (at least 64).
+    static func bytes(_ text: String) -> Int? {
+        let multipliers: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+        let unit = text.last.flatMap { multipliers[Character($0.uppercased())] }
+        guard let number = Int(unit == nil ? text : String(text.dropLast())), number > 0 else { return nil }
+        let (value, overflow) = number.multipliedReportingOverflow(by: unit ?? 1)
+        return overflow || value < 64 ? nil : value
+    }
+
+    var effectiveCompressionLevel: Int32 { compressionLevel ?? 6 }
+    var effectiveExpiresIn: Int { expiresIn ?? 14 }
+
+    /// Runs a phase with its name on the status line (on a terminal only), cleared before anything is printed.
+    func showingStatus<T>(_ label: String, _ body: () throws -> T) rethrows -> T {
+        let display = showsProgress ? ProgressDisplay() : nil
+        display?.status(label)
+        defer { display?.finish() }
+        return try body()
     }
 
     /// Whether to draw progress: only on a terminal, and never with --json or --quiet.

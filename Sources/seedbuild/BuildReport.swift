@@ -3,7 +3,8 @@ import SeedPipeline
 
 /// Prints what a build did: a short text summary, or a JSON object with `--json`.
 enum BuildReport {
-    static func print(_ built: BuiltStore, packaged: PackagedArtifact?, flags: BuildFlags) {
+    /// - Parameter printsJSON: false for the default command, which prints one object for every stage at its end (``RunReport``).
+    static func print(_ built: BuiltStore, packaged: PackagedArtifact?, flags: BuildFlags, printsJSON: Bool = true) {
         if !flags.quiet {
             for warning in built.warnings { CommandFailure.printError("warning: \(warning)") }
             for reject in built.shownRejects { CommandFailure.printError("rejected: \(reject)") }
@@ -12,7 +13,7 @@ enum BuildReport {
             }
         }
         if flags.json {
-            Swift.print(json(built, packaged: packaged))
+            if printsJSON { Swift.print(json(built, packaged: packaged)) }
         } else if !flags.quiet {
             let counts = built.rowCounts.keys.sorted().map { "\($0) \(built.rowCounts[$0]!)" }.joined(separator: ", ")
             var line = "built \(built.storePath): \(counts) rows"
@@ -26,6 +27,10 @@ enum BuildReport {
     }
 
     static func json(_ built: BuiltStore, packaged: PackagedArtifact?) -> String {
+        RunReport.text(object(built, packaged: packaged))
+    }
+
+    static func object(_ built: BuiltStore, packaged: PackagedArtifact?) -> [String: Any] {
         var object: [String: Any] = [
             "store": built.storePath,
             "rowCounts": built.rowCounts,
@@ -47,7 +52,6 @@ enum BuildReport {
             ] as [String: Any]
             object["manifest"] = packaged.manifestPath
         }
-        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
-        return String(decoding: data, as: UTF8.self)
+        return object
     }
 }

@@ -30,6 +30,7 @@ enum CommandFailure {
         case let error as PublishError: "error: \(error)"
         case let error as InstallError: "error: \(error)"
         case let error as TransferError: "error: \(error)"
+        case let error as GzipError: "error: \(error)"
         case let error as FetchPredicateError: "error: \(error)"
         case let error as ContextError: "error: \(error)"
         case let error as CoordinatorError: "error: \(error)"
@@ -48,6 +49,8 @@ enum CommandFailure {
             case .missingInput: return 66
             case .badData, .badProjectFile, .tooManyRejects: return 65
             case .cannotCreateOutput: return 73
+            case .ioFailure: return 74
+            case .inputChanged, .busy: return 75
             }
         case is MigrationRefusal, is InstallError:
             return 70
@@ -56,6 +59,9 @@ enum CommandFailure {
         case let error as TransferError:
             return error.isTransient ? 75 : 74
         case is FetchPredicateError, is ContextError:
+            return 65
+        case let error as GzipError:
+            if case .io = error.kind { return 74 }
             return 65
         case let error as CoordinatorError:
             return error.kind == .incompatibleStore || error.kind == .crossStoreRelationship ? 70 : 65

@@ -20,8 +20,11 @@ struct CompressCommand: ParsableCommand {
     @Option(name: .customLong("expires-in"), help: ArgumentHelp("Days until the manifest expires.", valueName: "days"))
     var expiresIn: Int = 14
 
-    @Option(name: .customLong("sign-key"), help: "An Ed25519 private key (PEM) to sign the manifest with.")
+    @Option(name: .customLong("sign-key"), help: "An Ed25519 private key (PEM) to sign the manifest with: a file, or env:NAME for a variable holding it (default: $SEEDBUILD_SIGN_KEY when set).")
     var signKey: String?
+
+    @Flag(help: "When another seedbuild is writing to the store's folder, wait for it (default: exit 75).")
+    var wait = false
 
     @Flag(help: "Print a JSON summary.")
     var json = false
@@ -37,9 +40,11 @@ struct CompressCommand: ParsableCommand {
         packager.compressionLevel = compressionLevel
         packager.threads = threads
         packager.expiresInDays = expiresIn
-        if let signKey {
-            packager.signingKey = try CommandFailure.exitOnError { () throws(IngestError) in try SigningKey.load(signKey) }
+        packager.signingKey = try CommandFailure.exitOnError { () throws(IngestError) in try SigningKey.load(option: signKey) }
+        let lock = try CommandFailure.exitOnError { () throws(IngestError) in
+            try OutputLock(directory: (store as NSString).deletingLastPathComponent.isEmpty ? "." : (store as NSString).deletingLastPathComponent, wait: wait)
         }
+        defer { withExtendedLifetime(lock) {} }
         let packaged = try CommandFailure.exitOnError { try packager.package(store: store) }
         if json {
             print(String(decoding: packaged.manifest.fileData, as: UTF8.self), terminator: "")

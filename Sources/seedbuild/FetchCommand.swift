@@ -29,6 +29,11 @@ struct FetchCommand: ParsableCommand {
     }
 
     func run() throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: to, isDirectory: &isDirectory), !isDirectory.boolValue {
+            CommandFailure.printError("error: \(to): not a folder (a file is there); --to names the folder seeds are installed in")
+            throw ExitCode(73)
+        }
         var installer = SeedInstaller()
         installer.trustedKeys = try trustedKeys.map { path in
             let text = try CommandFailure.exitOnError { () throws in try String(contentsOfFile: path, encoding: .utf8) }

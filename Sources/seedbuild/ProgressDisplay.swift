@@ -1,45 +1,52 @@
 import Foundation
 import SeedPipeline
 
-/// One status line on a terminal, redrawn in place: entity, rows, rows per second, percent of bytes, ETA.
+/// One status line on a terminal, redrawn in place and cut to the terminal's width: the phase
+/// (reading ENTITY, indexing, digest, compressing, verifying, publishing), a bar, rows or bytes,
+/// rate and ETA. Rate and ETA count from when the phase started and are shown once there is
+/// something to measure. Only used when stderr is a terminal.
 final class ProgressDisplay: @unchecked Sendable {
     private let lock = NSLock()
-    private let start = Date()
-    private var entity = ""
-    private var entityStart = Date()
+    private var phase = ""
+    private var phaseStart = Date()
     private var drawn = false
 
     func update(_ progress: BuildProgress) {
         lock.withLock {
-            if progress.entity != entity {
-                entity = progress.entity
-                entityStart = Date()
+            let label = progress.entity.isEmpty ? progress.phase : "\(progress.phase) \(progress.entity)"
+            let elapsed = begin(label)
+            guard progress.phase == "reading" else { return draw("\(label)… \(Self.seconds(elapsed))") }
+            let fraction = progress.totalBytes > 0 ? min(Double(progress.bytesRead) / Double(progress.totalBytes), 1) : nil
+            var parts = ["\(label) \(Self.bar(fraction)) \(Self.grouped(progress.rowsRead)) rows"]
+            if let fraction { parts[0] += " (\(Int(fraction * 100))%)" }
+            if progress.rowsRead > 0, elapsed >= 0.2 {
+                parts.append("\(Self.grouped(Int(Double(progress.rowsRead) / elapsed))) rows/s")
+                if let fraction, fraction > 0 { parts.append("ETA \(Self.seconds(elapsed * (1 - fraction) / fraction))") }
             }
-            let elapsed = max(Date().timeIntervalSince(entityStart), 0.001)
-            let rate = Double(progress.rowsRead) / elapsed
-            let fraction = progress.totalBytes > 0 ? Double(progress.bytesRead) / Double(progress.totalBytes) : 1
-            let remaining = fraction > 0 ? elapsed * (1 - fraction) / fraction : 0
-            let text = String(
-                format: "%@: %@ rows, %@ rows/s, %.0f%% of %@, ETA %.0fs",
-                progress.entity, Self.grouped(progress.rowsRead), Self.grouped(Int(rate)), fraction * 100,
-                Self.bytes(progress.totalBytes), remaining)
-            FileHandle.standardError.write(Data(("\r\u{1B}[K" + text).utf8))
-            drawn = true
+            draw(parts.joined(separator: ", "))
         }
     }
 
-    /// A byte-counting phase (compression): bytes done, MB/s, percent, ETA.
+    /// A byte-counting phase (compressing): bar, bytes done of total, rate, ETA.
     func updateBytes(_ label: String, done: Int64, total: Int64) {
         lock.withLock {
-            let elapsed = max(Date().timeIntervalSince(start), 0.001)
-            let rate = Double(done) / elapsed
-            let fraction = total > 0 ? Double(done) / Double(total) : 1
-            let remaining = rate > 0 ? Double(total - done) / rate : 0
-            let text = String(
-                format: "%@: %@ of %@, %@/s, %.0f%%, ETA %.0fs", label, Self.bytes(Int(done)), Self.bytes(Int(total)),
-                Self.bytes(Int(rate)), fraction * 100, remaining)
-            FileHandle.standardError.write(Data(("\r\u{1B}[K" + text).utf8))
-            drawn = true
+            let elapsed = begin(label)
+            let fraction = total > 0 ? min(Double(done) / Double(total), 1) : nil
+            var parts = ["\(label) \(Self.bar(fraction)) \(Self.bytes(Int(done))) of \(Self.bytes(Int(total)))"]
+            if done > 0, elapsed >= 0.2 {
+                let rate = Double(done) / elapsed
+                parts.append("\(Self.bytes(Int(rate)))/s")
+                if total > done { parts.append("ETA \(Self.seconds(Double(total - done) / rate))") }
+            }
+            draw(parts.joined(separator: ", "))
+        }
+    }
+
+    /// A phase without a measure of its own (verifying, publishing).
+    func status(_ label: String) {
+        lock.withLock {
+            _ = begin(label)
+            draw("\(label)…")
         }
     }
 
@@ -48,6 +55,42 @@ final class ProgressDisplay: @unchecked Sendable {
             if drawn { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
             drawn = false
         }
+    }
+
+    /// Seconds since `label` began; a new label starts a new phase.
+    private func begin(_ label: String) -> Double {
+        if label != phase {
+            phase = label
+            phaseStart = Date()
+        }
+        return Date().timeIntervalSince(phaseStart)
+    }
+
+    private func draw(_ text: String) {
+        FileHandle.standardError.write(Data(("\r\u{1B}[K" + Self.fit(text, columns: Self.terminalColumns())).utf8))
+        drawn = true
+    }
+
+    /// The line cut to one less than the terminal's width, so it never wraps.
+    static func fit(_ text: String, columns: Int) -> String {
+        let width = max(columns - 1, 10)
+        return text.count <= width ? text : String(text.prefix(width - 1)) + "…"
+    }
+
+    static func terminalColumns() -> Int {
+        var size = winsize()
+        if ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        return Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 80
+    }
+
+    static func bar(_ fraction: Double?, width: Int = 16) -> String {
+        guard let fraction else { return "[" + String(repeating: "·", count: width) + "]" }
+        let filled = Int((fraction * Double(width)).rounded(.down))
+        return "[" + String(repeating: "#", count: filled) + String(repeating: "·", count: width - filled) + "]"
+    }
+
+    static func seconds(_ value: Double) -> String {
+        value < 60 ? String(format: "%.0fs", value) : String(format: "%.0fm%02.0fs", (value / 60).rounded(.down), value.truncatingRemainder(dividingBy: 60))
     }
 
     static func grouped(_ number: Int) -> String {

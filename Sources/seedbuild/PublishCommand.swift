@@ -23,6 +23,9 @@ struct PublishCommand: ParsableCommand {
     @Option(name: .customLong("s3-acl"), help: "A canned ACL for S3 uploads, e.g. public-read so apps can download without credentials.")
     var s3ACL: String?
 
+    @Flag(name: .customLong("allow-unsigned"), help: "Publish an unsigned manifest even where the current release is signed (apps that trust its key will refuse it).")
+    var allowUnsigned = false
+
     func validate() throws {
         if let keep, keep < 1 { throw ValidationError("--keep must be 1 or more") }
     }
@@ -30,23 +33,34 @@ struct PublishCommand: ParsableCommand {
     func run() throws {
         let project = try CommandFailure.exitOnError { () throws in try ProjectFile.load(inDirectory: FileManager.default.currentDirectoryPath) }
         let directory = outputDirectory ?? project?.out ?? BuildOptions.defaultOutputDirectory
-        try PublishStep.run(directory, to: to ?? project?.publish ?? "dist", keep: keep, s3Endpoint: s3Endpoint, s3ACL: s3ACL, quiet: false)
+        let destination = to ?? project?.publish ?? "dist"
+        if !destination.hasPrefix("s3://"), let name = s3Endpoint != nil ? "--s3-endpoint" : s3ACL != nil ? "--s3-acl" : nil {
+            CommandFailure.printError("error: \(name) applies to s3:// destinations only, not \(destination)")
+            throw ExitCode(64)
+        }
+        var publisher = Publisher()
+        publisher.keep = keep
+        publisher.s3Endpoint = s3Endpoint
+        publisher.s3ACL = s3ACL
+        publisher.allowUnsigned = allowUnsigned
+        try PublishStep.run(publisher, directory, to: destination, quiet: false)
     }
 }
 
 /// Runs the publish stage and prints what it did.
 enum PublishStep {
-    static func run(_ directory: String, to destination: String, keep: Int?, s3Endpoint: String? = nil, s3ACL: String? = nil, quiet: Bool) throws {
-        var publisher = Publisher()
-        publisher.keep = keep
-        publisher.s3Endpoint = s3Endpoint
-        publisher.s3ACL = s3ACL
+    @discardableResult
+    static func run(_ publisher: Publisher, _ directory: String, to destination: String, quiet: Bool) throws -> Publisher.Result {
         let result = try CommandFailure.exitOnError { try publisher.publish(directory, to: destination) }
-        guard !quiet else { return }
+        guard !quiet else { return result }
+        let expires = result.expires.map { "; expires \(ISO8601DateFormatter().string(from: $0))" } ?? ""
         switch result.outcome {
-        case .published: print("published data version \(result.dataVersion) to \(result.channel)")
-        case .unchanged: print("already published: \(result.channel) has this content (data version \(result.dataVersion)); nothing to do")
+        case .published: print("published data version \(result.dataVersion) to \(result.channel)\(expires)")
+        case .refreshed: print("refreshed data version \(result.dataVersion) at \(result.channel): \(result.reason ?? "")")
+        case .unchanged: print("already published: \(result.channel) has this content (data version \(result.dataVersion))\(expires); nothing to do")
         }
+        if result.outcome == .unchanged, let reason = result.reason { CommandFailure.printError("warning: \(reason)") }
         for path in result.pruned { print("pruned \(path)") }
+        return result
     }
 }

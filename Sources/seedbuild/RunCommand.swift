@@ -10,20 +10,46 @@ struct RunCommand: ParsableCommand {
 
     @OptionGroup var flags: BuildFlags
 
+    func validate() throws {
+        try validateFirstWord(Array(CommandLine.arguments.dropFirst()))
+        try flags.validateHasInputs()
+        try flags.validatePublishing()
+    }
+
     func run() throws {
-        let built = try BuildStep.run(flags)
-        let packaged = flags.noCompress ? nil : try PackageStep.run(built, flags: flags)
-        BuildReport.print(built, packaged: packaged, flags: flags)
+        let report = RunReport(enabled: flags.json)
+        let (built, lock) = try report.stage("build") { try BuildStep.run(flags) }
+        defer { withExtendedLifetime(lock) {} }
+        report.record("build", status: "ok")
+        let packaged = flags.noCompress ? nil : try report.stage("compress") { try PackageStep.run(built, flags: flags) }
+        report.record("compress", status: packaged == nil ? "skipped" : "ok", details: BuildReport.object(built, packaged: packaged), key: "build")
+        BuildReport.print(built, packaged: packaged, flags: flags, printsJSON: false)
         // Verify what apps will download: the manifest and its artifact, or the bare store.
-        let report = try VerifyStep.run(packaged?.manifestPath ?? built.storePath, model: flags.model, userModels: flags.userModels, allVersions: false)
-        if !report.passed {
-            CommandFailure.printError(report.text)
+        let verification = try report.stage("verify") {
+            try flags.showingStatus("verifying") { try VerifyStep.run(packaged?.manifestPath ?? built.storePath, model: flags.model, userModels: flags.userModels, allVersions: flags.allVersions) }
+        }
+        report.record("verify", status: verification.passed ? "passed" : "failed", details: RunReport.verify(verification))
+        if !verification.passed {
+            CommandFailure.printError(verification.text)
+            report.finish(passed: false)
             throw ExitCode(70)
         }
-        if !flags.quiet && !flags.json { print("verified: \(report.result?.rawValue ?? "") under \(report.models.first?.version ?? "the model")") }
-        guard let packaged, !flags.noPublish else { return }
-        let project = try CommandFailure.exitOnError { () throws in try ProjectFile.load(inDirectory: FileManager.default.currentDirectoryPath) }
-        let destination = flags.publish ?? project?.publish ?? "dist"
-        try PublishStep.run((packaged.manifestPath as NSString).deletingLastPathComponent, to: destination, keep: nil, quiet: flags.quiet || flags.json)
+        if !flags.quiet && !flags.json { print("verified: \(verification.result?.rawValue ?? "") under \(verification.models.first?.version ?? "the model")") }
+        guard let packaged, !flags.noPublish else {
+            report.record("publish", status: "skipped")
+            report.finish(passed: true)
+            return
+        }
+        let published = try report.stage("publish") { () throws -> Publisher.Result in
+            let project = try CommandFailure.exitOnError { () throws in try ProjectFile.load(inDirectory: FileManager.default.currentDirectoryPath) }
+            let destination = flags.publish ?? project?.publish ?? "dist"
+            var publisher = Publisher()
+            publisher.allowUnsigned = flags.allowUnsigned
+            return try flags.showingStatus("publishing") {
+                try PublishStep.run(publisher, (packaged.manifestPath as NSString).deletingLastPathComponent, to: destination, quiet: flags.quiet || flags.json)
+            }
+        }
+        report.record("publish", status: published.outcome.rawValue, details: RunReport.publish(published))
+        report.finish(passed: true)
     }
 }

@@ -47,12 +47,42 @@ struct IngestErrorTests {
         #expect(error?.description.contains("no column for required attribute Postcode.postcode") == true)
     }
 
-    @Test func unknownColumnsWarnOnce() throws {
+    @Test func unmatchedColumnsFailNamingTheNearestProperty() throws {
+        let error = failure(postcodes: "postcode,county_code,lat,lon,colour\nCT1 1AA,KEN,51.2,1.1,red\n")
+        #expect(error?.kind == .badData)
+        #expect(error?.field == "lat" && error?.column == 3)
+        let text = error?.description ?? ""
+        #expect(text.contains("3 columns match no property of Postcode"), "\(text)")
+        #expect(text.contains("lat: did you mean latitude?"), "\(text)")
+        #expect(text.contains("lon: no property of Postcode is close"), "\(text)")
+        #expect(text.contains("colour: did you mean countryCode?") == false)
+        #expect(text.contains("--ignore-column lat"))
+        let typo = failure(postcodes: "postcode,county_code,latitud\nCT1 1AA,KEN,51.2\n")
+        #expect(typo?.description.contains("latitud: did you mean latitude?") == true)
+    }
+
+    @Test func headerNamesEqualUpToCaseAreAnError() throws {
+        let error = failure(postcodes: "postcode,county_code,POSTCODE\nCT1 1AA,KEN,CT1 1AB\n")
+        #expect(error?.kind == .badData && error?.column == 3)
+        #expect(error?.description.contains("columns 1 \"postcode\" and 3 \"POSTCODE\" both name Postcode.postcode") == true, "\(String(describing: error))")
+        let separators = failure(postcodes: "postcode,county_code,country_code,Country-Code\nCT1 1AA,KEN,E,F\n")
+        #expect(separators?.description.contains("columns 3 \"country_code\" and 4 \"Country-Code\"") == true)
+    }
+
+    @Test func columnsSkippedOnPurpose() throws {
         let directory = TemporaryDirectory()
         writeTestInputs(directory, postcodes: "postcode,county_code,colour,weight\nCT1 1AA,KEN,red,3\nCT1 1AB,KEN,blue,4\n")
-        let built = try buildTestStore(directory)
-        #expect(built.warnings.count == 1)
-        #expect(built.warnings[0].contains("columns \"colour\", \"weight\" match no property of Postcode"))
+        let mapping = directory.write("mapping.json", #"{"Postcode": {"colour": null}}"#)
+        let built = try buildTestStore(directory) {
+            $0.mapping = mapping
+            $0.ignoredColumns = ["WEIGHT"]
+        }
+        #expect(built.rowCounts["Postcode"] == 2)
+        #expect(built.warnings.count == 1 && built.warnings[0].contains("skipped \"colour\", \"weight\" as told"))
+        let partly = #expect(throws: IngestError.self) { try buildTestStore(directory) { $0.mapping = mapping } }
+        #expect(partly?.field == "weight")
+        let bad = directory.write("bad.json", #"{"Postcode": {"colour": 3}}"#)
+        #expect((#expect(throws: IngestError.self) { try buildTestStore(directory) { $0.mapping = bad } })?.kind == .badProjectFile)
     }
 
     @Test func headersMatchIgnoringCaseAndSeparators() throws {

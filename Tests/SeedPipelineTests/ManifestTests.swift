@@ -12,6 +12,7 @@ struct ManifestTests {
         writeTestInputs(directory)
         let built = try buildTestStore(directory) { $0.dataVersion = 7 }
         var packager = Packager()
+        packager.now = { Date(timeIntervalSince1970: 1_800_000_000.75) }
         configure(&packager)
         return (built, try packager.package(built))
     }
@@ -43,8 +44,9 @@ struct ManifestTests {
         #expect(manifest.values["versionIdentifiers"] == .array(["1"]))
         #expect(manifest.configuration == "Seed")
         #expect(manifest.versionHashes == built.metadata.versionHashes)
-        #expect(manifest.values["created"] == "2023-11-14T22:13:20Z")
-        #expect(manifest.values["expires"] == "2023-11-28T22:13:20Z")
+        #expect(manifest.values["created"] == "2023-11-14T22:13:20Z", "the build time (SOURCE_DATE_EPOCH-style)")
+        #expect(manifest.values["issued"] == "2027-01-15T08:00:00Z", "when the manifest was written")
+        #expect(manifest.values["expires"] == "2027-01-29T08:00:00Z", "14 days from writing, never from the build time")
         #expect(manifest.values["generator"] == .object(["name": "seedbuild", "version": "0.1.0"]))
         #expect(manifest.values["sources"] == built.metadata[StoreMetadata.Key.sources])
         #expect(manifest.values["rowCounts"] == .object(["County": 2, "Postcode": 3]))
@@ -55,7 +57,7 @@ struct ManifestTests {
 
     @Test func expiryIsConfigurable() throws {
         let (_, packaged) = try package { $0.expiresInDays = 1 }
-        #expect(packaged.manifest.values["expires"] == "2023-11-15T22:13:20Z")
+        #expect(packaged.manifest.values["expires"] == "2027-01-16T08:00:00Z")
     }
 
     @Test func signedManifestVerifiesAndAnyChangeBreaksIt() throws {

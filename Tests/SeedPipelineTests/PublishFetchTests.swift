@@ -18,8 +18,9 @@ struct PublishFetchTests {
 
     private func installer(_ configure: (inout SeedInstaller) -> Void = { _ in }) -> SeedInstaller {
         var installer = SeedInstaller()
-        // The test releases are built at 2023-11-14 (SOURCE_DATE_EPOCH-style) and expire 14 days later.
-        installer.now = { Date(timeIntervalSince1970: 1_700_000_000 + 86_400) }
+        // The test releases are built at 2023-11-14 (SOURCE_DATE_EPOCH-style), but their manifests
+        // expire 14 days after they are written (now): a day later they install.
+        installer.now = { Date().addingTimeInterval(86_400) }
         configure(&installer)
         return installer
     }
@@ -95,7 +96,7 @@ struct PublishFetchTests {
         #expect((#expect(throws: InstallError.self) { try stranger.install(from: channel, to: app) })?.kind == .signature)
 
         // Expired.
-        let later = installer { $0.now = { Date(timeIntervalSince1970: 1_700_000_000 + 15 * 86_400) } }
+        let later = installer { $0.now = { Date().addingTimeInterval(15 * 86_400) } }
         #expect((#expect(throws: InstallError.self) { try later.install(from: channel, to: app) })?.kind == .expired)
 
         #expect(try String(contentsOfFile: app + "/postcodes.current", encoding: .utf8).contains("postcodes-7.sqlite"), "still the old seed")

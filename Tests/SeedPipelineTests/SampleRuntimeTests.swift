@@ -15,6 +15,8 @@ struct SampleRuntimeTests {
         // Stamped for the app's merged model, as the nightly job does: Core Data compares every entity.
         options.userModels = [repositoryPath("schemas/UserModel.xcdatamodeld")]
         options.outputDirectory = directory.path(folder)
+        // Version 1 has no ward attribute: skip the sample's ward column on purpose.
+        if model.hasSuffix(".xcdatamodel") { options.ignoredColumns = ["ward"] }
         let (request, _) = try options.resolve(project: nil)
         return URL(fileURLWithPath: try SeedBuilder().build(request).storePath)
     }

@@ -28,8 +28,8 @@ struct StoreSchemaTests {
         #expect(postcodes.primaryKey == .attribute("postcode"))
         #expect(postcodes.createStatement == """
             CREATE TABLE "Postcode" (
-              "latitude" REAL,
               "postcode" TEXT NOT NULL PRIMARY KEY,
+              "latitude" REAL,
               "county" INTEGER,
               FOREIGN KEY ("county") REFERENCES "County" ("Z_PK")
             ) WITHOUT ROWID

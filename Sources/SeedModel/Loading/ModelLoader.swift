@@ -116,7 +116,12 @@ public enum ModelLoader {
                     : "the version folder has no contents file; re-save the model in Xcode",
                 source: source)
         }
-        return try XcodeModelParser(source: source).parse(try readFile(contents, source: source), name: modelName)
+        let data = try readFile(contents, source: source)
+        // FoundationXML crashes on some malformed input instead of throwing: check the bytes first.
+        if let problem = ModelXMLCheck.problem(in: [UInt8](data)) {
+            throw .invalid("\(contents): \(problem); re-save the model in Xcode", source: source)
+        }
+        return try XcodeModelParser(source: source).parse(data, name: modelName)
     }
 
     private static func readFile(_ path: String, source: ModelSource) throws(ModelError) -> Data {

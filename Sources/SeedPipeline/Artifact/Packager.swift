@@ -8,6 +8,8 @@ public struct Packager: Sendable {
     /// Days from creation until the manifest expires (apps refuse an expired one).
     public var expiresInDays = 14
     public var signingKey: SigningKey?
+    /// The clock the manifest's `issued` and `expires` come from (tests set it).
+    public var now: @Sendable () -> Date = { Date() }
 
     public init() {}
 
@@ -30,7 +32,13 @@ public struct Packager: Sendable {
         let artifactPath = storePath + ".gz"
         let temporary = AtomicFile.temporaryPath(for: artifactPath)
         defer { try? FileManager.default.removeItem(atPath: temporary) }
-        let gzip = try ParallelGzip(level: compressionLevel, threads: threads).compress(storePath, to: temporary, progress: progress)
+        let gzip: GzipResult
+        do {
+            gzip = try ParallelGzip(level: compressionLevel, threads: threads).compress(storePath, to: temporary, progress: progress)
+        } catch {
+            // Name the artifact, not its temporary file (which is removed).
+            throw GzipError(error.kind, path: error.path == temporary ? artifactPath : error.path)
+        }
         try AtomicFile.commit(temporary, to: artifactPath, mode: 0o444)
 
         var manifest = makeManifest(metadata, storePath: storePath, artifactPath: artifactPath, gzip: gzip)
@@ -45,14 +53,18 @@ public struct Packager: Sendable {
 
     func makeManifest(_ metadata: StoreMetadata, storePath: String, artifactPath: String, gzip: GzipResult) -> Manifest {
         typealias Key = StoreMetadata.Key
-        let created = metadata[Key.buildTime]?.stringValue ?? ISO8601DateFormatter().string(from: Date())
-        let createdDate = ISO8601DateFormatter().date(from: created) ?? Date()
-        let expires = ISO8601DateFormatter().string(from: createdDate.addingTimeInterval(TimeInterval(expiresInDays) * 86_400))
+        // The store and artifact are reproducible (build time from SOURCE_DATE_EPOCH); the manifest is
+        // fresh: its expiry counts from when it is written, so a release never goes out already stale.
+        let issuedDate = Date(timeIntervalSince1970: now().timeIntervalSince1970.rounded(.down))
+        let issued = ISO8601DateFormatter().string(from: issuedDate)
+        let created = metadata[Key.buildTime]?.stringValue ?? issued
+        let expires = ISO8601DateFormatter().string(from: issuedDate.addingTimeInterval(TimeInterval(expiresInDays) * 86_400))
         let generator = SeedBuilder.generator.split(separator: " ")
         var values: [String: JSONValue] = [
             "formatVersion": .integer(Manifest.formatVersion),
             "dataset": .string(((storePath as NSString).lastPathComponent as NSString).deletingPathExtension),
             "created": .string(created),
+            "issued": .string(issued),
             "expires": .string(expires),
             "generator": .object(["name": .string(String(generator.first ?? "seedbuild")), "version": .string(String(generator.last ?? ""))]),
             "store": .object([

@@ -12,12 +12,35 @@ public struct SigningKey: Sendable {
         SigningKey(rawRepresentation: Curve25519.Signing.PrivateKey().rawRepresentation)
     }
 
-    /// Reads a PEM private key (`-----BEGIN PRIVATE KEY-----`).
-    /// - Throws: ``IngestError`` naming the file when it is missing or not an Ed25519 key.
-    public static func load(_ path: String) throws(IngestError) -> SigningKey {
+    /// The environment variable the default command and `compress` take a PEM private key from when
+    /// no `--sign-key` is given (CI secrets arrive as variables).
+    public static let environmentVariable = "SEEDBUILD_SIGN_KEY"
+
+    /// Reads a PEM private key (`-----BEGIN PRIVATE KEY-----`) from a file, or from an environment
+    /// variable's value when `path` is `env:NAME`.
+    /// - Throws: ``IngestError`` naming the file or variable when it is missing or not an Ed25519 key.
+    public static func load(_ path: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(IngestError) -> SigningKey {
+        if path.hasPrefix("env:") {
+            let name = String(path.dropFirst(4))
+            guard let text = environment[name], !text.isEmpty else {
+                throw IngestError(.missingInput, file: "$\(name)", "the environment variable is not set or empty; it should hold the PEM private key")
+            }
+            return try parse(text, source: "$\(name)")
+        }
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw IngestError(.missingInput, file: path, "cannot read the signing key; check the path (seedbuild keygen writes one)")
         }
+        return try parse(text, source: path)
+    }
+
+    /// The key `--sign-key` names, else the one in ``environmentVariable``, else none.
+    public static func load(option: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws(IngestError) -> SigningKey? {
+        if let option { return try load(option, environment: environment) }
+        guard let text = environment[environmentVariable], !text.isEmpty else { return nil }
+        return try parse(text, source: "$\(environmentVariable)")
+    }
+
+    private static func parse(_ text: String, source path: String) throws(IngestError) -> SigningKey {
         guard let der = PEM.decode(text, label: "PRIVATE KEY"), der.count == PEM.ed25519PrivatePrefix.count + 32,
             Array(der.prefix(PEM.ed25519PrivatePrefix.count)) == PEM.ed25519PrivatePrefix
         else {
@@ -44,10 +67,12 @@ public struct SigningKey: Sendable {
         ])
     }
 
-    /// Writes `<dir>/seedbuild-signing.key` (mode 0600) and `<dir>/seedbuild-signing.pub`; refuses to overwrite a key.
+    /// Writes `<dir>/seedbuild-signing.key` (mode 0600) and `<dir>/seedbuild-signing.pub`; refuses to
+    /// overwrite a key, and to write the private key inside a git work tree that does not ignore it.
     public func write(to directory: String) throws -> (privateKey: String, publicKey: String) {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let privatePath = (directory as NSString).appendingPathComponent("seedbuild-signing.key")
+        try KeyLocation.checkOutsideWorkTree(privatePath)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let publicPath = (directory as NSString).appendingPathComponent("seedbuild-signing.pub")
         for path in [privatePath, publicPath] where FileManager.default.fileExists(atPath: path) {
             throw IngestError(.cannotCreateOutput, file: path, "a key is already there; move it away or choose another --out (keys are never overwritten)")
@@ -65,8 +90,25 @@ func writeAtomically(_ text: String, to path: String, mode: mode_t) throws {
 
 func writeAtomically(_ data: Data, to path: String, mode: mode_t) throws {
     let temporary = AtomicFile.temporaryPath(for: path)
-    guard FileManager.default.createFile(atPath: temporary, contents: data, attributes: [.posixPermissions: mode]) else {
-        throw IngestError(.cannotCreateOutput, file: path, "cannot write; check the folder exists and is writable")
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode)
+    guard fd >= 0 else {
+        throw IngestError(.cannotCreateOutput, file: path, "cannot create (\(String(cString: strerror(errno)))); check the folder exists and is writable")
+    }
+    let written = data.withUnsafeBytes { bytes -> Int in
+        var offset = 0
+        while offset < bytes.count {
+            let count = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { return -1 }
+            offset += count
+        }
+        return offset
+    }
+    let cause = String(cString: strerror(errno))
+    close(fd)
+    guard written == data.count else {
+        try? FileManager.default.removeItem(atPath: temporary)
+        throw IngestError(.ioFailure, file: path, "cannot write (\(cause)); check free space on its device")
     }
     do {
         try AtomicFile.commit(temporary, to: path, mode: mode)

@@ -20,6 +20,8 @@ public struct BuildRequest: Sendable {
     public var dataVersion: Int64?
     /// From `SOURCE_DATE_EPOCH` when set, so builds are reproducible.
     public var buildTime: Date
+    /// A CSV record longer than this is a rejected row, never held whole in memory.
+    public var maxRecordBytes = CSVReader.defaultMaxRecordBytes
 
     public init(
         model: Model, userModels: [Model] = [], configuration: String, sources: [String: String],
@@ -91,26 +93,37 @@ public struct BuiltStore: Sendable {
     public var rejected: Int
     /// The first rejected rows, for the terminal; the rejects file has them all.
     public var shownRejects: [RowError]
-    /// Unknown columns and model warnings.
+    /// Notes on the inputs: columns skipped on purpose.
     public var warnings: [String]
     public var metadata: StoreMetadata
     /// Seconds per phase.
     public var timings: PhaseTimings
 }
 
-/// Progress of a build, reported about every 65,536 rows.
+/// Progress of a build: each phase as it starts, and while reading, about every 65,536 rows.
 public struct BuildProgress: Sendable {
+    /// `reading` (an entity's file), `indexing`, `digest`, `analyzing`, `compacting`, `syncing`.
+    public var phase: String
+    /// The entity being read; empty in the other phases.
     public var entity: String
     public var file: String
     public var rowsRead: Int
     public var bytesRead: Int
     public var totalBytes: Int
 
-    public init(entity: String, file: String, rowsRead: Int, bytesRead: Int, totalBytes: Int) {
+    public init(phase: String = "reading", entity: String, file: String, rowsRead: Int, bytesRead: Int, totalBytes: Int) {
+        self.phase = phase
         self.entity = entity
         self.file = file
         self.rowsRead = rowsRead
         self.bytesRead = bytesRead
         self.totalBytes = totalBytes
+    }
+
+    /// A phase starting: `load County` → reading County, `indexes` → indexing, and so on.
+    init(startingPhase name: String) {
+        let entity = name.hasPrefix("load ") ? String(name.dropFirst(5)) : ""
+        let phases = ["indexes": "indexing", "analyze": "analyzing", "compact": "compacting", "sync and rename": "syncing"]
+        self.init(phase: entity.isEmpty ? phases[name] ?? name : "reading", entity: entity, file: "", rowsRead: 0, bytesRead: 0, totalBytes: 0)
     }
 }

@@ -141,7 +141,7 @@ final class EntityLoader: @unchecked Sendable {
         var result = Result()
         var values = RowValues(mapping: mapping)
         var lastProgress = 0
-        let (planList, lookups) = makePlans()
+        let (planList, lookups, compoundKeys) = makePlans()
         let plans = UnsafeMutableBufferPointer<FeedPlan>.allocate(capacity: planList.count)
         _ = plans.initialize(from: planList)
         defer { plans.deallocate() }
@@ -151,7 +151,7 @@ final class EntityLoader: @unchecked Sendable {
                 lastProgress = result.rowsRead
                 progress(result.rowsRead, reader.bytesRead)
             }
-            if let failed = convert(record, plans: UnsafeBufferPointer(plans), lookups: lookups, into: &values) {
+            if let failed = convert(record, plans: UnsafeBufferPointer(plans), lookups: lookups, compoundKeys: compoundKeys, into: &values) {
                 let failure = describe(failed, record: record)
                 rejects.add(RowError(
                     file: file, line: record.line, column: failure.field + 1, field: header[failure.field],
@@ -192,7 +192,7 @@ final class EntityLoader: @unchecked Sendable {
                     file: file, line: error.line, column: error.column, field: error.field, reason: error.reason,
                     record: String(decoding: reader.lastRecordBytes, as: UTF8.self)))
             } catch {
-                throw IngestError(.badData, file: file, line: error.line, column: error.column, field: error.field, error.reason)
+                throw IngestError(error)
             }
         }
     }
@@ -216,30 +216,42 @@ final class EntityLoader: @unchecked Sendable {
         let isOptional: Bool
         /// Index into `lookups` for references.
         let lookup: Int
+        /// Index into `compoundKeys` for a reference through a compound key; -1 for one field.
+        var compound = -1
     }
 
+    /// The fields and types of a compound key's parts, in the constraint's order.
+    typealias KeyParts = [(field: Int, type: AttributeType)]
+
     /// Compiles the mapping's feeds into plans, and each reference's destination key table.
-    private func makePlans() -> (plans: [FeedPlan], lookups: [[String: Int64]]) {
+    private func makePlans() -> (plans: [FeedPlan], lookups: [[String: Int64]], compoundKeys: [KeyParts]) {
         var lookups: [[String: Int64]] = []
+        var compoundKeys: [KeyParts] = []
         let plans = mapping.feeds.map { feed -> FeedPlan in
             switch feed {
             case .attribute(let field, let attribute):
                 return FeedPlan(kind: .attribute, field: field, type: attribute.type, isOptional: attribute.isOptional, lookup: -1)
-            case .reference(let field, let relationship, let destination, let key):
-                lookups.append(references[destination] ?? [:])
-                return FeedPlan(kind: .reference, field: field, type: key.type, isOptional: relationship.isOptional, lookup: lookups.count - 1)
+            case .reference(let fields, let relationship, let destination, let key):
+                lookups.append(references[SeedBuilder.lookupName(destination, key: key)] ?? [:])
+                var plan = FeedPlan(kind: .reference, field: fields[0], type: key[0].type, isOptional: relationship.isOptional, lookup: lookups.count - 1)
+                if key.count > 1 {
+                    compoundKeys.append(Array(zip(fields, key.map(\.type))))
+                    plan.compound = compoundKeys.count - 1
+                }
+                return plan
             case .absent(let attribute):
                 return FeedPlan(kind: .absent, field: -1, type: attribute.type, isOptional: true, lookup: -1)
             case .absentReference:
                 return FeedPlan(kind: .absent, field: -1, type: .integer64, isOptional: true, lookup: -1)
             }
         }
-        return (plans, lookups)
+        return (plans, lookups, compoundKeys)
     }
 
     /// Converts every fed field of a record; the failing feed and why, if any.
     private func convert(
-        _ record: CSVRecord, plans: UnsafeBufferPointer<FeedPlan>, lookups: [[String: Int64]], into values: inout RowValues
+        _ record: CSVRecord, plans: UnsafeBufferPointer<FeedPlan>, lookups: [[String: Int64]], compoundKeys: [KeyParts],
+        into values: inout RowValues
     ) -> (feed: Int, failure: ConversionFailure?)? {
         for index in 0..<plans.count {
             let plan = plans[index]
@@ -259,16 +271,30 @@ final class EntityLoader: @unchecked Sendable {
                 case .success(let value): values.set(index, .value(value))
                 case .failure(let failure): return (index, failure)
                 }
-            case .reference:
+            case .reference where plan.compound < 0:
                 if record.isEmpty(plan.field) {
                     if plan.isOptional { values.set(index, .null); continue }
                     return (index, nil)
                 }
-                let key = record.withField(plan.field) { bytes -> String? in
-                    guard case .success(let value) = FieldConverter.convert(bytes, as: plan.type) else { return nil }
-                    return value.lookupKey(fieldBytes: bytes)
+                guard let key = Self.lookupKey(record, field: plan.field, type: plan.type),
+                    let primaryKey = lookups[plan.lookup][key]
+                else { return (index, nil) }
+                values.set(index, .value(.integer(primaryKey)))
+            case .reference:
+                let parts = compoundKeys[plan.compound]
+                let empty = parts.reduce(0) { $0 + (record.isEmpty($1.field) ? 1 : 0) }
+                if empty == parts.count, plan.isOptional {
+                    values.set(index, .null)
+                    continue
                 }
-                guard let key, let primaryKey = lookups[plan.lookup][key] else { return (index, nil) }
+                guard empty == 0 else { return (index, nil) }
+                var key = ""
+                for (position, part) in parts.enumerated() {
+                    guard let text = Self.lookupKey(record, field: part.field, type: part.type) else { return (index, nil) }
+                    if position > 0 { key += "\u{1F}" }
+                    key += text
+                }
+                guard let primaryKey = lookups[plan.lookup][key] else { return (index, nil) }
                 values.set(index, .value(.integer(primaryKey)))
             case .absent:
                 continue
@@ -277,17 +303,31 @@ final class EntityLoader: @unchecked Sendable {
         return nil
     }
 
+    /// A key field's value as the destination's lookup table holds it (`CAST(… AS TEXT)`).
+    private static func lookupKey(_ record: CSVRecord, field: Int, type: AttributeType) -> String? {
+        record.withField(field) { bytes -> String? in
+            guard case .success(let value) = FieldConverter.convert(bytes, as: type) else { return nil }
+            return value.lookupKey(fieldBytes: bytes)
+        }
+    }
+
     /// The message for a failed feed, made only when a row fails.
     private func describe(_ failure: (feed: Int, failure: ConversionFailure?), record: CSVRecord) -> (field: Int, reason: String) {
         switch mapping.feeds[failure.feed] {
         case .attribute(let field, let attribute):
             if let conversion = failure.failure { return (field, "\(table.name).\(attribute.name): \(conversion.reason)") }
             return (field, "\(table.name).\(attribute.name) is required but the field is empty; fill it in")
-        case .reference(let field, let relationship, let destination, let key):
-            if record.isEmpty(field) {
-                return (field, "\(table.name).\(relationship.name) is required but the field is empty; give a \(destination).\(key.name) value")
+        case .reference(let fields, let relationship, let destination, let key):
+            let names = key.count == 1 ? key[0].name : "(" + key.map(\.name).joined(separator: ", ") + ")"
+            if fields.allSatisfy({ record.isEmpty($0) }) {
+                return (fields[0], "\(table.name).\(relationship.name) is required but the field is empty; give a \(destination).\(names) value")
             }
-            return (field, "\(table.name).\(relationship.name): no \(destination) with \(key.name) \"\(record.string(field))\" in \(sourceFiles[destination] ?? destination); add it there or fix this value")
+            let given = fields.map { record.string($0) }.joined(separator: ", ")
+            let missing = fields.first { record.isEmpty($0) }
+            if let missing, key.count > 1 {
+                return (missing, "\(table.name).\(relationship.name): \(destination).\(names) needs every part, and \(header[missing]) is empty")
+            }
+            return (fields[0], "\(table.name).\(relationship.name): no \(destination) with \(names) \"\(given)\" in \(sourceFiles[destination] ?? destination); add it there or fix this value")
         case .absent, .absentReference:
             return (0, "unexpected failure")
         }
@@ -334,8 +374,10 @@ final class BatchProducer: @unchecked Sendable {
                 }
                 if batch.isFull {
                     channel.send(batch)
-                    if channel.isCancelled { throw Cancelled() }
+                    // Take a fresh batch before stopping: the last one sent must not be sent again
+                    // as the final batch (the consumer would then wait forever for its end).
                     batch = channel.nextEmpty()
+                    if channel.isCancelled { throw Cancelled() }
                 }
             }
             tableDigest = digest?.finalize()

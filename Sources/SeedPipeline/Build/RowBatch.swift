@@ -14,11 +14,13 @@ final class RowBatch: @unchecked Sendable {
     static let capacity = 4096
 
     let width: Int
-    private(set) var count = 0
-    private(set) var slots: [Slot]
-    private(set) var lines: [Int]
-    private(set) var staged: [Bool]
-    private(set) var arena: [UInt8] = []
+    // Filled per field on the producer thread, bound per row on the consumer's, never both at once
+    // (the channel hands a batch over): unchecked, as the per-access checks cost.
+    @exclusivity(unchecked) private(set) var count = 0
+    @exclusivity(unchecked) private(set) var slots: [Slot]
+    @exclusivity(unchecked) private(set) var lines: [Int]
+    @exclusivity(unchecked) private(set) var staged: [Bool]
+    @exclusivity(unchecked) private(set) var arena: [UInt8] = []
     /// Set on the producer's last batch.
     var isLast = false
     /// A producer failure, delivered in order after the rows before it.

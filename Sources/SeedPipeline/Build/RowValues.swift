@@ -30,7 +30,8 @@ struct RowValues {
         }
         fields = mapping.feeds.map { feed in
             switch feed {
-            case .attribute(let field, _), .reference(let field, _, _, _): field
+            case .attribute(let field, _): field
+            case .reference(let fields, _, _, _): fields.first
             case .absent, .absentReference: nil
             }
         }

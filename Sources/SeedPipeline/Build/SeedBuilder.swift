@@ -22,15 +22,19 @@ public struct SeedBuilder: Sendable {
         let schema = try StoreSchema(model: try request.stampModel(), configuration: request.configuration)
         // Refuses a derivation that cannot be computed before any row is read.
         let derived = try schema.derivedUpdates(now: request.buildTime)
-        try createOutputDirectory(request.outputDirectory)
-        let digests = SourceDigests(paths: Array(Set(request.sources.values)))
+        try OutputLock.createFolder(request.outputDirectory)
         let working = AtomicFile.temporaryPath(for: request.storePath)
         let rejectsTemporary = AtomicFile.temporaryPath(for: request.rejectsPath)
         defer {
             for path in [working, rejectsTemporary] { try? FileManager.default.removeItem(atPath: path) }
         }
         let rejects = RejectCollector(path: rejectsTemporary)
-        var loads = try load(request, schema: schema, into: working, rejects: rejects, progress: progress)
+        var loads: Loads
+        do {
+            loads = try load(request, schema: schema, into: working, rejects: rejects, progress: progress)
+        } catch {
+            throw BuildFault.translate(error, writing: request.storePath)
+        }
 
         if rejects.count > request.maxRejects {
             let kept = try rejects.finish().map { try publishRejects($0, to: request.rejectsPath) } ?? request.rejectsPath
@@ -39,9 +43,15 @@ public struct SeedBuilder: Sendable {
                 "\(rejects.count) rows rejected, more than --max-rejects \(request.maxRejects); this file lists them all. Fix the rows or raise --max-rejects",
                 rejectedRows: rejects.shown)
         }
-        let sourceDigests = try loads.timings.measure("source checksums") { try digests.wait() }
-        for index in loads.sources.indices { loads.sources[index].sha256 = sourceDigests[loads.sources[index].file] ?? "" }
-        let metadata = try finish(working, schema: schema, request: request, derived: derived, loads: &loads)
+        let metadata: StoreMetadata
+        do {
+            metadata = try finish(working, schema: schema, request: request, derived: derived, loads: &loads)
+        } catch {
+            throw BuildFault.translate(error, writing: request.storePath)
+        }
+        // The folder holds one matching set: the old manifest goes first, then its artifact, so from
+        // here on an interruption never leaves a manifest beside a store it does not describe.
+        for stale in [request.outputFile(Manifest.fileName), request.storePath + ".gz"] { unlink(stale) }
         try loads.timings.measure("sync and rename") { try AtomicFile.commit(working, to: request.storePath, mode: 0o444) }
         var rejectsPath: String?
         if let written = try rejects.finish() {
@@ -84,6 +94,7 @@ public struct SeedBuilder: Sendable {
         }
         defer { try? queue.close() }
         var loads = Loads()
+        if let progress { loads.timings.onStart = { progress(BuildProgress(startingPhase: $0)) } }
         try queue.inDatabase { db in
             // The working file is thrown away on failure, so durability during the load buys nothing.
             // A small cache measured fastest for building indexes (4 MiB: 0.67 s for 1M rows, 32 MiB: 1.4 s)
@@ -102,15 +113,17 @@ public struct SeedBuilder: Sendable {
                         continue
                     }
                     let (source, tableDigest) = try loads.timings.measure("load \(entity)") {
-                        try loadTable(table, entity: entity, from: file, request: request, references: references, db: db, rejects: rejects, warnings: &loads.warnings, progress: progress)
+                        try loadTable(table, entity: entity, from: file, request: request, references: references, db: db, rejects: rejects, notes: &loads.warnings, progress: progress)
                     }
                     loads.sources.append(source)
                     // Several files into one table: its digest is read back once all are in.
                     loads.tableDigests[table.name] = table.isTree ? nil : tableDigest
                     loads.rowCounts[entity] = source.rowsLoaded
                 }
-                if referenced.contains(table.name), let key = table.entity.singleAttributeKey {
-                    references[table.name] = try Self.primaryKeys(of: table, key: key, db: db)
+                if referenced.contains(table.name) {
+                    for key in Self.lookupKeys(of: table.entity) {
+                        references[Self.lookupName(table.name, key: key)] = try Self.primaryKeys(of: table, key: key, db: db)
+                    }
                 }
             }
             try loads.timings.measure("indexes") {
@@ -124,24 +137,24 @@ public struct SeedBuilder: Sendable {
 
     private func loadTable(
         _ table: EntityTable, entity: String, from file: String, request: BuildRequest, references: [String: [String: Int64]],
-        db: Database, rejects: RejectCollector, warnings: inout [String], progress: (@Sendable (BuildProgress) -> Void)?
+        db: Database, rejects: RejectCollector, notes: inout [String], progress: (@Sendable (BuildProgress) -> Void)?
     ) throws -> (BuiltStore.Source, tableDigest: Data?) {
         let reader: CSVReader
         do {
-            reader = try CSVReader(path: file)
+            reader = try CSVReader(path: file, maxRecordBytes: request.maxRecordBytes)
         } catch {
-            throw IngestError(.badData, file: file, line: error.line, column: error.column, field: error.field, error.reason)
+            throw IngestError(error)
         }
-        var keys: [String: Attribute] = [:]
+        var keys: [String: [[Attribute]]] = [:]
         for key in table.foreignKeys {
-            if let attribute = request.model.entity(named: key.destination)?.singleAttributeKey { keys[key.destination] = attribute }
+            if let destination = request.model.entity(named: key.destination) { keys[key.destination] = Self.lookupKeys(of: destination) }
         }
         let resolved = table.isTree ? request.model.entity(named: entity).map(request.model.resolved) : nil
         let mapping = try ColumnMapping(
             header: reader.header, table: table, file: file, renames: request.mapping.renames[entity] ?? [:], keys: keys,
-            entity: resolved)
-        if !mapping.unknownColumns.isEmpty {
-            warnings.append("\(file): columns \(mapping.unknownColumns.map { "\"\($0)\"" }.joined(separator: ", ")) match no property of \(entity) and were skipped")
+            ignored: request.mapping.ignoredColumns(of: entity), entity: resolved)
+        if !mapping.ignoredColumns.isEmpty {
+            notes.append("\(file): skipped \(mapping.ignoredColumns.map { "\"\($0)\"" }.joined(separator: ", ")) as told (--ignore-column or null in the mapping file)")
         }
         let rejectedBefore = rejects.count
         let loader = EntityLoader(
@@ -151,32 +164,41 @@ public struct SeedBuilder: Sendable {
         var result = try loader.load(reader, into: db) { rows, bytes in
             progress?(BuildProgress(entity: entity, file: file, rowsRead: rows, bytesRead: bytes, totalBytes: total))
         }
-        let check = UniquenessCheck(table: table, mapping: mapping, file: file, header: reader.header)
+        let check = UniquenessCheck(table: table, mapping: mapping, file: file, header: reader.header, maxRecordBytes: request.maxRecordBytes)
         let removed = try check.run(db, stagingTable: result.stagedRows > 0 ? loader.stagingTable : nil, rejects: rejects)
         result.rowsLoaded -= removed
         let source = BuiltStore.Source(
-            entity: entity, file: file, bytes: total, sha256: "", rowsRead: result.rowsRead,
+            // Size and checksum of the bytes the reader parsed, hashed as they were read.
+            entity: entity, file: file, bytes: reader.bytesRead, sha256: reader.sha256 ?? "", rowsRead: result.rowsRead,
             rowsLoaded: result.rowsLoaded, rowsRejected: rejects.count - rejectedBefore)
         // Removing duplicates after the fact invalidates the digest hashed during the load.
         return (source, removed == 0 ? result.tableDigest : nil)
     }
 
-    /// Key value → primary key of a loaded table, for filling references to it.
-    private static func primaryKeys(of table: EntityTable, key: Attribute, db: Database) throws -> [String: Int64] {
+    /// The uniqueness constraints a reference to `entity` can be resolved through, single-attribute ones first.
+    static func lookupKeys(of entity: Entity) -> [[Attribute]] {
+        let keys = entity.uniquenessConstraints.compactMap { constraint -> [Attribute]? in
+            let attributes = constraint.compactMap { entity.attribute(named: $0) }.filter { !$0.isTransient }
+            return attributes.count == constraint.count && !attributes.isEmpty ? attributes : nil
+        }
+        return keys.filter { $0.count == 1 } + keys.filter { $0.count > 1 }
+    }
+
+    /// The name of a destination's lookup table for one key: `County` `code`, `County` `name` `state`.
+    static func lookupName(_ destination: String, key: [Attribute]) -> String {
+        ([destination] + key.map(\.name)).joined(separator: "\u{1F}")
+    }
+
+    /// Key value (parts joined by U+001F) → primary key of a loaded table, for filling references to it.
+    private static func primaryKeys(of table: EntityTable, key: [Attribute], db: Database) throws -> [String: Int64] {
         var keys: [String: Int64] = [:]
-        let rows = try Row.fetchCursor(db, sql: "SELECT CAST(\(quoteIdentifier(key.name)) AS TEXT), \(quoteIdentifier(table.keyColumn)) FROM \(quoteIdentifier(table.name))")
+        let value = key.map { "CAST(\(quoteIdentifier($0.name)) AS TEXT)" }.joined(separator: " || char(31) || ")
+        let present = key.map { "\(quoteIdentifier($0.name)) IS NOT NULL" }.joined(separator: " AND ")
+        let rows = try Row.fetchCursor(db, sql: "SELECT \(value), \(quoteIdentifier(table.keyColumn)) FROM \(quoteIdentifier(table.name)) WHERE \(present)")
         while let row = try rows.next() {
             if let value: String = row[0] { keys[value] = row[1] }
         }
         return keys
-    }
-
-    private func createOutputDirectory(_ path: String) throws {
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        } catch {
-            throw IngestError(.cannotCreateOutput, file: path, "cannot create the output folder: \(error.localizedDescription)")
-        }
     }
 
     private func publishRejects(_ temporary: String, to path: String) throws -> String {

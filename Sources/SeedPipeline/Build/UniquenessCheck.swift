@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import SeedModel
 import SeedStore
@@ -12,6 +13,7 @@ struct UniquenessCheck {
     let mapping: ColumnMapping
     let file: String
     let header: [String]
+    let maxRecordBytes: Int
 
     /// Returns how many loaded rows were removed as duplicates.
     func run(_ db: Database, stagingTable: String?, rejects: RejectCollector) throws -> Int {
@@ -69,10 +71,31 @@ struct UniquenessCheck {
             return nil
         }
         guard fields.count == constraint.count, let firstField = fields.first?.field else { return }
+        var status = stat()
+        guard stat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            // A pipe cannot be read twice: reject each duplicate value without naming its lines.
+            for value in duplicates.sorted() {
+                rejects.add(RowError(
+                    file: file, line: 0, column: firstField + 1, field: header[firstField],
+                    reason: "duplicate \(table.name).(\(constraint.joined(separator: ", "))) \"\(value.replacingOccurrences(of: "\u{1F}", with: ", "))\": later rows with it were dropped (the input is a pipe, so their lines cannot be named)",
+                    record: ""))
+            }
+            return
+        }
         let alreadyRejected = rejects.rejectedLines[file] ?? []
         var firstLine: [String: Int] = [:]
-        let reader = try CSVReader(path: file)
-        while let record = try reader.next() {
+        let reader: CSVReader
+        do { reader = try CSVReader(path: file, maxRecordBytes: maxRecordBytes) } catch { throw IngestError(error) }
+        while true {
+            let record: CSVRecord
+            do {
+                guard let next = try reader.next() else { break }
+                record = next
+            } catch where error.isRecoverable {
+                continue  // a ragged record or bad bytes: rejected by the first pass already
+            } catch {
+                throw IngestError(error)
+            }
             guard !alreadyRejected.contains(record.line) else { continue }
             var parts: [String] = []
             for (field, type) in fields {

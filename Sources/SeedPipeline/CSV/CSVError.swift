@@ -19,6 +19,10 @@ public struct CSVError: Error, Sendable, Equatable, CustomStringConvertible {
         case tooFewFields(expected: Int, found: Int)
         case invalidUTF8
         case nulByte
+        /// A record longer than the reader's limit; it was skipped.
+        case recordTooLong(limit: Int)
+        /// The file changed while it was read: its size when opened, the bytes read, its size at the end.
+        case changedWhileRead(opened: Int, read: Int, now: Int)
     }
 
     public var path: String
@@ -41,7 +45,7 @@ public struct CSVError: Error, Sendable, Equatable, CustomStringConvertible {
     /// found, only its content is wrong. The others leave the record boundaries unknown.
     public var isRecoverable: Bool {
         switch kind {
-        case .tooManyFields, .tooFewFields, .invalidUTF8, .nulByte: true
+        case .tooManyFields, .tooFewFields, .invalidUTF8, .nulByte, .recordTooLong: true
         default: false
         }
     }
@@ -63,6 +67,10 @@ public struct CSVError: Error, Sendable, Equatable, CustomStringConvertible {
         case .tooFewFields(let expected, let found): "the record has \(found) fields, the header \(expected); add the missing fields (empty is fine)"
         case .invalidUTF8: "invalid UTF-8; save the file as UTF-8"
         case .nulByte: "a NUL byte; the file is binary or corrupt"
+        case .recordTooLong(let limit):
+            "the record is longer than \(limit) bytes (--max-record-size); skipped, and only its start kept here. A stray quote makes one record of many lines"
+        case .changedWhileRead(let opened, let read, let now):
+            "the file changed while it was read (\(opened) bytes when opened, \(read) read, \(now) now); build again once whatever writes it has finished"
         }
     }
 

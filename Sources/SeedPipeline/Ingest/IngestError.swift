@@ -13,6 +13,12 @@ public struct IngestError: Error, Sendable, CustomStringConvertible {
         case tooManyRejects
         /// The output cannot be written (exit status 73).
         case cannotCreateOutput
+        /// Reading or writing failed: a disk error, no space left (exit status 74).
+        case ioFailure
+        /// An input changed while it was read; a later run may pass (exit status 75).
+        case inputChanged
+        /// Another run holds the output folder; a later run may pass (exit status 75).
+        case busy
     }
 
     public let kind: Kind
@@ -36,6 +42,18 @@ public struct IngestError: Error, Sendable, CustomStringConvertible {
         self.field = field
         self.message = message
         self.rejectedRows = rejectedRows
+    }
+
+    /// A CSV problem that stops the build, with the exit status its kind calls for.
+    public init(_ error: CSVError) {
+        let kind: Kind
+        switch error.kind {
+        case .cannotOpen: kind = .missingInput
+        case .readFailed: kind = .ioFailure
+        case .changedWhileRead: kind = .inputChanged
+        default: kind = .badData
+        }
+        self.init(kind, file: error.path, line: error.line == 0 ? nil : error.line, column: error.column, field: error.field, error.reason)
     }
 
     public var description: String {

@@ -13,6 +13,10 @@ public struct BuildOptions: Sendable {
     public var sources: [String: String] = [:]
     public var mapping: String?
     public var dataVersion: Int64?
+    /// Columns skipped in every file on purpose (`--ignore-column`); any other column that feeds nothing fails the build.
+    public var ignoredColumns: [String] = []
+    /// The longest CSV record accepted, in bytes; longer ones are rejected rows.
+    public var maxRecordBytes = CSVReader.defaultMaxRecordBytes
     /// The app's user models, merged with the seed model to check fetched properties that cross stores.
     public var userModels: [String]?
 
@@ -58,16 +62,18 @@ public struct BuildOptions: Sendable {
         let concrete = members.entities.filter { !(model.entity(named: $0)?.isAbstract ?? false) }
         let resolved = try SourceResolver.resolve(files: files, explicit: explicit, entities: concrete)
         let mappingPath = mapping ?? project?.mapping
-        let mappingFile = try mappingPath.map { path throws(IngestError) in try MappingFile.load(path) } ?? MappingFile()
+        var mappingFile = try mappingPath.map { path throws(IngestError) in try MappingFile.load(path) } ?? MappingFile()
+        mappingFile.ignoredEverywhere.formUnion(ignoredColumns)
         let firstFile = files.first ?? resolved.values.sorted().first ?? model.name
         let dataset = self.dataset ?? project?.dataset ?? URL(fileURLWithPath: firstFile).deletingPathExtension().lastPathComponent
         guard !dataset.isEmpty, dataset.allSatisfy({ $0.isLetter || $0.isNumber || "._-".contains($0) }), !dataset.hasPrefix(".") else {
             throw IngestError(.badData, file: firstFile, "dataset name \"\(dataset)\" must be letters, digits, '.', '_' or '-' (it names the output files); pass --dataset NAME")
         }
-        let request = BuildRequest(
+        var request = BuildRequest(
             model: model, userModels: userModels, configuration: configuration, sources: resolved, mapping: mappingFile,
             outputDirectory: outputDirectory ?? project?.out ?? Self.defaultOutputDirectory,
             dataset: dataset, maxRejects: maxRejects, dataVersion: dataVersion)
+        request.maxRecordBytes = maxRecordBytes
         return (request, warnings)
     }
 }

@@ -7,7 +7,8 @@ import SeedStore
 /// Layout: `artifacts/<sha256>.sqlite.gz` and `manifests/<data-version>.json` (immutable), then
 /// `latest.json` (the only object ever replaced) written last, after every upload was checked.
 /// A failure before the pointer is replaced leaves the previous release fully valid. Publishing a
-/// build whose content equals the current release's is a no-op.
+/// build whose content equals the current release's uploads no artifact; it refreshes the manifest
+/// when the published one is past half its lifetime or signed differently (see `Publisher+Refresh`).
 public struct Publisher: Sendable {
     /// Prune manifests and artifacts older than the newest N releases (never the current one).
     public var keep: Int?
@@ -21,68 +22,101 @@ public struct Publisher: Sendable {
 
     public init() {}
 
+    /// The clock expiry is judged by (tests set it).
+    public var now: @Sendable () -> Date = { Date() }
+    /// Publish an unsigned manifest into a channel whose current release is signed (refused otherwise:
+    /// apps that trust a key would refuse every later release).
+    public var allowUnsigned = false
+
     public struct Result: Sendable {
-        public enum Outcome: String, Sendable { case published, unchanged }
+        public enum Outcome: String, Sendable {
+            case published
+            /// The same content was there; its manifest was replaced by this build's fresher or differently signed one.
+            case refreshed
+            /// The same content was there with a manifest that needs no refresh.
+            case unchanged = "already published"
+        }
         public var outcome: Outcome
         /// The channel: `<destination>/<dataset>/<model-version>/`.
         public var channel: String
         public var dataVersion: Int64
         public var pruned: [String]
+        /// Where the current release's pointer, manifest and artifact are.
+        public var pointerURL: String
+        public var manifestURL: String
+        public var artifactURL: String
+        /// The current manifest's expiry.
+        public var expires: Date?
+        /// Why a refresh was made (or why one was due but this build's manifest is no fresher).
+        public var reason: String?
     }
 
     /// - Parameters:
     ///   - outputDirectory: the build's output folder (manifest.json and the artifact it names).
     ///   - destination: a folder path, `file://…`, or `http(s)://…` accepting WebDAV.
-    /// - Throws: ``PublishError`` naming the URL, method and status (transient or not).
+    /// - Throws: ``PublishError`` naming the URL, method and status (transient or not); ``IngestError``
+    ///   for a local manifest that is expired, does not match its artifact, or is unsigned where the channel is signed.
     public func publish(_ outputDirectory: String, to destination: String) throws -> Result {
-        let manifestPath = (outputDirectory as NSString).appendingPathComponent(Manifest.fileName)
-        guard let manifestData = FileManager.default.contents(atPath: manifestPath) else {
-            throw IngestError(.missingInput, file: manifestPath, "no manifest; run seedbuild build first")
-        }
-        let manifest = try Manifest(data: manifestData, path: manifestPath)
-        guard let dataset = manifest.dataset, let dataVersion = manifest.dataVersion, let artifact = manifest.artifact,
-            let digest = manifest.values["contentDigest"]?.stringValue
-        else { throw IngestError(.badData, file: manifestPath, "the manifest lacks dataset, dataVersion, artifact or contentDigest") }
-        let artifactPath = (outputDirectory as NSString).appendingPathComponent(artifact.fileName)
-        let local = try FileDigest(of: artifactPath)
-        let (bytes, sha) = (local.bytes, local.sha256)
-        guard bytes == artifact.bytes, sha == artifact.sha256 else {
-            throw IngestError(.badData, file: artifactPath, "\(bytes) bytes with SHA-256 \(sha), the manifest says \(artifact.bytes) with \(artifact.sha256); rebuild before publishing")
-        }
-        let modelVersion = manifest.values["versionIdentifiers"]?.arrayValue?.first?.stringValue
-            ?? String((Data(base64Encoded: Model.versionChecksum(of: manifest.versionHashes)) ?? Data()).hexString.prefix(12))
-        let channel = try makeDestination(destination, channel: "\(dataset)/\(modelVersion)/")
-
+        let local = try LocalRelease(outputDirectory, now: now())
+        let channel = try makeDestination(destination, channel: "\(local.dataset)/\(local.modelVersion)/")
         var history: [Int64] = []
+        var refreshReason: String?
         if let data = try channel.read(ReleasePointer.fileName, maxBytes: ReleasePointer.maxBytes) {
             let current = try ReleasePointer(data: data, source: channel.describe(ReleasePointer.fileName))
             history = current.releases
-            if current.contentDigest == digest {
-                return Result(outcome: .unchanged, channel: channel.describe(""), dataVersion: current.dataVersion, pruned: [])
-            }
-            guard dataVersion > current.dataVersion else {
+            let published = try channel.read(current.manifest, maxBytes: ReleasePointer.maxBytes)
+                .flatMap { try? Manifest(data: $0, path: channel.describe(current.manifest)) }
+            try checkSigning(local, against: published, channel: channel)
+            if current.contentDigest == local.digest {
+                switch refreshDecision(local: local.manifest, published: published) {
+                case .none(let reason):
+                    return result(.unchanged, channel, current, manifest: published, pruned: [], reason: reason)
+                case .refresh(let reason):
+                    guard local.dataVersion >= current.dataVersion else {
+                        throw IngestError(.badData, file: local.manifestPath, "cannot refresh the published release (\(reason)): this build's data version \(local.dataVersion) is older than the published \(current.dataVersion); build with --data-version \(current.dataVersion) or higher")
+                    }
+                    refreshReason = reason
+                }
+            } else if local.dataVersion <= current.dataVersion {
                 throw PublishError(url: channel.describe(ReleasePointer.fileName), method: "publish", status: nil,
-                                   "data version \(dataVersion) is not newer than the published \(current.dataVersion); apps would refuse it as a rollback. Build with a higher --data-version")
+                                   "data version \(local.dataVersion) is not newer than the published \(current.dataVersion); apps would refuse it as a rollback. Build with a higher --data-version")
             }
         }
-        let remoteArtifact = ReleasePointer.artifactPath(sha256: sha)
-        let remoteManifest = ReleasePointer.manifestPath(dataVersion: dataVersion)
-        try channel.putImmutable(file: artifactPath, sha256: sha, at: remoteArtifact)
-        let manifestSHA = try FileDigest(of: manifestPath).sha256
-        try channel.putImmutable(file: manifestPath, sha256: manifestSHA, at: remoteManifest)
+        var pointer = try upload(local, to: channel, history: history)
+        let pruned = try prune(channel, pointer: &pointer)
+        return result(refreshReason == nil ? .published : .refreshed, channel, pointer, manifest: local.manifest, pruned: pruned, reason: refreshReason)
+    }
+
+    /// Uploads the artifact (a no-op when the same bytes are there) and the manifest, reads both back,
+    /// then replaces `latest.json`.
+    private func upload(_ local: LocalRelease, to channel: PublishDestination, history: [Int64]) throws -> ReleasePointer {
+        let remoteArtifact = ReleasePointer.artifactPath(sha256: local.artifactSHA256)
+        try channel.putImmutable(file: local.artifactPath, sha256: local.artifactSHA256, at: remoteArtifact)
+        let manifestSHA = try FileDigest(of: local.manifestPath).sha256
+        let remoteManifest = try manifestPath(for: local.dataVersion, sha256: manifestSHA, in: channel)
+        try channel.putImmutable(file: local.manifestPath, sha256: manifestSHA, at: remoteManifest)
         // Read back before the pointer moves: what apps will download must be what was built.
-        guard let (remoteBytes, remoteSHA) = try channel.checksum(remoteArtifact), remoteBytes == bytes, remoteSHA == sha else {
+        guard let (remoteBytes, remoteSHA) = try channel.checksum(remoteArtifact), remoteBytes == local.artifactBytes, remoteSHA == local.artifactSHA256 else {
             throw PublishError(url: channel.describe(remoteArtifact), method: "GET", status: nil, "the uploaded artifact does not read back with the built bytes")
         }
         guard let (_, remoteManifestSHA) = try channel.checksum(remoteManifest), remoteManifestSHA == manifestSHA else {
             throw PublishError(url: channel.describe(remoteManifest), method: "GET", status: nil, "the uploaded manifest does not read back with the built bytes")
         }
-        var pointer = ReleasePointer(
-            dataset: dataset, dataVersion: dataVersion, manifest: remoteManifest,
-            manifestSHA256: manifestSHA, contentDigest: digest, releases: [dataVersion] + history.filter { $0 != dataVersion })
+        let pointer = ReleasePointer(
+            dataset: local.dataset, dataVersion: local.dataVersion, manifest: remoteManifest,
+            manifestSHA256: manifestSHA, contentDigest: local.digest, releases: [local.dataVersion] + history.filter { $0 != local.dataVersion })
         try channel.putPointer(pointer.data, at: ReleasePointer.fileName)
-        let pruned = try prune(channel, pointer: &pointer)
-        return Result(outcome: .published, channel: channel.describe(""), dataVersion: dataVersion, pruned: pruned)
+        return pointer
+    }
+
+    private func result(
+        _ outcome: Result.Outcome, _ channel: PublishDestination, _ pointer: ReleasePointer, manifest: Manifest?, pruned: [String], reason: String?
+    ) -> Result {
+        Result(
+            outcome: outcome, channel: channel.describe(""), dataVersion: pointer.dataVersion, pruned: pruned,
+            pointerURL: channel.describe(ReleasePointer.fileName), manifestURL: channel.describe(pointer.manifest),
+            artifactURL: manifest?.artifact.map { channel.describe(ReleasePointer.artifactPath(sha256: $0.sha256)) } ?? "",
+            expires: manifest?.expires, reason: reason)
     }
 
     private func makeDestination(_ destination: String, channel: String) throws -> PublishDestination {
@@ -126,8 +160,9 @@ public struct Publisher: Sendable {
     private func prune(_ channel: PublishDestination, pointer: inout ReleasePointer) throws -> [String] {
         guard let keep else { return [] }
         let current = pointer.dataVersion
-        let listed = try channel.list("manifests")?.compactMap { Int64($0.replacingOccurrences(of: ".json", with: "")) }
-        let versions = (listed ?? pointer.releases).sorted(by: >)
+        let listedNames = try channel.list("manifests")
+        let listed = listedNames.map { Set($0.compactMap(Self.dataVersion(ofManifestNamed:))) }
+        let versions = (listed.map(Array.init) ?? pointer.releases).sorted(by: >)
         let kept = Set(versions.prefix(max(keep, 1))).union([current])
         var keptArtifacts = Set<String>()
         for version in kept {
@@ -147,6 +182,11 @@ public struct Publisher: Sendable {
             }
             try channel.delete(path)
             pruned.append(path)
+            // Its refreshed manifests too (`<version>-<sha>.json`), where the folder can be listed.
+            for name in (listedNames ?? []).sorted() where name != "\(version).json" && Self.dataVersion(ofManifestNamed: name) == version {
+                try channel.delete("manifests/" + name)
+                pruned.append("manifests/" + name)
+            }
         }
         if !pruned.isEmpty {
             pointer.releases = pointer.releases.filter { kept.contains($0) }

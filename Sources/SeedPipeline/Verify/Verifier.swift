@@ -68,6 +68,12 @@ public struct Verifier: Sendable {
             report.check("inflate", false, error.reason)
             return nil
         }
+        if expectedStore != nil {
+            let manifest = try Manifest(data: FileManager.default.contents(atPath: artifact) ?? Data(), path: artifact)
+            let mismatch = try MatchingSet.storeMismatch(manifestPath: artifact, manifest: manifest)
+            report.check("store beside", mismatch == nil, mismatch ?? "absent, or the store the manifest describes")
+            guard mismatch == nil else { return nil }
+        }
         return inflated
     }
 

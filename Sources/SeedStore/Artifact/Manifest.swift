@@ -46,6 +46,16 @@ public struct Manifest: Sendable, Equatable {
         values["expires"]?.stringValue.flatMap { ISO8601DateFormatter().date(from: $0) }
     }
 
+    /// When the manifest was written (its expiry counts from then); `created` for manifests older than the key.
+    public var issued: Date? {
+        (values["issued"] ?? values["created"])?.stringValue.flatMap { ISO8601DateFormatter().date(from: $0) }
+    }
+
+    /// The signing key's id, or nil for an unsigned manifest.
+    public var signatureKeyID: String? {
+        values["signature"]?.objectValue?["keyId"]?.stringValue
+    }
+
     /// The bytes a signature covers: the canonical form without `signature`.
     public var signedBytes: [UInt8] {
         var unsigned = values

@@ -1,0 +1,128 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An exclusive lock on a build's output folder, held from before the build until the job ends.
+///
+/// Two builds into one folder would replace each other's outputs; the second waits (`wait`) or is
+/// refused naming the holder's process. The lock is `flock(2)` on `<folder>/.seedbuild.lock`, which
+/// holds the holder's pid; the kernel releases it when the process ends, however it ends. Holding
+/// it, a build removes the temporary files (`.NAME.tmp-…`) a killed run left in the folder, and on
+/// SIGINT or SIGTERM removes its own before the process ends.
+public final class OutputLock: @unchecked Sendable {
+    public static let fileName = ".seedbuild.lock"
+
+    public let directory: String
+    private let descriptor: Int32
+
+    /// - Throws: ``IngestError``: busy (exit 75) naming the holder, or cannot create output (73).
+    public init(directory: String, wait: Bool) throws(IngestError) {
+        self.directory = directory
+        try Self.createFolder(directory)
+        let path = (directory as NSString).appendingPathComponent(Self.fileName)
+        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw IngestError(.cannotCreateOutput, file: path, "cannot create the lock file (\(String(cString: strerror(errno)))); check the folder is writable")
+        }
+        if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            let holder = Self.holder(descriptor)
+            guard wait else {
+                close(descriptor)
+                throw IngestError(
+                    .busy, file: directory,
+                    "another seedbuild\(holder.map { " (pid \($0))" } ?? "") is writing to this folder; try again when it ends, or pass --wait")
+            }
+            while flock(descriptor, LOCK_EX) != 0 {
+                guard errno == EINTR else {
+                    close(descriptor)
+                    throw IngestError(.cannotCreateOutput, file: path, "cannot lock (\(String(cString: strerror(errno))))")
+                }
+            }
+        }
+        let pid = Data("\(getpid())\n".utf8)
+        ftruncate(descriptor, 0)
+        _ = pid.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+        removeLeftovers()
+        Interruption.shared.add(self)
+    }
+
+    /// Creates the output folder; exit 73 saying why when it cannot be (a file is there, no permission).
+    static func createFolder(_ path: String) throws(IngestError) {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            var isDirectory: ObjCBool = false
+            let why = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+                ? "a file is there, not a folder" : error.localizedDescription
+            throw IngestError(.cannotCreateOutput, file: path, "cannot create the output folder (\(why)); give --out a folder")
+        }
+    }
+
+    deinit {
+        Interruption.shared.remove(self)
+        close(descriptor)
+    }
+
+    /// Removes every temporary file in the folder: only a run holding the lock writes them, so any
+    /// found now were left by a run that was killed.
+    public func removeLeftovers() {
+        Self.removeTemporaryFiles(in: directory)
+    }
+
+    static func removeTemporaryFiles(in directory: String) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where isTemporary(name) {
+            unlink((directory as NSString).appendingPathComponent(name))
+        }
+    }
+
+    /// `.NAME.tmp-XXXXXXXX`, as ``AtomicFile/temporaryPath(for:)`` names them.
+    static func isTemporary(_ name: String) -> Bool {
+        name.hasPrefix(".") && name.contains(".tmp-")
+    }
+
+    private static func holder(_ descriptor: Int32) -> Int? {
+        var buffer = [UInt8](repeating: 0, count: 32)
+        let count = pread(descriptor, &buffer, buffer.count, 0)
+        guard count > 0 else { return nil }
+        return Int(String(decoding: buffer.prefix(count), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+}
+
+/// On SIGINT or SIGTERM: removes the temporary files of every locked output folder, then ends the
+/// process with the signal's usual status (130, 143).
+final class Interruption: @unchecked Sendable {
+    static let shared = Interruption()
+
+    private let lock = NSLock()
+    /// The folders of the locks held (not the locks: their deinit unregisters them).
+    private var directories: [ObjectIdentifier: String] = [:]
+    private var sources: [DispatchSourceSignal] = []
+
+    func add(_ outputLock: OutputLock) {
+        lock.withLock {
+            directories[ObjectIdentifier(outputLock)] = outputLock.directory
+            guard sources.isEmpty else { return }
+            for signalNumber in [SIGINT, SIGTERM] {
+                signal(signalNumber, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+                source.setEventHandler { [self] in interrupted(signalNumber) }
+                source.resume()
+                sources.append(source)
+            }
+        }
+    }
+
+    func remove(_ outputLock: OutputLock) {
+        lock.withLock { _ = directories.removeValue(forKey: ObjectIdentifier(outputLock)) }
+    }
+
+    private func interrupted(_ signalNumber: Int32) {
+        let current = lock.withLock { Array(directories.values) }
+        for directory in current { OutputLock.removeTemporaryFiles(in: directory) }
+        signal(signalNumber, SIG_DFL)
+        kill(getpid(), signalNumber)
+    }
+}
