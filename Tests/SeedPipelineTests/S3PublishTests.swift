@@ -107,6 +107,7 @@ struct S3PublishTests {
         let result = try publisher.publish(try release(7), to: "s3://seeds/releases")
         var installer = SeedInstaller()
         installer.now = { Date(timeIntervalSince1970: 1_700_000_000 + 86_400) }
+        installer.allowUnsigned = true
         let installed = try installer.install(from: server.endpoint + "/seeds/releases/postcodes/1/", to: directory.path("app"))
         #expect(result.outcome == .published && installed.outcome == .installed && installed.dataVersion == 7)
     }

@@ -18,6 +18,8 @@ public struct Publisher: Sendable {
     public var s3ACL: String?
     /// Where credentials and the region come from: `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION`.
     public var environment: [String: String] = ProcessInfo.processInfo.environment
+    /// Runs after the uploads, before `latest.json` is read again and replaced (tests race publishes here).
+    var beforePointerUpdate: (@Sendable () -> Void)?
 
     public init() {}
 
@@ -53,17 +55,13 @@ public struct Publisher: Sendable {
             ?? String(Model.combinedHash(manifest.versionHashes).hexString.prefix(12))
         let channel = try makeDestination(destination, channel: "\(dataset)/\(modelVersion)/")
 
-        var history: [Int64] = []
+        // A first look, to upload nothing when the release is there already or would be refused.
         if let data = try channel.read(ReleasePointer.fileName, maxBytes: ReleasePointer.maxBytes) {
             let current = try ReleasePointer(data: data, source: channel.describe(ReleasePointer.fileName))
-            history = current.releases
             if current.contentDigest == digest {
                 return Result(outcome: .unchanged, channel: channel.describe(""), dataVersion: current.dataVersion, pruned: [])
             }
-            guard dataVersion > current.dataVersion else {
-                throw PublishError(url: channel.describe(ReleasePointer.fileName), method: "publish", status: nil,
-                                   "data version \(dataVersion) is not newer than the published \(current.dataVersion); apps would refuse it as a rollback. Build with a higher --data-version")
-            }
+            guard dataVersion > current.dataVersion else { throw notNewer(dataVersion, current.dataVersion, channel) }
         }
         let remoteArtifact = ReleasePointer.artifactPath(sha256: sha)
         let remoteManifest = ReleasePointer.manifestPath(dataVersion: dataVersion)
@@ -77,12 +75,38 @@ public struct Publisher: Sendable {
         guard let (_, remoteManifestSHA) = try channel.checksum(remoteManifest), remoteManifestSHA == manifestSHA else {
             throw PublishError(url: channel.describe(remoteManifest), method: "GET", status: nil, "the uploaded manifest does not read back with the built bytes")
         }
-        var pointer = ReleasePointer(
-            dataset: dataset, dataVersion: dataVersion, manifest: remoteManifest,
-            manifestSHA256: manifestSHA, contentDigest: digest, releases: [dataVersion] + history.filter { $0 != dataVersion })
-        try channel.putPointer(pointer.data, at: ReleasePointer.fileName)
-        let pruned = try prune(channel, pointer: &pointer)
+        beforePointerUpdate?()
+        // Read again and replaced in one step no other publish can come between: a publish that lost
+        // the race to a newer data version is refused, never written over it.
+        var written: ReleasePointer?
+        var unchanged: Int64?
+        try channel.updatePointer { data in
+            var history: [Int64] = []
+            if let data {
+                let current = try ReleasePointer(data: data, source: channel.describe(ReleasePointer.fileName))
+                if current.contentDigest == digest {
+                    unchanged = current.dataVersion
+                    return nil
+                }
+                guard dataVersion > current.dataVersion else { throw notNewer(dataVersion, current.dataVersion, channel) }
+                history = current.releases
+            }
+            let pointer = ReleasePointer(
+                dataset: dataset, dataVersion: dataVersion, manifest: remoteManifest,
+                manifestSHA256: manifestSHA, contentDigest: digest, releases: [dataVersion] + history.filter { $0 != dataVersion })
+            written = pointer
+            return pointer.data
+        }
+        guard let written else {
+            return Result(outcome: .unchanged, channel: channel.describe(""), dataVersion: unchanged ?? dataVersion, pruned: [])
+        }
+        let pruned = try prune(channel, pointer: written)
         return Result(outcome: .published, channel: channel.describe(""), dataVersion: dataVersion, pruned: pruned)
+    }
+
+    private func notNewer(_ dataVersion: Int64, _ published: Int64, _ channel: PublishDestination) -> PublishError {
+        PublishError(url: channel.describe(ReleasePointer.fileName), method: "publish", status: nil,
+                     "data version \(dataVersion) is not newer than the published \(published); apps would refuse it as a rollback. Build with a higher --data-version")
     }
 
     private func makeDestination(_ destination: String, channel: String) throws -> PublishDestination {
@@ -123,7 +147,7 @@ public struct Publisher: Sendable {
     /// Removes manifests, and the artifacts only they named, beyond the newest `keep` releases.
     /// Where a destination cannot list its folders (plain WebDAV), `latest.json`'s release list tells
     /// what is published; after pruning, the pointer is rewritten with the releases kept.
-    private func prune(_ channel: PublishDestination, pointer: inout ReleasePointer) throws -> [String] {
+    private func prune(_ channel: PublishDestination, pointer: ReleasePointer) throws -> [String] {
         guard let keep else { return [] }
         let current = pointer.dataVersion
         let listed = try channel.list("manifests")?.compactMap { Int64($0.replacingOccurrences(of: ".json", with: "")) }
@@ -149,8 +173,12 @@ public struct Publisher: Sendable {
             pruned.append(path)
         }
         if !pruned.isEmpty {
-            pointer.releases = pointer.releases.filter { kept.contains($0) }
-            try channel.putPointer(pointer.data, at: ReleasePointer.fileName)
+            // Only if latest.json is still this publish's: a newer one written meanwhile keeps its own list.
+            try channel.updatePointer { data in
+                guard let data, var now = try? ReleasePointer(data: data, source: ""), now == pointer else { return nil }
+                now.releases = now.releases.filter { kept.contains($0) }
+                return now.data
+            }
         }
         return pruned
     }

@@ -8,7 +8,7 @@ import FoundationNetworking
 /// Publishing to S3-compatible object storage, path-style, signed with Signature Version 4.
 ///
 /// Immutable objects are written with `If-None-Match: *` (a 412 on an object whose bytes match
-/// counts as done); `latest.json` with a plain `PUT`, last.
+/// counts as done); `latest.json` last, with `If-Match` on the ETag it was read with.
 struct S3Destination: PublishDestination {
     let endpoint: URL
     let bucket: String
@@ -82,7 +82,8 @@ struct S3Destination: PublishDestination {
         let (url, objectPath) = objectURL(path)
         do {
             _ = try transport.retrying("GET", url) { () throws(TransferError) in
-                try transport.download(url, to: temporary, maxBytes: size, etag: nil, headers: signedHeaders("GET", objectPath, payload: S3Signer.emptyPayloadSHA256))
+                try? FileManager.default.removeItem(atPath: temporary)
+                return try transport.download(url, to: temporary, maxBytes: size, headers: signedHeaders("GET", objectPath, payload: S3Signer.emptyPayloadSHA256))
             }
         } catch {
             throw PublishError(error)
@@ -102,9 +103,26 @@ struct S3Destination: PublishDestination {
         guard response.status == 200 else { throw fail(response, "PUT", path) }
     }
 
-    func putPointer(_ data: Data, at path: String) throws {
-        let response = try call("PUT", path, extra: aclHeader.merging(["Content-Type": "application/json"]) { a, _ in a }, body: data, payload: S3Signer.hex(SHA256.hash(data: data)))
-        guard response.status == 200 else { throw fail(response, "PUT", path) }
+    /// Conditional writes: `latest.json` is written with `If-Match` on the ETag it was read with (or
+    /// `If-None-Match: *` when there was none); a 412 or 409 means another publish replaced it
+    /// meanwhile, and the decision is made again on what is there now.
+    func updatePointer(_ decide: (Data?) throws -> Data?) throws {
+        let path = ReleasePointer.fileName
+        for _ in 0..<20 {
+            let current = try call("GET", path, maxBytes: ReleasePointer.maxBytes)
+            guard current.status == 200 || current.status == 404 else { throw fail(current, "GET", path) }
+            let etag = current.status == 200 ? current.header("ETag") : nil
+            if current.status == 200, etag == nil {
+                throw PublishError(url: describe(path), method: "GET", status: 200, "the server gives latest.json no ETag, so it cannot be replaced on condition; use a server with S3 conditional writes")
+            }
+            guard let data = try decide(current.status == 200 ? current.body : nil) else { return }
+            let condition = etag.map { ["If-Match": $0] } ?? ["If-None-Match": "*"]
+            let headers = aclHeader.merging(["Content-Type": "application/json"]) { a, _ in a }.merging(condition) { a, _ in a }
+            let put = try call("PUT", path, extra: headers, body: data, payload: S3Signer.hex(SHA256.hash(data: data)))
+            if put.status == 200 { return }
+            guard [412, 409, 404].contains(put.status) else { throw fail(put, "PUT", path) }
+        }
+        throw PublishError(url: describe(path), method: "PUT", status: 412, "latest.json kept being replaced by other publishes; try again later", transient: true)
     }
 
     func delete(_ path: String) throws {

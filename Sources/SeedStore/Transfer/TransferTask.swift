@@ -1,0 +1,245 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One HTTP request's delegate: takes the body as it arrives, into memory or a ``DownloadFile``, and
+/// stops the request the moment a limit is crossed — a `Content-Length` over the limit before any of
+/// the body is read, bytes past it as they arrive, the deadline, the idle timeout, the minimum rate.
+final class TransferTask: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    enum Sink {
+        /// Collected in memory (small bodies).
+        case memory
+        /// Written to the file: after a 206 from `resumeOffset`, after a 200 from the start.
+        case file(DownloadFile, resumeOffset: Int64)
+    }
+
+    struct Outcome {
+        var status: Int
+        var headers: [String: String]
+        var body: Data
+        /// Bytes in the file (file sinks), or of the body.
+        var size: Int64
+    }
+
+    private let method: String
+    private let url: URL
+    private let limit: Int64
+    private let sink: Sink
+    private let limits: TransferLimits
+    private let deadline: Deadline?
+    /// Idle timeout and minimum rate apply to answers being downloaded, not to uploads.
+    private let watchesRate: Bool
+
+    private let lock = NSLock()
+    private let done = DispatchSemaphore(value: 0)
+    private var task: URLSessionTask?
+    private var failure: TransferError.Kind?
+    private var status = 0
+    private var headers: [String: String] = [:]
+    private var body = Data()
+    private var offset: Int64 = 0
+    private var received: Int64 = 0
+    private var lastArrival = DispatchTime.now()
+    private let started = DispatchTime.now()
+    /// (seconds since start, bytes received) once per watchdog tick, for the rate over the window.
+    private var samples: [(TimeInterval, Int64)] = []
+
+    init(method: String, url: URL, limit: Int64, sink: Sink, limits: TransferLimits, deadline: Deadline?, watchesRate: Bool) {
+        self.method = method
+        self.url = url
+        self.limit = limit
+        self.sink = sink
+        self.limits = limits
+        self.deadline = deadline
+        self.watchesRate = watchesRate
+    }
+
+    /// Runs the request to its end or its first broken limit.
+    func run(_ request: URLRequest, body: Data?, bodyFile: String?) throws(TransferError) -> Outcome {
+        if let deadline, deadline.hasPassed { throw failed(.timedOut(deadlineMessage(deadline))) }
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = limits.idleTimeout
+        configuration.timeoutIntervalForResource = deadline.map { max($0.remaining, 1) } ?? 7 * 86_400
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        // FoundationNetworking keeps a copy of every cacheable body in memory; no cache, no copy.
+        configuration.urlCache = nil
+        let session = URLSession(configuration: configuration, delegate: self, delegateQueue: BoundedDelegateQueue())
+        defer { session.finishTasksAndInvalidate() }
+        let task: URLSessionTask
+        if let bodyFile {
+            task = session.uploadTask(with: request, fromFile: URL(fileURLWithPath: bodyFile))
+        } else if let body {
+            task = session.uploadTask(with: request, from: body)
+        } else {
+            task = session.dataTask(with: request)
+        }
+        lock.withLock { self.task = task }
+        let watchdog = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
+        watchdog.schedule(deadline: .now() + 0.1, repeating: 0.1)
+        watchdog.setEventHandler { [weak self] in self?.watch() }
+        watchdog.resume()
+        defer { watchdog.cancel() }
+        task.resume()
+        done.wait()
+        lock.lock()
+        defer { lock.unlock() }
+        if let failure { throw TransferError(failure, method: method, url: url.absoluteString) }
+        let size: Int64 = if case .file = sink { offset + received } else { Int64(self.body.count) }
+        return Outcome(status: status, headers: headers, body: self.body, size: size)
+    }
+
+    private func failed(_ kind: TransferError.Kind) -> TransferError {
+        TransferError(kind, method: method, url: url.absoluteString)
+    }
+
+    /// Records the first failure and cancels off the delegate queue: FoundationNetworking's network
+    /// thread may be waiting for room on that queue, and `cancel()` waits for the network thread.
+    private func fail(_ kind: TransferError.Kind) {
+        let task: URLSessionTask? = lock.withLock {
+            guard failure == nil else { return nil }
+            failure = kind
+            return self.task
+        }
+        if let task { DispatchQueue.global().async { task.cancel() } }
+    }
+
+    private var receivedText: String {
+        let total = offset + received
+        return offset > 0 ? "\(total) bytes received (\(received) in this request, after \(offset) from before)" : "\(total) bytes received"
+    }
+
+    private func deadlineMessage(_ deadline: Deadline) -> String {
+        "the fetch's deadline of \(Self.format(deadline.seconds)) s passed with \(receivedText) of at most \(limit)"
+    }
+
+    private static func format(_ seconds: TimeInterval) -> String {
+        seconds == seconds.rounded() ? String(Int(seconds)) : String(format: "%.1f", seconds)
+    }
+
+    /// Every 0.1 s: the deadline, the idle timeout and the rate over the window.
+    private func watch() {
+        let problem: TransferError.Kind? = lock.withLock {
+            guard failure == nil else { return nil }
+            if let deadline, deadline.hasPassed { return .timedOut(deadlineMessage(deadline)) }
+            guard watchesRate else { return nil }
+            let now = DispatchTime.now()
+            let idle = Double(now.uptimeNanoseconds - lastArrival.uptimeNanoseconds) / 1e9
+            if idle >= limits.idleTimeout {
+                return .timedOut("nothing received for \(Self.format(limits.idleTimeout)) s, \(receivedText)")
+            }
+            let elapsed = Double(now.uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+            samples.append((elapsed, received))
+            samples.removeAll { $0.0 < elapsed - limits.rateWindow - 0.2 }
+            guard limits.minimumRate > 0, elapsed >= limits.rateWindow, let first = samples.first,
+                elapsed - first.0 >= limits.rateWindow - 0.15
+            else { return nil }
+            let inWindow = received - first.1
+            if Double(inWindow) < Double(limits.minimumRate) * (elapsed - first.0) {
+                return .tooSlow("only \(inWindow) bytes in the last \(Self.format(limits.rateWindow)) s, below the minimum of \(limits.minimumRate) bytes/s; \(receivedText)")
+            }
+            return nil
+        }
+        if let problem { fail(problem) }
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        guard let http = response as? HTTPURLResponse else {
+            fail(.connection("no HTTP response"))
+            return completionHandler(.cancel)
+        }
+        var headers: [String: String] = [:]
+        for (key, value) in http.allHeaderFields { headers["\(key)"] = "\(value)" }
+        let stated = http.expectedContentLength
+        var problem: TransferError.Kind?
+        lock.withLock {
+            status = http.statusCode
+            self.headers = headers
+            lastArrival = .now()
+            switch sink {
+            case .memory:
+                if method != "HEAD", stated > limit { problem = .tooLarge(limit: limit) }
+            case .file(let file, let resumeOffset):
+                if http.statusCode == 206, resumeOffset > 0, Self.rangeStart(headers) == resumeOffset {
+                    offset = resumeOffset
+                } else if http.statusCode == 200 {
+                    offset = 0
+                    do throws(TransferError) { try file.truncate() } catch { problem = error.kind }
+                } else {
+                    // Not a body to keep (a 416, a 206 for another range, an error): stop before reading it.
+                    problem = .status(http.statusCode)
+                }
+                if problem == nil, stated > limit - offset { problem = .tooLarge(limit: limit) }
+            }
+        }
+        if let problem {
+            fail(problem)
+            return completionHandler(.cancel)
+        }
+        completionHandler(.allow)
+    }
+
+    /// The first byte of `Content-Range: bytes FIRST-LAST/TOTAL`.
+    private static func rangeStart(_ headers: [String: String]) -> Int64? {
+        guard let value = headers.first(where: { $0.key.caseInsensitiveCompare("Content-Range") == .orderedSame })?.value,
+            let range = value.split(separator: " ").last?.split(separator: "-").first
+        else { return nil }
+        return Int64(range)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let position: Int64? = lock.withLock {
+            guard failure == nil else { return nil }
+            lastArrival = .now()
+            if offset + received + Int64(data.count) > limit { return -1 }
+            defer { received += Int64(data.count) }
+            return offset + received
+        }
+        guard let position else { return }
+        if position < 0 { return fail(.tooLarge(limit: limit)) }
+        switch sink {
+        case .memory:
+            lock.withLock { body.append(data) }
+        case .file(let file, _):
+            do throws(TransferError) {
+                try file.write(data, at: position)
+            } catch {
+                fail(error.kind)
+            }
+        }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
+        lock.withLock {
+            if failure == nil, let error { failure = .connection(error.localizedDescription) }
+        }
+        done.signal()
+    }
+}
+
+/// URLSession's delegate queue with room for a few callbacks at a time.
+///
+/// FoundationNetworking hands each chunk it receives to the delegate queue without waiting for it to
+/// be taken, so a server faster than the disk would pile chunks up in memory without end. Here the
+/// network thread waits for room instead; it stops reading the socket, and TCP slows the server down.
+final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
+    private let room = DispatchSemaphore(value: 8)
+
+    override init() {
+        super.init()
+        maxConcurrentOperationCount = 1
+    }
+
+    #if canImport(FoundationNetworking)
+    override func addOperation(_ block: @escaping @Sendable () -> Void) {
+        room.wait()
+        super.addOperation { [room] in
+            block()
+            room.signal()
+        }
+    }
+    #endif
+}
