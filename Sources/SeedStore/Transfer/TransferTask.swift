@@ -34,6 +34,8 @@ final class TransferTask: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     private let lock = NSLock()
     private let done = DispatchSemaphore(value: 0)
     private var task: URLSessionTask?
+    private var finished = false
+    private var isFinished: Bool { lock.withLock { finished } }
     private var failure: TransferError.Kind?
     private var status = 0
     private var headers: [String: String] = [:]
@@ -59,12 +61,14 @@ final class TransferTask: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     func run(_ request: URLRequest, body: Data?, bodyFile: String?) throws(TransferError) -> Outcome {
         if let deadline, deadline.hasPassed { throw failed(.timedOut(deadlineMessage(deadline))) }
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = limits.idleTimeout
+        // URLSession's own idle timer goes off a little after the watchdog's, which says what was received.
+        configuration.timeoutIntervalForRequest = limits.idleTimeout + (watchesRate ? 2 : 0)
         configuration.timeoutIntervalForResource = deadline.map { max($0.remaining, 1) } ?? 7 * 86_400
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         // FoundationNetworking keeps a copy of every cacheable body in memory; no cache, no copy.
         configuration.urlCache = nil
-        let session = URLSession(configuration: configuration, delegate: self, delegateQueue: BoundedDelegateQueue())
+        let queue = InlineDelegateQueue()
+        let session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
         defer { session.finishTasksAndInvalidate() }
         let task: URLSessionTask
         if let bodyFile {
@@ -75,13 +79,18 @@ final class TransferTask: NSObject, URLSessionDataDelegate, @unchecked Sendable 
             task = session.dataTask(with: request)
         }
         lock.withLock { self.task = task }
-        let watchdog = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
-        watchdog.schedule(deadline: .now() + 0.1, repeating: 0.1)
-        watchdog.setEventHandler { [weak self] in self?.watch() }
-        watchdog.resume()
-        defer { watchdog.cancel() }
+        // A thread of its own: under a flood, the network and delegate threads can keep Dispatch's
+        // small pool busy, and a timer or a cancel queued there would wait behind them.
+        let watching = Thread { [weak self] in
+            while let self, !self.isFinished {
+                usleep(100_000)
+                self.watch()
+            }
+        }
+        watching.start()
         task.resume()
         done.wait()
+        lock.withLock { finished = true }
         lock.lock()
         defer { lock.unlock() }
         if let failure { throw TransferError(failure, method: method, url: url.absoluteString) }
@@ -93,15 +102,15 @@ final class TransferTask: NSObject, URLSessionDataDelegate, @unchecked Sendable 
         TransferError(kind, method: method, url: url.absoluteString)
     }
 
-    /// Records the first failure and cancels off the delegate queue: FoundationNetworking's network
-    /// thread may be waiting for room on that queue, and `cancel()` waits for the network thread.
+    /// Records the first failure and cancels from a thread of its own: the delegate runs on
+    /// FoundationNetworking's network thread, and `cancel()` waits for that thread.
     private func fail(_ kind: TransferError.Kind) {
         let task: URLSessionTask? = lock.withLock {
             guard failure == nil else { return nil }
             failure = kind
             return self.task
         }
-        if let task { DispatchQueue.global().async { task.cancel() } }
+        if let task { Thread.detachNewThread { task.cancel() } }
     }
 
     private var receivedText: String {
@@ -175,10 +184,9 @@ final class TransferTask: NSObject, URLSessionDataDelegate, @unchecked Sendable 
                 if problem == nil, stated > limit - offset { problem = .tooLarge(limit: limit) }
             }
         }
-        if let problem {
-            fail(problem)
-            return completionHandler(.cancel)
-        }
+        // Allowed even when refused: FoundationNetworking's `.cancel` here leaves the connection reading
+        // for seconds; `cancel()` on a running task ends it at once, and nothing more is kept.
+        if let problem { fail(problem) }
         completionHandler(.allow)
     }
 
@@ -220,26 +228,17 @@ final class TransferTask: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     }
 }
 
-/// URLSession's delegate queue with room for a few callbacks at a time.
+/// URLSession's delegate queue, run on FoundationNetworking's network thread itself.
 ///
 /// FoundationNetworking hands each chunk it receives to the delegate queue without waiting for it to
-/// be taken, so a server faster than the disk would pile chunks up in memory without end. Here the
-/// network thread waits for room instead; it stops reading the socket, and TCP slows the server down.
-final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
-    private let room = DispatchSemaphore(value: 8)
-
-    override init() {
-        super.init()
-        maxConcurrentOperationCount = 1
-    }
-
+/// be taken, so a server faster than the disk would pile chunks up in memory without end (the issue
+/// measured 1 GB against a 17 MB artifact). Run inline, each chunk is written before the next is read
+/// from the socket: TCP slows the server down, and memory holds one chunk. The delegate never waits
+/// for the network thread (it cancels from a thread of its own), so this cannot deadlock.
+final class InlineDelegateQueue: OperationQueue, @unchecked Sendable {
     #if canImport(FoundationNetworking)
     override func addOperation(_ block: @escaping @Sendable () -> Void) {
-        room.wait()
-        super.addOperation { [room] in
-            block()
-            room.signal()
-        }
+        block()
     }
     #endif
 }
