@@ -3,7 +3,7 @@ import Foundation
 /// `hostile_server.py` on 127.0.0.1: serves a folder, attacks GETs of one path; stopped on deinit or by itself.
 final class HostileServer {
     enum Attack: String {
-        case hugeLength = "huge-length", endless, oversized, trickle, stall
+        case hugeLength = "huge-length", endless, oversized, encoded, trickle, stall
     }
 
     private let server: HelperServer

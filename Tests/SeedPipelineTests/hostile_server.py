@@ -6,6 +6,7 @@ except that GETs of a path ending in --target are answered with --attack:
   huge-length   200 with Content-Length: 3 GiB, then zeros for as long as the client reads;
   endless       200 with no Content-Length, zeros until the client hangs up;
   oversized     200 with the file's bytes and Content-Length, then 1 MiB more than the file;
+  encoded       200 with the file's bytes and Content-Length, marked Content-Encoding: gzip;
   trickle       the file's real headers, then its bytes one per second;
   stall         the file's real headers, then nothing.
 HEAD is always answered truthfully. Every request line is appended to --log. It binds 127.0.0.1 on a
@@ -22,7 +23,7 @@ import time
 parser = argparse.ArgumentParser()
 parser.add_argument("--root", required=True)
 parser.add_argument("--target", required=True)
-parser.add_argument("--attack", required=True, choices=["huge-length", "endless", "oversized", "trickle", "stall"])
+parser.add_argument("--attack", required=True, choices=["huge-length", "endless", "oversized", "encoded", "trickle", "stall"])
 parser.add_argument("--log", required=True)
 parser.add_argument("--lifetime", type=float, default=60)
 parser.add_argument("--max-bytes", type=int, default=8 << 30)
@@ -91,9 +92,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_response(200)
         if args.attack == "huge-length":
             self.send_header("Content-Length", str(3 << 30))
-        elif args.attack in ("oversized", "trickle", "stall"):
+        elif args.attack in ("oversized", "encoded", "trickle", "stall"):
             self.send_header("Content-Length", str(size + (1 << 20) if args.attack == "oversized" else size))
             self.send_header("ETag", etag)
+            if args.attack == "encoded":
+                self.send_header("Content-Encoding", "gzip")
         else:
             self.send_header("Connection", "close")
             self.close_connection = True
@@ -106,6 +109,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     sent += len(zeros)
             elif args.attack == "oversized":
                 self.wfile.write(data + zeros)
+            elif args.attack == "encoded":
+                self.wfile.write(data)
             elif args.attack == "trickle":
                 for byte in data:
                     if time.monotonic() >= stop_at:

@@ -29,8 +29,11 @@ extension SeedInstaller {
             do throws(TransferError) {
                 _ = try channel.download(remote, into: partial, maxBytes: artifact.bytes)
             } catch {
-                // Longer than the manifest states: nothing of it is worth going on from.
-                if error.kind == .tooLarge(limit: artifact.bytes) { partial.remove() }
+                // Longer than the manifest states, or not served as stored: nothing of it is worth going on from.
+                switch error.kind {
+                case .tooLarge, .refused: partial.remove()
+                default: break
+                }
                 throw error
             }
             digest = try partial.digest()

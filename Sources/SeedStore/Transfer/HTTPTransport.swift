@@ -78,6 +78,8 @@ public final class HTTPTransport: @unchecked Sendable {
     ) throws(TransferError) -> Int64 {
         let existing = file.size
         var request = URLRequest(url: url)
+        // Bytes as stored: a body decoded on the fly could grow past its stated length.
+        request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let resume = existing > 0 && existing < maxBytes && etag != nil
         if resume, let etag {

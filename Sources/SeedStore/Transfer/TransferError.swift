@@ -13,6 +13,8 @@ public struct TransferError: Error, Sendable, CustomStringConvertible {
         case timedOut(String)
         /// Fewer bytes arrived over the rate window than the minimum rate asks; says what was received.
         case tooSlow(String)
+        /// The answer's headers make its body unusable (no stated length, an encoding not asked for).
+        case refused(String)
     }
 
     public let kind: Kind
@@ -30,7 +32,7 @@ public struct TransferError: Error, Sendable, CustomStringConvertible {
         switch kind {
         case .status(let code): code >= 500 || code == 408 || code == 429
         case .connection, .timedOut, .tooSlow: true
-        case .tooLarge, .file: false
+        case .tooLarge, .file, .refused: false
         }
     }
 
@@ -50,6 +52,7 @@ public struct TransferError: Error, Sendable, CustomStringConvertible {
         case .timedOut(let why): "\(method) \(url): \(why); try again later, or raise the deadline (seedbuild fetch --deadline SECONDS)"
         case .tooSlow(let why): "\(method) \(url): \(why); the server or the connection is too slow, try again later"
         case .file(let why): "\(method) \(url): \(why)"
+        case .refused(let why): "\(method) \(url): \(why); serve the file as it is stored, with its Content-Length"
         }
     }
 }

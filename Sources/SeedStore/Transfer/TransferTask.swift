@@ -69,7 +69,8 @@ final class TransferTask: NSObject, URLSessionDataDelegate, @unchecked Sendable 
         configuration.urlCache = nil
         let queue = InlineDelegateQueue()
         let session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
-        defer { session.finishTasksAndInvalidate() }
+        // From a thread of its own: it waits for the network thread, which a flood may keep busy.
+        defer { Thread.detachNewThread { session.finishTasksAndInvalidate() } }
         let task: URLSessionTask
         if let bodyFile {
             task = session.uploadTask(with: request, fromFile: URL(fileURLWithPath: bodyFile))
@@ -102,15 +103,22 @@ final class TransferTask: NSObject, URLSessionDataDelegate, @unchecked Sendable 
         TransferError(kind, method: method, url: url.absoluteString)
     }
 
-    /// Records the first failure and cancels from a thread of its own: the delegate runs on
-    /// FoundationNetworking's network thread, and `cancel()` waits for that thread.
+    /// Records the first failure, lets the caller go on, and cancels from a thread of its own: the
+    /// delegate runs on FoundationNetworking's network thread, and `cancel()` waits for that thread.
     private func fail(_ kind: TransferError.Kind) {
         let task: URLSessionTask? = lock.withLock {
             guard failure == nil else { return nil }
             failure = kind
             return self.task
         }
-        if let task { Thread.detachNewThread { task.cancel() } }
+        // The caller goes on at once; the cancel reaches FoundationNetworking when its network thread
+        // lets it, which a flooding server can delay by seconds, and meanwhile every chunk is dropped.
+        if task != nil { done.signal() }
+        if let task {
+            let canceller = Thread { task.cancel() }
+            canceller.qualityOfService = .userInteractive
+            canceller.start()
+        }
     }
 
     private var receivedText: String {
@@ -182,47 +190,62 @@ final class TransferTask: NSObject, URLSessionDataDelegate, @unchecked Sendable 
                     problem = .status(http.statusCode)
                 }
                 if problem == nil, stated > limit - offset { problem = .tooLarge(limit: limit) }
+                // A download's length must be known before its body: with a Content-Length, the
+                // network layer itself stops there, so no flood ever has to be cut off mid-body.
+                if problem == nil, stated < 0 {
+                    problem = .refused("the server states no Content-Length for the download; refused before reading it")
+                }
+            }
+            if problem == nil, let encoding = Self.header("Content-Encoding", headers), encoding.lowercased() != "identity" {
+                // Decoded on the fly, a body could grow far past its Content-Length (a compression bomb).
+                problem = .refused("the server sent the body with Content-Encoding \(encoding), which was not asked for; refused before reading it")
             }
         }
-        // Allowed even when refused: FoundationNetworking's `.cancel` here leaves the connection reading
-        // for seconds; `cancel()` on a running task ends it at once, and nothing more is kept.
+        // Allowed even when refused: FoundationNetworking applies a `.cancel` here only when its network
+        // queue is idle, which a flooding server keeps it from being; `cancel()` gets in sooner, and no
+        // byte of the body is kept meanwhile.
         if let problem { fail(problem) }
         completionHandler(.allow)
     }
 
+    private static func header(_ name: String, _ headers: [String: String]) -> String? {
+        headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
     /// The first byte of `Content-Range: bytes FIRST-LAST/TOTAL`.
     private static func rangeStart(_ headers: [String: String]) -> Int64? {
-        guard let value = headers.first(where: { $0.key.caseInsensitiveCompare("Content-Range") == .orderedSame })?.value,
-            let range = value.split(separator: " ").last?.split(separator: "-").first
-        else { return nil }
+        guard let range = header("Content-Range", headers)?.split(separator: " ").last?.split(separator: "-").first else { return nil }
         return Int64(range)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let position: Int64? = lock.withLock {
+        // Kept under the lock, so once a failure is recorded no byte more is kept, and none is on its way.
+        let problem: TransferError.Kind? = lock.withLock {
             guard failure == nil else { return nil }
             lastArrival = .now()
-            if offset + received + Int64(data.count) > limit { return -1 }
-            defer { received += Int64(data.count) }
-            return offset + received
-        }
-        guard let position else { return }
-        if position < 0 { return fail(.tooLarge(limit: limit)) }
-        switch sink {
-        case .memory:
-            lock.withLock { body.append(data) }
-        case .file(let file, _):
-            do throws(TransferError) {
-                try file.write(data, at: position)
-            } catch {
-                fail(error.kind)
+            if offset + received + Int64(data.count) > limit { return .tooLarge(limit: limit) }
+            switch sink {
+            case .memory:
+                body.append(data)
+            case .file(let file, _):
+                do throws(TransferError) {
+                    try file.write(data, at: offset + received)
+                } catch {
+                    return error.kind
+                }
             }
+            received += Int64(data.count)
+            return nil
         }
+        if let problem { fail(problem) }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
         lock.withLock {
-            if failure == nil, let error { failure = .connection(error.localizedDescription) }
+            if failure == nil, let error {
+                failure = (error as? URLError)?.code == .timedOut
+                    ? .timedOut("the connection timed out, \(receivedText)") : .connection(error.localizedDescription)
+            }
         }
         done.signal()
     }
