@@ -105,6 +105,25 @@ struct PublishRaceTests {
         #expect(try s3.read("latest.json", maxBytes: 100) == Data("201".utf8))
     }
 
+    @Test func s3WithoutConditionalWritesTakesALockObject() throws {
+        let server = try MotoServer()
+        defer { withExtendedLifetime(server) {} }
+        try createBucket(server)
+        #expect(try destination(server, prefix: "probe/").probeConditionalWrites(), "moto honours If-Match")
+        var s3 = destination(server, prefix: "locked/")
+        s3.conditionalWrites = false
+        s3.lockWait = 0.5
+        try s3.updatePointer { _ in
+            let held = try s3.read(".publish.lock", maxBytes: 4096)
+            #expect(held != nil, "held while deciding")
+            let error = #expect(throws: PublishError.self) { try s3.updatePointer { _ in Data("inner".utf8) } }
+            #expect(error?.isTransient == true && error?.message.contains("another publish holds the channel's lock") == true, "\(String(describing: error))")
+            return Data("outer".utf8)
+        }
+        #expect(try s3.read("latest.json", maxBytes: 100) == Data("outer".utf8))
+        #expect(try s3.read(".publish.lock", maxBytes: 4096) == nil, "let go")
+    }
+
     @Test func webDAVLockIsExclusiveAndAStaleOneIsTakenOver() throws {
         let server = try NginxServer()
         defer { withExtendedLifetime(server) {} }

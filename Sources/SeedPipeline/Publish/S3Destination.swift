@@ -8,7 +8,7 @@ import FoundationNetworking
 /// Publishing to S3-compatible object storage, path-style, signed with Signature Version 4.
 ///
 /// Immutable objects are written with `If-None-Match: *` (a 412 on an object whose bytes match
-/// counts as done); `latest.json` last, with `If-Match` on the ETag it was read with.
+/// counts as done); `latest.json` last, with `If-Match` on the ETag it was read with (see `updatePointer`).
 struct S3Destination: PublishDestination {
     let endpoint: URL
     let bucket: String
@@ -18,8 +18,12 @@ struct S3Destination: PublishDestination {
     let transport: HTTPTransport
     /// A canned ACL for uploaded objects (`public-read` lets apps download them without credentials).
     var acl: String?
+    /// Whether the server honours `If-Match` on `PUT`; nil: found out by a probe at each publish.
+    var conditionalWrites: Bool?
+    var lockLease = PublishLock.lease
+    var lockWait = PublishLock.wait
 
-    private var aclHeader: [String: String] { acl.map { ["x-amz-acl": $0] } ?? [:] }
+    var aclHeader: [String: String] { acl.map { ["x-amz-acl": $0] } ?? [:] }
 
     private func key(_ path: String) -> String { prefix + path }
 
@@ -47,7 +51,7 @@ struct S3Destination: PublishDestination {
         return extra.merging(signed) { _, new in new }
     }
 
-    private func call(_ method: String, _ path: String, query: [(String, String)] = [], extra: [String: String] = [:], body: Data? = nil, file: String? = nil, payload: String = S3Signer.emptyPayloadSHA256, maxBytes: Int64 = 1 << 20) throws -> HTTPTransport.Response {
+    func call(_ method: String, _ path: String, query: [(String, String)] = [], extra: [String: String] = [:], body: Data? = nil, file: String? = nil, payload: String = S3Signer.emptyPayloadSHA256, maxBytes: Int64 = 1 << 20) throws -> HTTPTransport.Response {
         let (url, objectPath) = objectURL(path, query: query)
         do {
             return try transport.retrying(method, url) { () throws(TransferError) in
@@ -60,7 +64,7 @@ struct S3Destination: PublishDestination {
         }
     }
 
-    private func fail(_ response: HTTPTransport.Response, _ method: String, _ path: String) -> PublishError {
+    func fail(_ response: HTTPTransport.Response, _ method: String, _ path: String) -> PublishError {
         let code = String(decoding: response.body, as: UTF8.self).components(separatedBy: "<Code>").dropFirst().first?.components(separatedBy: "</Code>").first
         return PublishError(url: describe(path), method: method, status: response.status, "S3 answered \(code ?? "an error"); check the bucket, the credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) and the endpoint")
     }
@@ -101,28 +105,6 @@ struct S3Destination: PublishDestination {
             return
         }
         guard response.status == 200 else { throw fail(response, "PUT", path) }
-    }
-
-    /// Conditional writes: `latest.json` is written with `If-Match` on the ETag it was read with (or
-    /// `If-None-Match: *` when there was none); a 412 or 409 means another publish replaced it
-    /// meanwhile, and the decision is made again on what is there now.
-    func updatePointer(_ decide: (Data?) throws -> Data?) throws {
-        let path = ReleasePointer.fileName
-        for _ in 0..<20 {
-            let current = try call("GET", path, maxBytes: ReleasePointer.maxBytes)
-            guard current.status == 200 || current.status == 404 else { throw fail(current, "GET", path) }
-            let etag = current.status == 200 ? current.header("ETag") : nil
-            if current.status == 200, etag == nil {
-                throw PublishError(url: describe(path), method: "GET", status: 200, "the server gives latest.json no ETag, so it cannot be replaced on condition; use a server with S3 conditional writes")
-            }
-            guard let data = try decide(current.status == 200 ? current.body : nil) else { return }
-            let condition = etag.map { ["If-Match": $0] } ?? ["If-None-Match": "*"]
-            let headers = aclHeader.merging(["Content-Type": "application/json"]) { a, _ in a }.merging(condition) { a, _ in a }
-            let put = try call("PUT", path, extra: headers, body: data, payload: S3Signer.hex(SHA256.hash(data: data)))
-            if put.status == 200 { return }
-            guard [412, 409, 404].contains(put.status) else { throw fail(put, "PUT", path) }
-        }
-        throw PublishError(url: describe(path), method: "PUT", status: 412, "latest.json kept being replaced by other publishes; try again later", transient: true)
     }
 
     func delete(_ path: String) throws {

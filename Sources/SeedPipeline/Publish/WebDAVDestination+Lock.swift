@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import SeedStore
 
@@ -12,82 +11,41 @@ import SeedStore
 /// `latest.json` only within the first half of its lease, so it never writes after its lock could
 /// have been taken over.
 extension WebDAVDestination {
-    static let lockName = ".publish.lock"
-
     func updatePointer(_ decide: (Data?) throws -> Data?) throws {
         let lease = try acquireLock()
         defer { releaseLock(lease) }
         guard let data = try decide(try read(ReleasePointer.fileName, maxBytes: ReleasePointer.maxBytes)) else { return }
-        guard lease.age < lockLease / 2 else {
-            throw PublishError(url: describe(Self.lockName), method: "MOVE", status: nil,
-                               "this publish held the channel's lock for more than \(Int(lockLease / 2)) s; latest.json was not replaced, publish again", transient: true)
-        }
+        guard lease.age < lockLease / 2 else { throw PublishLock.heldTooLong(describe(PublishLock.name)) }
         try putPointer(data, at: ReleasePointer.fileName)
     }
 
-    struct Lease {
-        let owner: String
-        let taken = DispatchTime.now()
-
-        var age: TimeInterval { Double(DispatchTime.now().uptimeNanoseconds - taken.uptimeNanoseconds) / 1e9 }
-    }
-
-    private func acquireLock() throws -> Lease {
-        let lease = Lease(owner: UUID().uuidString.lowercased())
-        let body: JSONValue = .object([
-            "owner": .string(lease.owner), "host": .string(ProcessInfo.processInfo.hostName),
-            "pid": .integer(Int64(ProcessInfo.processInfo.processIdentifier)),
-            "created": .string(ISO8601DateFormatter().string(from: Date())),
-        ])
-        try makeFolders(for: Self.lockName)
-        let temporary = "\(Self.lockName).tmp-\(lease.owner.prefix(8))"
-        try expect(try call("PUT", temporary, body: Data(body.prettyText.utf8)), "PUT", temporary, [201, 204])
+    private func acquireLock() throws -> PublishLock.Lease {
+        let lease = PublishLock.Lease()
+        let name = PublishLock.name
+        try makeFolders(for: name)
+        let temporary = "\(name).tmp-\(lease.owner.prefix(8))"
+        try expect(try call("PUT", temporary, body: lease.body), "PUT", temporary, [201, 204])
         defer { _ = try? call("DELETE", temporary) }
         let started = Date()
         while true {
-            let move = try call("MOVE", temporary, headers: ["Destination": describe(Self.lockName), "Overwrite": "F"])
+            let move = try call("MOVE", temporary, headers: ["Destination": describe(name), "Overwrite": "F"])
             if move.status == 201 || move.status == 204 { return lease }
-            try expect(move, "MOVE", Self.lockName, [412])
-            let held = try call("GET", Self.lockName, maxBytes: 4096)
+            try expect(move, "MOVE", name, [412])
+            let held = try call("GET", name, maxBytes: 4096)
             if held.status == 404 { continue }
-            try expect(held, "GET", Self.lockName, [200])
-            let holder = Self.owner(of: held.body)
-            if let age = Self.serverAge(held), age > lockLease {
+            try expect(held, "GET", name, [200])
+            if let age = PublishLock.serverAge(held), age > lockLease {
                 // Only the run that moves this very lock aside gets to try again first; the name is taken for good.
-                _ = try call("MOVE", Self.lockName, headers: ["Destination": describe("\(Self.lockName).stale-\(holder)"), "Overwrite": "F"])
+                _ = try call("MOVE", name, headers: ["Destination": describe("\(name).stale-\(PublishLock.owner(of: held.body))"), "Overwrite": "F"])
                 continue
             }
-            guard Date().timeIntervalSince(started) < lockWait else {
-                throw PublishError(url: describe(Self.lockName), method: "MOVE", status: 412,
-                                   "another publish holds the channel's lock (\(String(decoding: held.body.prefix(300), as: UTF8.self).replacingOccurrences(of: "\n", with: " "))); try again later. A lock left by a killed publish is taken over \(Int(lockLease)) s after it was taken", transient: true)
-            }
+            guard Date().timeIntervalSince(started) < lockWait else { throw PublishLock.busy(describe(name), held) }
             Thread.sleep(forTimeInterval: Double.random(in: 0.05...0.25))
         }
     }
 
-    private func releaseLock(_ lease: Lease) {
-        guard let held = try? call("GET", Self.lockName, maxBytes: 4096), held.status == 200, Self.owner(of: held.body) == lease.owner else { return }
-        _ = try? call("DELETE", Self.lockName)
-    }
-
-    /// The lock's owner token if it is a plain one, else a digest of its bytes: either is safe in a name.
-    static func owner(of body: Data) -> String {
-        if let text = String(data: body, encoding: .utf8), let owner = (try? JSONValue(jsonText: text))?.objectValue?["owner"]?.stringValue,
-            !owner.isEmpty, owner.count <= 64, owner.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) {
-            return owner
-        }
-        return String(Data(SHA256.hash(data: body)).hexString.prefix(32))
-    }
-
-    /// Seconds since the lock was written, from the server's `Date` and the lock's `Last-Modified`.
-    static func serverAge(_ response: HTTPTransport.Response) -> TimeInterval? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let now = response.header("Date").flatMap(formatter.date(from:)),
-            let written = response.header("Last-Modified").flatMap(formatter.date(from:))
-        else { return nil }
-        return now.timeIntervalSince(written)
+    private func releaseLock(_ lease: PublishLock.Lease) {
+        guard let held = try? call("GET", PublishLock.name, maxBytes: 4096), held.status == 200, PublishLock.owner(of: held.body) == lease.owner else { return }
+        _ = try? call("DELETE", PublishLock.name)
     }
 }

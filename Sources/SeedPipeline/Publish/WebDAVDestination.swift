@@ -14,9 +14,9 @@ struct WebDAVDestination: PublishDestination {
     let base: URL
     let transport: HTTPTransport
     /// A lock object older than this (by the server's clock) was left by a killed publish and is taken over.
-    var lockLease: TimeInterval = 120
+    var lockLease = PublishLock.lease
     /// Waits this long for another publish to let go of the lock.
-    var lockWait: TimeInterval = 150
+    var lockWait = PublishLock.wait
 
     func url(_ path: String) -> URL { (path.isEmpty ? base : URL(string: path, relativeTo: base) ?? base).absoluteURL }
 
