@@ -61,8 +61,9 @@ final class TransferTask: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     func run(_ request: URLRequest, body: Data?, bodyFile: String?) throws(TransferError) -> Outcome {
         if let deadline, deadline.hasPassed { throw failed(.timedOut(deadlineMessage(deadline))) }
         let configuration = URLSessionConfiguration.ephemeral
-        // URLSession's own idle timer goes off a little after the watchdog's, which says what was received.
-        configuration.timeoutIntervalForRequest = limits.idleTimeout + (watchesRate ? 2 : 0)
+        // URLSession's own idle timer goes off a little after the watchdog's, which says what was
+        // received; an upload (not watched) keeps the minute it always had.
+        configuration.timeoutIntervalForRequest = watchesRate ? limits.idleTimeout + 2 : max(limits.idleTimeout, 60)
         configuration.timeoutIntervalForResource = deadline.map { max($0.remaining, 1) } ?? 7 * 86_400
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         // FoundationNetworking keeps a copy of every cacheable body in memory; no cache, no copy.
