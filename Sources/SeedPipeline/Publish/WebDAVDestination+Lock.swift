@@ -24,10 +24,15 @@ extension WebDAVDestination {
         let name = PublishLock.name
         try makeFolders(for: name)
         let temporary = "\(name).tmp-\(lease.owner.prefix(8))"
-        try expect(try call("PUT", temporary, body: lease.body), "PUT", temporary, [201, 204])
         defer { _ = try? call("DELETE", temporary) }
         let started = Date()
+        var written: Date?
         while true {
+            // Written again after a wait: MOVE keeps its modification time, which others read as the lock's age.
+            if written.map({ Date().timeIntervalSince($0) > 5 }) ?? true {
+                try expect(try call("PUT", temporary, body: lease.body), "PUT", temporary, [201, 204])
+                written = Date()
+            }
             let move = try call("MOVE", temporary, headers: ["Destination": describe(name), "Overwrite": "F"])
             if move.status == 201 || move.status == 204 { return lease }
             try expect(move, "MOVE", name, [412])
