@@ -18,6 +18,9 @@ struct FetchCommand: ParsableCommand {
     @Option(help: "The app's seed model; the release must match it.")
     var model: String?
 
+    @Option(name: .customLong("user-model"), help: "The app's user models, merged with --model as the app's coordinator merges them (repeatable).")
+    var userModels: [String] = []
+
     @Option(name: .customLong("trusted-key"), help: "An Ed25519 public key (PEM) the manifest must be signed by (repeatable).")
     var trustedKeys: [String] = []
 
@@ -28,6 +31,7 @@ struct FetchCommand: ParsableCommand {
     var deadline: Double = 300
 
     func validate() throws {
+        if model == nil && !userModels.isEmpty { throw ValidationError("--user-model goes with --model, the app's seed model") }
         if trustedKeys.isEmpty && !allowUnsigned {
             throw ValidationError("give the publisher's public key with --trusted-key PUB, or accept an unsigned channel with --allow-unsigned")
         }
@@ -46,13 +50,20 @@ struct FetchCommand: ParsableCommand {
             return try CommandFailure.exitOnError { () throws(StoreError) in try TrustedKey(pem: text, path: path) }
         }
         if let model {
-            installer.model = try CommandFailure.exitOnError { () throws(ModelError) in try ModelLoader.load(model) }
+            // Core Data compares the hashes of every entity of the coordinator's model: the merged one.
+            installer.model = try CommandFailure.exitOnError { () throws(ModelError) in
+                try Model.merged(try ([model] + userModels).map { path throws(ModelError) in try ModelLoader.load(path) })
+            }
         }
         let result = try CommandFailure.exitOnError { try installer.install(from: url, to: to) }
         switch result.outcome {
         case .installed:
             print("installed data version \(result.dataVersion) as \(result.storePath)")
-            if let plan = result.migration { print("it opens under the app's model through a lightweight migration:\n\(plan)") }
+            if let plan = result.migration, plan.isEmpty {
+                print("its version hashes differ from the app's model only in entities outside its configuration (the app's user entities, say): Core Data re-stamps it on a writable copy before opening it; build it with the app's user models (\"userModels\" in seedbuild.json) so that it opens directly")
+            } else if let plan = result.migration {
+                print("it opens under the app's model through a lightweight migration:\n\(plan)")
+            }
         case .alreadyInstalled: print("data version \(result.dataVersion) is installed already (\(result.storePath)); nothing to do")
         }
     }

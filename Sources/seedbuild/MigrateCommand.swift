@@ -25,20 +25,23 @@ struct MigrateCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        // The store holds the seed model's configuration: migrate to the seed model, after checking it
-        // merges cleanly with the app's user models.
+        // The store holds the seed model's configuration; it is stamped for the merged model the app's
+        // coordinator uses (Core Data compares every entity of it), so user models are merged in.
         let destination = try CommandFailure.exitOnError { () throws(ModelError) in
             let seed = try ModelLoader.load(model)
             try seed.validated()
             let users = try userModels.map { path throws(ModelError) in try ModelLoader.load(path) }
-            if !users.isEmpty { try Model.merged([seed] + users).validated(requireFetchedPropertyTargets: true) }
-            return seed
+            guard !users.isEmpty else { return seed }
+            let merged = try Model.merged([seed] + users)
+            try merged.validated(requireFetchedPropertyTargets: true)
+            return merged
         }
         let result = try CommandFailure.exitOnError { try Migrator().migrate(store, to: destination, output: out) }
         if json {
             let object: JSONValue = .object([
                 "output": .string(result.outputPath),
                 "plan": .array(result.plan.changes.map { .string($0.description) }),
+                "warnings": .array(result.plan.warnings.map(JSONValue.string)),
                 "rowCounts": .object(result.rowCounts.mapValues(JSONValue.integer)),
                 "droppedLinks": .object(result.droppedLinks.mapValues { .integer(Int64($0)) }),
             ])

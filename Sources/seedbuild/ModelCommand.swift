@@ -24,12 +24,24 @@ struct ModelCommand: ParsableCommand {
 
     struct Hashes: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print each entity's version hash (64 lowercase hex characters).")
+            abstract: "Print each entity's version hash, as Core Data's entityVersionHashesByName holds it.",
+            discussion: """
+                Hex by default; --base64 prints the form Core Data's debug output uses; --json prints both \
+                and the model's version checksum (NSStoreModelVersionChecksumKey) and hashes digest. \
+                Several models are merged first, as the app's coordinator merges them.
+                """)
 
         @OptionGroup var models: ModelOptions
 
-        @Option(help: "The configuration whose entities to hash (default: every entity).")
+        @Option(help: "Print only this configuration's entities (the checksum still covers every entity, as Core Data's does).")
         var configuration: String = "Default"
+
+        @Flag(help: "Print base64 instead of hex.")
+        var base64 = false
+
+        func validate() throws {
+            if base64 && models.json { throw ValidationError("--json prints hex and base64 both; give one of --json and --base64") }
+        }
 
         func run() throws {
             let model = try models.loadMerged()
@@ -37,11 +49,17 @@ struct ModelCommand: ParsableCommand {
                 try model.versionHashes(configuration: configuration)
             }
             if models.json {
-                let object = hashes.mapValues(\.hexString)
-                let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted])
+                let object: [String: Any] = [
+                    "versionChecksum": model.versionChecksum,
+                    "versionHashesDigest": model.versionHashesDigest,
+                    "entities": hashes.mapValues { ["hex": $0.hexString, "base64": $0.base64EncodedString()] },
+                ]
+                let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
                 print(String(decoding: data, as: UTF8.self))
             } else {
-                for name in hashes.keys.sorted() { print("\(hashes[name]!.hexString)  \(name)") }
+                for name in hashes.keys.sorted() {
+                    print("\(base64 ? hashes[name]!.base64EncodedString() : hashes[name]!.hexString)  \(name)")
+                }
             }
         }
     }

@@ -65,7 +65,7 @@ struct MappingInferenceTests {
         do {
             _ = try MappingInference.infer(from: base, to: model([region, postcode]), configuration: "Seed")
         } catch {
-            #expect(error.reasons.contains { $0.entity == "County" && $0.message.contains("disappeared while Region appeared without a renaming identifier") })
+            #expect(error.reasons.contains { $0.entity == "County" && $0.message.contains("disappeared while Region, with the same properties, appeared without a renaming identifier") })
         }
     }
 
@@ -149,7 +149,8 @@ struct MappingInferenceTests {
 
     @Test func uniquenessConstraintsAndIndexes() throws {
         #expect(kinds(try plan { c, _ in c.uniquenessConstraints.append(["name"]) }) == ["addUniquenessConstraint County.name"])
-        #expect(kinds(try plan { _, p in p.indexes.append(FetchIndex(name: "byDistrict", elements: [.init(property: "district")])) }) == ["addIndex Postcode.byDistrict"])
+        // Indexes are not hashed: an index-only change needs no migration.
+        #expect(try plan { _, p in p.indexes.append(FetchIndex(name: "byDistrict", elements: [.init(property: "district")])) }.isEmpty)
     }
 
     @Test func everyRefusalAtOnce() {

@@ -23,22 +23,38 @@ struct VersionHashTests {
     }
 
     @Test func encodingMatchesItsDocumentation() throws {
-        // The byte string documented on Model.versionHash(of:), written out by hand.
-        var bytes: [UInt8] = []
-        func field(_ s: String) { bytes += withUnsafeBytes(of: UInt32(s.utf8.count).bigEndian, Array.init) + Array(s.utf8) }
-        func flag(_ b: Bool) { bytes.append(b ? 1 : 0) }
-        field("seedbuild.entity.v1"); field("Tag"); flag(false); field(""); field("")
-        field("A"); field("label"); flag(false); flag(false); flag(false); field(""); field("String")
-        let expected = Data(SHA256.hash(data: bytes)).hexString
+        // The byte strings documented on Model.versionHash(of:) (FORMAT.md §1), written out by hand.
+        func sha(_ bytes: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: bytes)) }
+        func le<T: FixedWidthInteger>(_ value: T) -> [UInt8] { withUnsafeBytes(of: value.littleEndian, Array.init) }
+        let labelP = sha(Array("label".utf8) + le(UInt16(0)))
+        let labelA = sha(labelP + le(UInt32(700)))
+        let noteP = sha(Array("note".utf8) + le(UInt16(1)) + Array("v2".utf8))
+        let noteA = sha(noteP + le(UInt32(1000)) + [1])
+        let tagsP = sha(Array("tags".utf8) + le(UInt16(1)))
+        let tagsR = sha(tagsP + Array("Tag".utf8) + Array("items".utf8) + le(UInt32(0)) + le(UInt32(0)) + [1, 0])
+        let expected = sha(Array("Item".utf8) + [0] + labelA + noteA + tagsR + Array("label".utf8))
 
-        let model = Model(name: "M", entities: [Entity(name: "Tag", attributes: [Attribute(name: "label", type: .string, isOptional: false)])])
-        #expect(try model.versionHashes()["Tag"]?.hexString == expected)
+        let model = Model(name: "M", entities: [
+            Entity(
+                name: "Item",
+                attributes: [
+                    Attribute(name: "label", type: .string, isOptional: false),
+                    Attribute(name: "note", type: .binary, versionHashModifier: "v2", allowsExternalBinaryDataStorage: true),
+                    Attribute(name: "scratch", type: .undefined, isTransient: true),
+                ],
+                relationships: [Relationship(name: "tags", destination: "Tag", inverse: "items", isToMany: true, isOrdered: true)],
+                uniquenessConstraints: [["label"]]),
+            Entity(name: "Tag", relationships: [Relationship(name: "items", destination: "Item", inverse: "tags", isToMany: true)]),
+        ])
+        #expect(model.entityVersionHashes["Item"] == Data(expected))
+        let checksum = sha(Array(model.entityVersionHashes["Item"]!) + Array(model.entityVersionHashes["Tag"]!))
+        #expect(model.versionChecksum == Data(checksum).base64EncodedString())
     }
 
     @Test func goldenHashes() throws {
         #expect(try hashes(base) == [
-            "County": "ebeab75f62af2e3e6a67cfd111a06e7cdc69c6f2cf644ba05e06d6e19d0b70d2",
-            "Postcode": "586e075e6ee85c6e22d71d5a55f33a66358efb28faedce6a49eca7b16e1a327e",
+            "County": "ab64c707d6c59eef7131d546b31d1af95a1068feb8e5e4f280e77e432354431c",
+            "Postcode": "ecaa20c1f73e59c89f2bfe9c4b63b0158bb0379dac6ccb2c6a326bd8eddb8bb5",
         ])
     }
 
@@ -70,9 +86,10 @@ struct VersionHashTests {
             <attribute name="postcode" attributeType="String"/>
             <fetchedProperty name="ratings" optional="YES"><fetchRequest name="f" entity="Rating" predicateString="postcode == $FETCH_SOURCE.postcode"/></fetchedProperty>
             <fetchIndex name="byPostcode"><fetchIndexElement property="postcode" type="Binary" order="ascending"/></fetchIndex>
-            <uniquenessConstraints><uniquenessConstraint><constraint value="postcode"/></uniquenessConstraint></uniquenessConstraints>
             """)
         #expect(try hashes(extras) == original)
+        // Delete rules are not hashed either, whatever Apple's old versioning guide says.
+        #expect(try hashes(base.replacingOccurrences(of: #"deletionRule="Cascade""#, with: #"deletionRule="Deny""#)) == original)
     }
 
     @Test(arguments: [
@@ -82,7 +99,8 @@ struct VersionHashTests {
         (#"<attribute name="latitude" optional="YES""#, #"<attribute name="latitude" optional="YES" transient="YES""#, "Postcode"),
         (#"<attribute name="latitude" optional="YES""#, #"<attribute name="latitude" optional="YES" versionHashModifier="2""#, "Postcode"),
         (#"<entity name="County" representedClassName="County""#, #"<entity name="County" versionHashModifier="x""#, "County"),
-        (#"deletionRule="Cascade""#, #"deletionRule="Deny""#, "County"),
+        (#"<attribute name="code" attributeType="String"/>"#, #"<attribute name="code" attributeType="String"/><uniquenessConstraints><uniquenessConstraint><constraint value="code"/></uniquenessConstraint></uniquenessConstraints>"#, "County"),
+        (#"<attribute name="latitude" optional="YES""#, #"<attribute name="latitude" optional="YES" allowsExternalBinaryDataStorage="YES""#, "Postcode"),
         (#"optional="YES" toMany="YES""#, #"optional="YES" toMany="YES" ordered="YES""#, "County"),
         (#"optional="YES" toMany="YES""#, #"optional="YES" toMany="YES" minCount="1""#, "County"),
     ])
@@ -99,7 +117,8 @@ struct VersionHashTests {
         let model = try loadXML(base + #"<configuration name="Seed"><memberEntity name="County"/></configuration>"#, in: directory)
         #expect(try model.versionHashes(configuration: "Seed").keys.sorted() == ["County"])
         #expect(try model.versionHashes().keys.sorted() == ["County", "Postcode"])
-        #expect(try model.configurationHash("Seed") != model.configurationHash())
+        // The checksum covers every entity, as Core Data's does, whatever the configuration.
+        #expect(model.versionChecksum == Model.versionChecksum(of: try model.versionHashes()))
         #expect(throws: ModelError.self) { try model.versionHashes(configuration: "Missing") }
     }
 

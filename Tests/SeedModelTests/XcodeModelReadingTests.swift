@@ -84,7 +84,7 @@ struct XcodeModelReadingTests {
         #expect(product.attribute(named: "tags")?.valueTransformerName == "NSSecureUnarchiveFromDataTransformer")
         let cache = try #require(product.attribute(named: "cache"))
         #expect(cache.isTransient && cache.isOptional && cache.versionHashModifier == "c1")
-        #expect(Set(product.attributes.map(\.type)) == Set(AttributeType.allCases))
+        #expect(Set(product.attributes.map(\.type)) == Set(AttributeType.allCases.filter(\.isStorable)))
 
         let shelf = try #require(product.relationship(named: "shelf"))
         #expect(shelf == Relationship(name: "shelf", destination: "Shelf", inverse: "products", maxCount: 1))
@@ -136,14 +136,27 @@ struct XcodeModelReadingTests {
         #expect(error?.description.contains("2 versions and no .xccurrentversion") == true)
     }
 
+    @Test func markerNamingNoVersionLoadsTheLatestWithAWarning() throws {
+        let directory = TemporaryDirectory()
+        let old = modelXML(#"<entity name="A"><attribute name="x" attributeType="String"/></entity>"#)
+        let newer = modelXML(#"<entity name="A"><attribute name="x" attributeType="String"/><attribute name="y" attributeType="String"/></entity>"#)
+        let bundle = directory.writeBundle("Empty", versions: [("Empty", old), ("Empty 2", newer)], current: nil)
+        directory.write("Empty.xcdatamodeld/.xccurrentversion", #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict/></plist>"#)
+        let model = try ModelLoader.load(bundle)
+        #expect(model.entity(named: "A")?.attributes.count == 2, "the latest version, as Xcode builds it")
+        #expect(model.validate().map(\.description) == [
+            "\(bundle): warning: .xccurrentversion names no current version; using the latest, Empty 2.xcdatamodel, as Xcode does. Set the current version in Xcode to be sure",
+        ])
+    }
+
     @Test func unknownAttributeTypeIsNamed() throws {
         let directory = TemporaryDirectory()
         let error = #expect(throws: ModelError.self) {
-            try loadXML(#"<entity name="A"><attribute name="blob" attributeType="Composite"/><attribute name="n" attributeType="Undefined"/></entity>"#, in: directory)
+            try loadXML(#"<entity name="A"><attribute name="blob" attributeType="Blob"/><attribute name="n" attributeType="Int"/></entity>"#, in: directory)
         }
         let text = try #require(error).description
-        #expect(text.contains("A.blob: error: unsupported attribute type \"Composite\""))
-        #expect(text.contains("A.n: error: unsupported attribute type \"Undefined\""))
+        #expect(text.contains("A.blob: error: unknown attribute type \"Blob\""))
+        #expect(text.contains("A.n: error: unknown attribute type \"Int\""))
     }
 
     @Test func missingPathAndMalformedFiles() throws {

@@ -217,4 +217,79 @@ struct MigratorRuleRowTests {
         let indexes = try query(output) { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'County' AND sql LIKE 'CREATE UNIQUE%'") }
         #expect(indexes.sorted() == ["County_unique_code", "County_unique_name"])
     }
+
+    @Test func renamingIdentifierWinsOverANewAttributeReusingTheOldName() throws {
+        let (result, output) = try migrated { model in
+            let county = index(model, "County")
+            let old = model.entities[county].attributes.first { $0.name == "name" }!
+            model.entities[county].attributes.removeAll { $0.name == "name" }
+            model.entities[county].attributes.append(Attribute(name: "title", type: old.type, isOptional: old.isOptional, renamingIdentifier: "name"))
+            model.entities[county].attributes.append(Attribute(name: "name", type: .string))
+        }
+        #expect(result.plan.changes.map { "\($0.kind.rawValue) \($0.property ?? "")" }.sorted() == ["addAttribute name", "renameAttribute title"])
+        let rows = try query(output) { db in try Row.fetchAll(db, sql: "SELECT code, title, name FROM County ORDER BY code") }
+        #expect(rows.map { $0["title"] as String? } == ["Edinburgh, City of", "Kent"], "the values follow the renaming identifier")
+        #expect(rows.allSatisfy { ($0["name"] as DatabaseValue).isNull }, "the new attribute that reuses the old name starts empty")
+    }
+
+    @Test func integersWidenWithValuesKeptAndNarrowingIsRefused() throws {
+        let (result, output) = try migrated { model in
+            let county = index(model, "County")
+            let position = model.entities[county].attributes.firstIndex { $0.name == "population" }!
+            model.entities[county].attributes[position].type = .integer64
+        }
+        #expect(result.plan.changes.map(\.kind) == [.widenType])
+        let populations = try query(output) { db in try Row.fetchAll(db, sql: "SELECT population FROM County ORDER BY code") }
+        #expect(populations.map { $0["population"] as Int64? } == [nil, 1_500_000])
+
+        let refused = #expect(throws: MigrationRefusal.self) {
+            try migrated { model in
+                let county = index(model, "County")
+                let position = model.entities[county].attributes.firstIndex { $0.name == "population" }!
+                model.entities[county].attributes[position].type = .integer16
+            }
+        }
+        #expect(refused?.messages.contains { $0.contains("County.population narrowed from Integer 32 to Integer 16") } == true)
+    }
+
+    @Test func indexOnlyChangeIsCompatibleInVerifyAndMigrateAlike() throws {
+        writeTestInputs(directory)
+        let built = try buildTestStore(directory)
+        var model = try ModelLoader.load(directory.path("model.json"))
+        model.entities[index(model, "Postcode")].indexes.append(FetchIndex(name: "byLatitude", elements: [.init(property: "latitude")]))
+        let metadata = try StoreMetadata.read(at: URL(fileURLWithPath: built.storePath))
+        let (embedded, configuration, _) = try Migrator.embeddedModel(of: built.storePath)
+        #expect(metadata.hashDifferences(from: model, embeddedModel: embedded).isEmpty, "the store fits: indexes are not hashed")
+        #expect(try MappingInference.infer(from: embedded, to: model, configuration: configuration).isEmpty)
+    }
+
+    @Test func addedUniquenessConstraintChangesTheHashAndIsCheckedForDuplicates() throws {
+        writeTestInputs(directory)
+        let built = try buildTestStore(directory)
+        var model = try ModelLoader.load(directory.path("model.json"))
+        model.entities[index(model, "County")].uniquenessConstraints.append(["name"])
+        let metadata = try StoreMetadata.read(at: URL(fileURLWithPath: built.storePath))
+        let (embedded, _, _) = try Migrator.embeddedModel(of: built.storePath)
+        let differences = metadata.hashDifferences(from: model, embeddedModel: embedded)
+        #expect(differences.map(\.description) == ["County (uniqueness constraints changed)"])
+        let output = directory.path("unique.sqlite")
+        let result = try Migrator().migrate(built.storePath, to: model, output: output)
+        #expect(result.plan.changes.map(\.kind) == [.addUniquenessConstraint])
+        let unique = try query(output) { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND sql LIKE 'CREATE UNIQUE%' AND tbl_name = 'County'")
+        }
+        #expect(unique.contains { $0.contains("name") })
+    }
+
+    @Test func removedEntityBesideAnUnrelatedNewOneIsLightweightWithAWarning() throws {
+        let (result, output) = try migrated { model in
+            model.entities.removeAll { $0.name == "County" }
+            model.entities[index(model, "Postcode")].relationships = []
+            model.entities.append(Entity(name: "Ward", attributes: [Attribute(name: "label", type: .string)]))
+            model.configurations = [Configuration(name: "Seed", entities: ["Postcode", "Ward"])]
+        }
+        #expect(Set(result.plan.changes.map(\.kind)) == [.removeEntity, .addEntity, .removeRelationship])
+        #expect(result.plan.warnings == ["County is removed (its rows dropped) while Ward is added; if that was meant as a rename, it needs a renaming identifier of \"County\""])
+        #expect(try query(output) { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM Postcode") } == 3)
+    }
 }

@@ -76,7 +76,7 @@ struct SeedBuilderTests {
         #expect(metadata.configuration == "Seed")
         let model = try ModelLoader.load(directory.path("model.json"))
         #expect(metadata.versionHashes == (try model.versionHashes(configuration: "Seed")))
-        #expect(metadata[Key.hashEncodingVersion] == .integer(1))
+        #expect(metadata[Key.hashEncodingVersion] == .integer(2))
         #expect(metadata[Key.storeFormatVersion] == .integer(1))
         #expect(metadata.dataVersion == 42)
         #expect(metadata[Key.buildTime] == "2023-11-14T22:13:20Z")

@@ -79,6 +79,7 @@ struct StoreSchemaTests {
     @Test func storageTypes() {
         #expect(AttributeType.allCases.map(EntityTable.storageType(of:)) == [
             "INTEGER", "INTEGER", "INTEGER", "TEXT", "REAL", "REAL", "TEXT", "INTEGER", "REAL", "BLOB", "TEXT", "TEXT", "BLOB",
+            "BLOB", "BLOB", "BLOB",
         ])
     }
 }

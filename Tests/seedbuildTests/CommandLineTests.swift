@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SeedModel
 
 /// Runs the built `seedbuild` binary and captures what it prints and its exit status.
 struct CommandResult {
@@ -140,12 +141,21 @@ struct CommandLineTests {
     @Test func modelHashesAsJSON() throws {
         let result = try runSeedbuild(["model", "hashes", "schemas/PostCodesModel.xcdatamodeld", "--configuration", "PostCodesConf", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
-        let hashes = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: String])
+        func entities(_ stdout: String) throws -> [String: [String: String]] {
+            let object = try JSONSerialization.jsonObject(with: Data(stdout.utf8)) as? [String: Any]
+            return try #require(object?["entities"] as? [String: [String: String]])
+        }
+        let hashes = try entities(result.stdout)
         #expect(hashes.keys.sorted() == ["County", "Postcode"])
-        #expect(hashes.values.allSatisfy { $0.count == 64 && $0.allSatisfy { "0123456789abcdef".contains($0) } })
+        #expect(hashes.values.allSatisfy { $0["hex"]?.count == 64 && $0["hex"]!.allSatisfy { "0123456789abcdef".contains($0) } })
+        #expect(hashes.values.allSatisfy { Data(base64Encoded: $0["base64"] ?? "")?.hexString == $0["hex"] })
+        let whole = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect((whole["versionChecksum"] as? String).flatMap { Data(base64Encoded: $0) }?.count == 32)
         let v1 = try runSeedbuild(["model", "hashes", "schemas/PostCodesModel.xcdatamodeld/PostCodesModel.xcdatamodel", "--json"])
-        let v1Hashes = try #require(try JSONSerialization.jsonObject(with: Data(v1.stdout.utf8)) as? [String: String])
+        let v1Hashes = try entities(v1.stdout)
         #expect(v1Hashes["County"] == hashes["County"] && v1Hashes["Postcode"] != hashes["Postcode"])
+        let text = try runSeedbuild(["model", "hashes", "schemas/PostCodesModel.xcdatamodeld", "--base64"])
+        #expect(text.stdout.contains("\(hashes["County"]!["base64"]!)  County"))
     }
 
     @Test func invalidAndMissingModelsExit65And66() throws {

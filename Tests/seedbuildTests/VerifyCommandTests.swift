@@ -32,7 +32,7 @@ struct VerifyCommandTests {
 
     @Test func v1StoreIsLightweightUnderV2AndTheMatrixCoversEveryVersion() throws {
         let project = try SampleProject()
-        let build = try runSeedbuild(["build", "seeds/postcodes.csv", "--model", "schemas/PostCodesModel.xcdatamodeld/PostCodesModel.xcdatamodel", "--configuration", "PostCodesConf", "--out", "v1"], in: project.url)
+        let build = try runSeedbuild(["build", "seeds/postcodes.csv", "--model", "schemas/PostCodesModel.xcdatamodeld/PostCodesModel.xcdatamodel", "--user-model", "schemas/UserModel.xcdatamodeld", "--configuration", "PostCodesConf", "--out", "v1"], in: project.url)
         #expect(build.status == 0, "\(build.stderr)")
         let result = try runSeedbuild(["verify", "v1/manifest.json", "--model", "schemas/PostCodesModel.xcdatamodeld", "--user-model", "schemas/UserModel.xcdatamodeld", "--all-versions", "--json"], in: project.url)
         #expect(result.status == 0, "\(result.stdout)")

@@ -24,18 +24,30 @@ struct JSONModelReader {
             throw ModelError.invalid("not valid JSON (\(error.localizedDescription)); check the file's syntax", source: source)
         }
         let object = try Object(root, at: Location(source: source), what: "the model")
-        try object.allowKeys(["name", "versionIdentifiers", "entities", "configurations"])
+        try object.allowKeys(["name", "versionIdentifiers", "entities", "configurations", "fetchRequests", "composites"])
         let fallbackName = URL(fileURLWithPath: source.file).deletingPathExtension().lastPathComponent
         let entities = try object.objects("entities").map(readEntity)
         let configurations = try object.objects("configurations", required: false).map { config in
             try config.allowKeys(["name", "entities"])
             return Configuration(name: try config.string("name"), entities: try config.strings("entities"))
         }
+        let templates = try object.objects("fetchRequests", required: false).map { template in
+            try template.allowKeys(["name", "entity", "predicate"])
+            return FetchRequestTemplate(
+                name: try template.string("name"), entity: try template.string("entity"),
+                predicate: try template.optionalString("predicate") ?? "")
+        }
+        let composites = try object.objects("composites", required: false).map { composite in
+            try composite.allowKeys(["name", "elements"])
+            return Composite(name: try composite.string("name"), elements: try composite.objects("elements").map(readAttribute))
+        }
         return Model(
             name: try object.optionalString("name") ?? fallbackName,
             versionIdentifiers: try object.strings("versionIdentifiers", required: false),
             entities: entities,
             configurations: configurations,
+            fetchRequestTemplates: templates,
+            composites: composites,
             source: source)
     }
 
@@ -75,6 +87,7 @@ struct JSONModelReader {
         try object.allowKeys([
             "name", "type", "optional", "transient", "readOnly", "indexed", "default", "min", "max",
             "renamingIdentifier", "versionHashModifier", "valueTransformerName", "externalBinaryStorage", "userInfo",
+            "preserveAfterDeletion", "derivation", "derivationFilter", "composite",
         ])
         let typeName = try object.string("type")
         guard let type = AttributeType(rawValue: typeName) else {
@@ -93,6 +106,11 @@ struct JSONModelReader {
             versionHashModifier: try object.optionalString("versionHashModifier"),
             valueTransformerName: try object.optionalString("valueTransformerName"),
             allowsExternalBinaryDataStorage: try object.bool("externalBinaryStorage", default: false),
+            preservesValueInHistoryOnDeletion: try object.bool("preserveAfterDeletion", default: false),
+            derivation: try object.optionalString("derivation").map {
+                Attribute.Derivation(expression: $0, filterPredicate: try object.optionalString("derivationFilter"))
+            },
+            compositeName: try object.optionalString("composite"),
             userInfo: try object.stringMap("userInfo"))
     }
 
@@ -125,7 +143,7 @@ struct JSONModelReader {
         try object.allowKeys(["name", "entity", "predicate", "optional", "userInfo"])
         return FetchedProperty(
             name: try object.string("name"), entity: try object.string("entity"),
-            predicate: try object.string("predicate"), isOptional: try object.bool("optional", default: true),
+            predicate: try object.optionalString("predicate") ?? "", isOptional: try object.bool("optional", default: true),
             userInfo: try object.stringMap("userInfo"))
     }
 

@@ -26,6 +26,7 @@ extension Model {
         }
         var model = self
         model.entities = entities(in: configuration)
+        model.fetchRequestTemplates = fetchRequestTemplates.filter { configuration.entities.contains($0.entity) }
         model.configurations = configuration.name == Configuration.defaultName ? [] : [configuration]
         return model
     }
@@ -43,6 +44,16 @@ extension Model {
         if !versionIdentifiers.isEmpty { object["versionIdentifiers"] = versionIdentifiers }
         if !configurations.isEmpty {
             object["configurations"] = configurations.map { ["name": $0.name, "entities": $0.entities] }
+        }
+        if !fetchRequestTemplates.isEmpty {
+            object["fetchRequests"] = fetchRequestTemplates.map { template in
+                var object: [String: Any] = ["name": template.name, "entity": template.entity]
+                if !template.predicate.isEmpty { object["predicate"] = template.predicate }
+                return object
+            }
+        }
+        if !composites.isEmpty {
+            object["composites"] = composites.map { ["name": $0.name, "elements": $0.elements.map { $0.jsonObject() }] as [String: Any] }
         }
         return object
     }
@@ -87,6 +98,10 @@ extension Attribute {
         object.setIfPresent("versionHashModifier", versionHashModifier)
         object.setIfPresent("valueTransformerName", valueTransformerName)
         if allowsExternalBinaryDataStorage { object["externalBinaryStorage"] = true }
+        if preservesValueInHistoryOnDeletion { object["preserveAfterDeletion"] = true }
+        object.setIfPresent("derivation", derivation?.expression)
+        object.setIfPresent("derivationFilter", derivation?.filterPredicate)
+        object.setIfPresent("composite", compositeName)
         if !userInfo.isEmpty { object["userInfo"] = userInfo }
         return object
     }
@@ -112,7 +127,8 @@ extension Relationship {
 
 extension FetchedProperty {
     func jsonObject() -> [String: Any] {
-        var object: [String: Any] = ["name": name, "entity": entity, "predicate": predicate]
+        var object: [String: Any] = ["name": name, "entity": entity]
+        if !predicate.isEmpty { object["predicate"] = predicate }
         if !isOptional { object["optional"] = false }
         if !userInfo.isEmpty { object["userInfo"] = userInfo }
         return object

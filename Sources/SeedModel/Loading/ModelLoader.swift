@@ -17,8 +17,10 @@ public enum ModelLoader {
         case .version(let bundle):
             return try loadVersion(path, bundle: bundle, displayPath: path)
         case .bundle:
-            let current = try currentVersionPath(ofBundle: path)
-            return try loadVersion(current, bundle: path, displayPath: path)
+            let (current, warning) = try currentVersionPath(ofBundle: path)
+            var model = try loadVersion(current, bundle: path, displayPath: path)
+            if let warning { model.loadWarnings.append(warning) }
+            return model
         }
     }
 
@@ -89,7 +91,12 @@ public enum ModelLoader {
         let source = ModelSource(file: displayPath, version: bundle == nil ? nil : versionName)
         let contents = url.appendingPathComponent("contents").path
         guard FileManager.default.fileExists(atPath: contents) else {
-            throw .invalid("the version folder has no contents file; re-save the model in Xcode", source: source)
+            let legacy = FileManager.default.fileExists(atPath: url.appendingPathComponent("elements").path)
+            throw .invalid(
+                legacy
+                    ? "the version folder holds only the binary \"elements\" file of Xcode 3 (before Xcode 4), which cannot be read; open the model in a current Xcode and save it, or give the compiled .mom"
+                    : "the version folder has no contents file; re-save the model in Xcode",
+                source: source)
         }
         return try XcodeModelParser(source: source).parse(try readFile(contents, source: source), name: modelName)
     }
@@ -118,8 +125,10 @@ public enum ModelLoader {
         return versions.map { URL(fileURLWithPath: path).appendingPathComponent($0).path }
     }
 
-    /// The version `.xccurrentversion` names; a bundle with one version needs no such file.
-    private static func currentVersionPath(ofBundle path: String) throws(ModelError) -> String {
+    /// The version `.xccurrentversion` names; a bundle with one version needs no such file. A
+    /// marker that names no version is what Xcode builds anyway, with the latest version: so is
+    /// it taken here, with a warning.
+    private static func currentVersionPath(ofBundle path: String) throws(ModelError) -> (String, ModelDiagnostic?) {
         let source = ModelSource(file: path)
         let bundle = URL(fileURLWithPath: path)
         let marker = bundle.appendingPathComponent(".xccurrentversion")
@@ -130,17 +139,20 @@ public enum ModelLoader {
                     "the bundle has \(versions.count) versions and no .xccurrentversion; "
                         + "set the current version in Xcode or give one version folder", source: source)
             }
-            return versions[0]
+            return (versions[0], nil)
         }
         let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
-        guard let name = plist?["_XCCurrentVersionName"] as? String else {
-            throw .invalid(
-                ".xccurrentversion has no _XCCurrentVersionName; set the current version in Xcode", source: source)
+        guard let name = plist?["_XCCurrentVersionName"] as? String, !name.isEmpty else {
+            let latest = try versionPaths(ofBundle: path).last!
+            let latestName = URL(fileURLWithPath: latest).lastPathComponent
+            return (latest, ModelDiagnostic(
+                .warning, ".xccurrentversion names no current version; using the latest, \(latestName), as Xcode does. Set the current version in Xcode to be sure",
+                source: source))
         }
         let version = bundle.appendingPathComponent(name).path
         guard FileManager.default.fileExists(atPath: version) else {
             throw .invalid(".xccurrentversion names \"\(name)\", which is not in the bundle", source: source)
         }
-        return version
+        return (version, nil)
     }
 }

@@ -4,6 +4,7 @@ struct Inference {
     let destination: Model
     var changes: [MigrationPlan.Change] = []
     var refusals: [ModelDiagnostic] = []
+    var warnings: [String] = []
     /// Source entity name → destination entity name.
     private var entityNames: [String: String] = [:]
     /// Destination entity → source entity.
@@ -45,27 +46,40 @@ struct Inference {
                 removed.append(entity)
             }
         }
-        if !removed.isEmpty && !matched.added.isEmpty {
-            let added = matched.added.map(\.name).joined(separator: ", ")
-            for entity in removed {
-                refuse(entity.name, nil, "disappeared while \(added) appeared without a renaming identifier; if one of them is \(entity.name) renamed, set its renaming identifier to \"\(entity.name)\", otherwise remove and add in separate model versions")
+        // A removed entity whose stored properties an added one has too may be a rename without its
+        // identifier: refused. One unlike every added entity is a removal, with a warning.
+        var refused = false
+        for entity in removed {
+            if let twin = matched.added.first(where: { Self.storedShape(of: $0, in: destination) == Self.storedShape(of: entity, in: source) }) {
+                refuse(entity.name, nil, "disappeared while \(twin.name), with the same properties, appeared without a renaming identifier; if it is \(entity.name) renamed, set its renaming identifier to \"\(entity.name)\", otherwise remove and add in separate model versions")
+                refused = true
+            } else if !matched.added.isEmpty {
+                warnings.append("\(entity.name) is removed (its rows dropped) while \(matched.added.map(\.name).joined(separator: ", ")) is added; if that was meant as a rename, it needs a renaming identifier of \"\(entity.name)\"")
             }
-            return
         }
+        if refused { return }
         for entity in removed { add(.removeEntity, entity.name, nil, "the table and its rows are dropped") }
         for entity in matched.added { add(.addEntity, entity.name, nil, "a new, empty table") }
         for (old, new) in matched.pairs { compare(old, new) }
     }
 
-    private mutating func compare(_ old: Entity, _ new: Entity) {
+    private mutating func compare(_ declaredOld: Entity, _ declaredNew: Entity) {
         let before = changes.count
-        if old.name != new.name {
-            add(.renameEntity, new.name, nil, old: old.name, "table \"\(old.name)\" becomes \"\(new.name)\"")
+        if declaredOld.name != declaredNew.name {
+            add(.renameEntity, declaredNew.name, nil, old: declaredOld.name, "table \"\(declaredOld.name)\" becomes \"\(declaredNew.name)\"")
         }
+        let oldParent = declaredOld.parentEntity.map { entityNames[$0] ?? $0 }
+        if oldParent != declaredNew.parentEntity {
+            add(.changeParent, declaredNew.name, nil, "parent \(declaredOld.parentEntity ?? "none") → \(declaredNew.parentEntity ?? "none"); its rows and values are kept")
+        }
+        // Compared with inherited properties listed as their own, a property moved up or down the
+        // hierarchy is no change for the entities that have it before and after.
+        let old = source.resolved(declaredOld)
+        let new = destination.resolved(declaredNew)
         let attributeNames = compareAttributes(old, new)
         compareRelationships(old, new)
         compareConstraints(old, new, attributeNames: attributeNames)
-        if changes.count == before, source.versionHash(of: old) != destination.versionHash(of: new) {
+        if changes.count == before, source.versionHash(of: declaredOld) != destination.versionHash(of: declaredNew) {
             add(.changeVersionHashOnly, new.name, nil, "nothing stored changes; the store's hashes are updated")
         }
     }
@@ -79,7 +93,14 @@ struct Inference {
         for (a, b) in matched.pairs {
             names[a.name] = b.name
             sourceProperties[new.name, default: [:]][b.name] = a.name
-            guard a.type == b.type else {
+            if let from = a.type.integerWidth, let to = b.type.integerWidth, from != to {
+                if from < to {
+                    add(.widenType, new.name, b.name, "\(a.type.rawValue) → \(b.type.rawValue), values kept")
+                } else {
+                    refuse(new.name, b.name, "\(new.name).\(b.name) narrowed from \(a.type.rawValue) to \(b.type.rawValue); stored values may not fit. Keep \(a.type.rawValue), or add a new attribute and fill it in a data step.")
+                    continue
+                }
+            } else if a.type != b.type {
                 refuse(new.name, b.name, "\(new.name).\(b.name) changed type from \(a.type.rawValue) to \(b.type.rawValue); lightweight migration cannot change a type. Add a new attribute instead and keep the old one, or ship a new model version with a data step.")
                 continue
             }
@@ -89,7 +110,7 @@ struct Inference {
             if !a.isOptional && b.isOptional {
                 add(.makeOptional, new.name, b.name, "the column loses NOT NULL")
             } else if a.isOptional && !b.isOptional {
-                if let value = b.defaultValue {
+                if let value = b.effectiveDefaultValue {
                     add(.makeRequired, new.name, b.name, "the column gains NOT NULL; empty values become \(value)")
                 } else {
                     refuse(new.name, b.name, "\(new.name).\(b.name) became non-optional without a default value; stored rows may hold no value. Give it a default value or keep it optional.")
@@ -99,7 +120,7 @@ struct Inference {
         for b in matched.added {
             if b.isOptional {
                 add(.addAttribute, new.name, b.name, "new column, NULL in existing rows")
-            } else if let value = b.defaultValue {
+            } else if let value = b.effectiveDefaultValue {
                 add(.addAttribute, new.name, b.name, "new column, NOT NULL DEFAULT \(value) in existing rows")
             } else {
                 refuse(new.name, b.name, "\(new.name).\(b.name) is new and non-optional without a default value; stored rows would have no value. Give it a default value or make it optional.")
@@ -167,13 +188,14 @@ struct Inference {
         for constraint in old.uniquenessConstraints.map(rename) where !newConstraints.contains(constraint) {
             add(.removeUniquenessConstraint, new.name, constraint.joined(separator: ","), "the unique index is dropped")
         }
-        let oldIndexes = Set(old.indexes.map { rename($0.elements.map(\.property)) })
-        let newIndexes = Set(new.indexes.map { $0.elements.map(\.property) })
-        for index in new.indexes where !oldIndexes.contains(index.elements.map(\.property)) {
-            add(.addIndex, new.name, index.name, "a new index")
-        }
-        for index in old.indexes where !newIndexes.contains(rename(index.elements.map(\.property))) {
-            add(.removeIndex, new.name, index.name, "the index is dropped")
-        }
+        // Indexes are not hashed (Core Data opens a store whose indexes differ): no change of the
+        // plan; a table rebuilt for another change gets the new model's indexes.
+    }
+
+    /// What an entity stores, without names of its own: the types of its stored attributes and the
+    /// destinations of its relationships, to tell a rename without an identifier from an unrelated entity.
+    static func storedShape(of entity: Entity, in model: Model) -> [String] {
+        (model.allAttributes(of: entity).filter(\.isStored).map { "\($0.name):\($0.type.rawValue)" }
+            + model.allRelationships(of: entity).filter { !$0.isTransient }.map { "\($0.name)->\($0.destination)" }).sorted()
     }
 }

@@ -19,8 +19,10 @@ public enum MappingInference {
         var inference = Inference(source: source, destination: destination)
         inference.run(configuration: configuration)
         if !inference.refusals.isEmpty { throw MigrationRefusal(reasons: inference.refusals) }
-        return MigrationPlan(
+        var plan = MigrationPlan(
             changes: inference.changes, sourceEntities: inference.sourceEntities, sourceProperties: inference.sourceProperties)
+        plan.warnings = inference.warnings
+        return plan
     }
 
     /// The identity elements are matched by: the renaming identifier, else the name.
@@ -28,20 +30,25 @@ public enum MappingInference {
         renamingIdentifier ?? name
     }
 
-    /// Pairs source and destination elements by canonical identity, then by name.
+    /// Pairs source and destination elements by canonical identity, then by name. Destinations
+    /// with a renaming identifier are matched first: an explicit rename wins over a new element
+    /// that merely reuses the old name (which is then new, not the old one kept).
     static func match<T>(_ sources: [T], _ destinations: [T], name: (T) -> String, renaming: (T) -> String?) -> (pairs: [(T, T)], removed: [T], added: [T]) {
         var remaining = sources
-        var pairs: [(T, T)] = []
-        var added: [T] = []
-        for destination in destinations {
+        var matched: [Int: T] = [:]
+        let explicitFirst = destinations.indices.sorted { (renaming(destinations[$0]) != nil ? 0 : 1, $0) < (renaming(destinations[$1]) != nil ? 0 : 1, $1) }
+        for position in explicitFirst {
+            let destination = destinations[position]
             let identity = canonical(name(destination), renaming(destination))
             let index = remaining.firstIndex { canonical(name($0), renaming($0)) == identity }
-                ?? remaining.firstIndex { name($0) == name(destination) }
-            if let index {
-                pairs.append((remaining.remove(at: index), destination))
-            } else {
-                added.append(destination)
-            }
+                ?? remaining.firstIndex { name($0) == identity }
+                ?? (renaming(destination) == nil ? remaining.firstIndex { name($0) == name(destination) } : nil)
+            if let index { matched[position] = remaining.remove(at: index) }
+        }
+        var pairs: [(T, T)] = []
+        var added: [T] = []
+        for (position, destination) in destinations.enumerated() {
+            if let source = matched[position] { pairs.append((source, destination)) } else { added.append(destination) }
         }
         return (pairs, remaining, added)
     }

@@ -17,7 +17,10 @@ public struct MigrationPlan: Sendable, Equatable, CustomStringConvertible {
             /// Delete rule or min/max count only: nothing stored changes.
             case changeRelationshipRules
             case addUniquenessConstraint, removeUniquenessConstraint
-            case addIndex, removeIndex
+            /// Integer 16 → 32 → 64: values kept.
+            case widenType
+            /// A new parent entity, or none: the rows move into (or out of) the tree's table.
+            case changeParent
             /// The version hash changed (a `versionHashModifier`) but nothing stored did.
             case changeVersionHashOnly
         }
@@ -50,6 +53,9 @@ public struct MigrationPlan: Sendable, Equatable, CustomStringConvertible {
     public var sourceEntities: [String: String]
     /// Destination entity → destination property → source property, for stored properties that existed before.
     public var sourceProperties: [String: [String: String]]
+    /// What the plan does that a person should know of: an entity removed beside an unrelated new
+    /// one, which would have needed a renaming identifier to be a rename.
+    public var warnings: [String] = []
 
     public init(changes: [Change] = [], sourceEntities: [String: String] = [:], sourceProperties: [String: [String: String]] = [:]) {
         self.changes = changes
@@ -61,7 +67,8 @@ public struct MigrationPlan: Sendable, Equatable, CustomStringConvertible {
     public var isEmpty: Bool { changes.isEmpty }
 
     public var description: String {
-        changes.isEmpty ? "no changes: the store is compatible" : changes.map { "- \($0)" }.joined(separator: "\n")
+        let lines = changes.map { "- \($0)" } + warnings.map { "- warning: \($0)" }
+        return changes.isEmpty && warnings.isEmpty ? "no changes: the store is compatible" : lines.joined(separator: "\n")
     }
 }
 

@@ -1,4 +1,4 @@
-/// A persistent (or transient) attribute of an entity.
+/// A persistent (or transient, or derived) attribute of an entity.
 ///
 /// Mirrors [NSAttributeDescription](https://developer.apple.com/documentation/coredata/nsattributedescription).
 public struct Attribute: Sendable, Hashable {
@@ -18,7 +18,27 @@ public struct Attribute: Sendable, Hashable {
     public var versionHashModifier: String?
     public var valueTransformerName: String?
     public var allowsExternalBinaryDataStorage: Bool
+    /// Kept in persistent history when the object is deleted (Xcode's "Preserve After Deletion").
+    public var preservesValueInHistoryOnDeletion: Bool
+    /// Set for a derived attribute: its value is computed from the expression, never given.
+    public var derivation: Derivation?
+    /// For a ``AttributeType/composite`` attribute, the name of the model's composite definition.
+    public var compositeName: String?
     public var userInfo: [String: String]
+
+    /// How a derived attribute's value is computed (Core Data's
+    /// [NSDerivedAttributeDescription](https://developer.apple.com/documentation/coredata/nsderivedattributedescription)).
+    public struct Derivation: Sendable, Hashable {
+        /// The expression as Xcode writes it: `name`, `lowercase:(name)`, `chapters.@count`, `now()`.
+        public var expression: String
+        /// Only rows matching it take part (for aggregates over a relationship).
+        public var filterPredicate: String?
+
+        public init(expression: String, filterPredicate: String? = nil) {
+            self.expression = expression
+            self.filterPredicate = filterPredicate
+        }
+    }
 
     public init(
         name: String,
@@ -34,6 +54,9 @@ public struct Attribute: Sendable, Hashable {
         versionHashModifier: String? = nil,
         valueTransformerName: String? = nil,
         allowsExternalBinaryDataStorage: Bool = false,
+        preservesValueInHistoryOnDeletion: Bool = false,
+        derivation: Derivation? = nil,
+        compositeName: String? = nil,
         userInfo: [String: String] = [:]
     ) {
         self.name = name
@@ -49,6 +72,17 @@ public struct Attribute: Sendable, Hashable {
         self.versionHashModifier = versionHashModifier
         self.valueTransformerName = valueTransformerName
         self.allowsExternalBinaryDataStorage = allowsExternalBinaryDataStorage
+        self.preservesValueInHistoryOnDeletion = preservesValueInHistoryOnDeletion
+        self.derivation = derivation
+        self.compositeName = compositeName
         self.userInfo = userInfo
     }
+}
+
+extension Attribute {
+    /// Whether the attribute has a column: neither transient nor of a type that cannot be stored.
+    public var isStored: Bool { !isTransient && type.isStorable }
+
+    /// Whether a CSV or a caller gives the value: stored and not derived.
+    public var isGiven: Bool { isStored && derivation == nil }
 }

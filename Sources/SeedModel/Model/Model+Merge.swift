@@ -42,6 +42,8 @@ extension Model {
             versionIdentifiers: identifiers,
             entities: Array(entities.values),
             configurations: configurations.map { Configuration(name: $0.key, entities: Array($0.value)) },
+            fetchRequestTemplates: models.flatMap(\.fetchRequestTemplates),
+            composites: models.flatMap(\.composites),
             source: models.compactMap(\.source).first.map { _ in
                 ModelSource(file: models.compactMap(\.source).map(\.description).joined(separator: " + "))
             })

@@ -50,7 +50,7 @@ extension Model {
         var flags: [String] = [attribute.isOptional ? "optional" : "required"]
         if attribute.isTransient { flags.append("transient") }
         if attribute.isIndexed { flags.append("indexed") }
-        if let value = attribute.defaultValue { flags.append("default \(value)") }
+        if let value = attribute.effectiveDefaultValue { flags.append("default \(value)") }
         if attribute.minValue != nil || attribute.maxValue != nil {
             flags.append("range \(attribute.minValue ?? "")…\(attribute.maxValue ?? "")")
         }

@@ -11,20 +11,37 @@ public struct Model: Sendable {
     public var entities: [Entity] { didSet { entities.sort { $0.name < $1.name } } }
     /// The named configurations; ``Configuration/defaultName`` is implicit and never listed.
     public var configurations: [Configuration] { didSet { configurations.sort { $0.name < $1.name } } }
+    /// Fetch requests stored in the model by name, sorted by name.
+    public var fetchRequestTemplates: [FetchRequestTemplate] {
+        didSet { fetchRequestTemplates.sort { $0.name < $1.name } }
+    }
+    /// Composite attribute definitions, sorted by name.
+    public var composites: [Composite] { didSet { composites.sort { $0.name < $1.name } } }
     public var source: ModelSource?
+    /// Warnings found while loading (a bundle with no current version named, say); reported by
+    /// ``validate(requireFetchedPropertyTargets:)``, not part of equality.
+    public var loadWarnings: [ModelDiagnostic] = []
 
     public init(
         name: String,
         versionIdentifiers: [String] = [],
         entities: [Entity],
         configurations: [Configuration] = [],
+        fetchRequestTemplates: [FetchRequestTemplate] = [],
+        composites: [Composite] = [],
         source: ModelSource? = nil
     ) {
         self.name = name
         self.versionIdentifiers = versionIdentifiers
         self.entities = entities.sorted { $0.name < $1.name }
         self.configurations = configurations.sorted { $0.name < $1.name }
+        self.fetchRequestTemplates = fetchRequestTemplates.sorted { $0.name < $1.name }
+        self.composites = composites.sorted { $0.name < $1.name }
         self.source = source
+    }
+
+    public func fetchRequestTemplate(named name: String) -> FetchRequestTemplate? {
+        fetchRequestTemplates.first { $0.name == name }
     }
 
     public func entity(named name: String) -> Entity? {
@@ -63,10 +80,23 @@ extension Model: Hashable {
     public static func == (lhs: Model, rhs: Model) -> Bool {
         lhs.name == rhs.name && lhs.versionIdentifiers == rhs.versionIdentifiers
             && lhs.entities == rhs.entities && lhs.configurations == rhs.configurations
+            && lhs.fetchRequestTemplates == rhs.fetchRequestTemplates && lhs.composites == rhs.composites
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(name)
         hasher.combine(entities)
+    }
+}
+
+/// A composite attribute's definition: named sub-attributes kept together as one value
+/// (Core Data's [NSCompositeAttributeDescription](https://developer.apple.com/documentation/coredata/nscompositeattributedescription)).
+public struct Composite: Sendable, Hashable {
+    public var name: String
+    public var elements: [Attribute]
+
+    public init(name: String, elements: [Attribute]) {
+        self.name = name
+        self.elements = elements
     }
 }

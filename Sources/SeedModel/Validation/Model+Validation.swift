@@ -8,6 +8,9 @@ extension Model {
     /// Property names may not take it (SQLite compares names without regard to case).
     public static let primaryKeyColumn = "Z_PK"
 
+    /// The column naming each row's entity in a table that holds an inheritance tree.
+    public static let entityColumn = "Z_ENTITY"
+
     /// Prefix of the bookkeeping tables in a seed store; entity names may not use it.
     public static let reservedTablePrefix = "seed_"
 
@@ -16,7 +19,7 @@ extension Model {
     ///   whose target entity is still missing is an error rather than a warning.
     public func validate(requireFetchedPropertyTargets: Bool = false) -> [ModelDiagnostic] {
         var validator = ModelValidator(model: self, requireFetchedPropertyTargets: requireFetchedPropertyTargets)
-        return validator.run()
+        return loadWarnings + validator.run()
     }
 
     /// Validates the model and returns its warnings.
@@ -47,6 +50,8 @@ struct ModelValidator {
             checkFetchedProperties(of: entity)
             checkConstraintsAndIndexes(of: entity)
         }
+        checkInheritance()
+        checkTemplatesAndComposites()
         checkConfigurations()
         return diagnostics
     }
@@ -75,8 +80,43 @@ struct ModelValidator {
             if entity.name.lowercased().hasPrefix(Model.reservedTablePrefix) {
                 error("entity names starting with \"\(Model.reservedTablePrefix)\" are reserved for seed store bookkeeping; rename it", entity)
             }
-            if let parent = entity.parentEntity {
-                error("entity inheritance (parent entity \"\(parent)\") is not supported yet; flatten the parent's properties into this entity", entity)
+        }
+    }
+
+    private mutating func checkInheritance() {
+        for entity in model.entities {
+            guard let parent = entity.parentEntity else { continue }
+            guard model.entity(named: parent) != nil else {
+                error("the parent entity \"\(parent)\" is not in the model; pick an entity of this model as its parent", entity)
+                continue
+            }
+            let chain = model.inheritanceChain(of: entity)
+            if model.superentity(of: chain[0]) != nil {
+                error("the parent entities form a cycle (\(chain.map(\.name).joined(separator: " → "))); break it in Xcode", entity)
+                continue
+            }
+            var inherited: [String: String] = [:]
+            for ancestor in chain.dropLast() {
+                for name in ancestor.propertyNames { inherited[name.lowercased()] = ancestor.name }
+            }
+            for name in entity.propertyNames {
+                if let owner = inherited[name.lowercased()] {
+                    error("the property is already inherited from \(owner); rename it or remove one of the two", entity, name)
+                }
+            }
+        }
+    }
+
+    private mutating func checkTemplatesAndComposites() {
+        for template in model.fetchRequestTemplates where model.entity(named: template.entity) == nil {
+            error("the fetch request template \"\(template.name)\" names entity \"\(template.entity)\", which is not in the model", nil)
+        }
+        for entity in model.entities {
+            for attribute in entity.attributes where attribute.type == .composite {
+                guard let name = attribute.compositeName, model.composites.contains(where: { $0.name == name }) else {
+                    error("the composite attribute names no composite of this model; choose one in Xcode", entity, attribute.name)
+                    continue
+                }
             }
         }
     }
@@ -92,13 +132,19 @@ struct ModelValidator {
                 error("duplicate property name (\"\(other)\" too; SQLite column names ignore case); rename one", entity, name)
             }
             seen[name.lowercased()] = name
-            if name.caseInsensitiveCompare(Model.primaryKeyColumn) == .orderedSame {
-                error("\"\(Model.primaryKeyColumn)\" is the store's primary-key column; rename the property", entity, name)
+            for reserved in [Model.primaryKeyColumn, Model.entityColumn] where name.caseInsensitiveCompare(reserved) == .orderedSame {
+                error("\"\(reserved)\" is a column every store reserves; rename the property", entity, name)
             }
         }
         for attribute in entity.attributes {
-            // Real models keep defaults left over from a type change ("NO" on an integer); Core Data
-            // ignores what does not fit, so this is a warning and the store gets no DEFAULT.
+            if !attribute.isTransient, attribute.type == .undefined || attribute.type == .objectID {
+                error("a stored attribute needs a type (it has \(attribute.type.rawValue)); choose one in Xcode or mark it transient", entity, attribute.name)
+            }
+            if let derivation = attribute.derivation, derivation.expression.trimmingCharacters(in: .whitespaces).isEmpty {
+                error("the derived attribute has an empty derivation; write one in Xcode's data model inspector", entity, attribute.name)
+            }
+            // Core Data reads "NO" on an integer as 0 and "0.0" on a Boolean as NO; only what it
+            // cannot read as the type at all is ignored, so this is a warning and the store gets no DEFAULT.
             if let value = attribute.defaultValue, let problem = DefaultValueCheck.problem(value, for: attribute.type) {
                 warning("default value \"\(value)\" \(problem); it is ignored", entity, attribute.name)
             }
@@ -113,12 +159,12 @@ struct ModelValidator {
                 continue
             }
             if let inverseName = relationship.inverse {
-                guard let inverse = destination.relationship(named: inverseName) else {
+                guard let inverse = model.allRelationships(of: destination).first(where: { $0.name == inverseName }) else {
                     error("inverse \"\(inverseName)\" is not a relationship of \(destination.name); fix the inverse in Xcode", entity, relationship.name)
                     continue
                 }
-                if inverse.destination != entity.name || inverse.inverse != relationship.name {
-                    error("inverse \(destination.name).\(inverseName) does not point back (it goes to \(inverse.destination).\(inverse.inverse ?? "nothing")); make the two relationships each other's inverse", entity, relationship.name)
+                if !model.entity(entity, isKindOf: inverse.destination) || inverse.inverse != relationship.name {
+                    warning("the inverse \(destination.name).\(inverseName) does not point back to \(entity.name).\(relationship.name) (it goes to \(inverse.destination).\(inverse.inverse ?? "nothing")); Xcode warns about this too: make the two relationships each other's inverse", entity, relationship.name)
                 }
             } else if !relationship.isTransient {
                 warning("the relationship has no inverse; Core Data advises one so that the object graph stays consistent", entity, relationship.name)
@@ -135,9 +181,6 @@ struct ModelValidator {
 
     private mutating func checkFetchedProperties(of entity: Entity) {
         for property in entity.fetchedProperties {
-            if property.predicate.isEmpty {
-                error("the fetched property has no predicate; give its fetch request a predicate such as key == $FETCH_SOURCE.key", entity, property.name)
-            }
             if property.entity.isEmpty {
                 error("the fetched property's fetch request names no entity", entity, property.name)
             } else if model.entity(named: property.entity) == nil {
@@ -153,15 +196,17 @@ struct ModelValidator {
 
     private mutating func checkConstraintsAndIndexes(of entity: Entity) {
         for constraint in entity.uniquenessConstraints {
-            for name in constraint where entity.attribute(named: name) == nil {
-                let what = entity.relationship(named: name) == nil ? "no such attribute" : "a relationship; seed stores support attribute constraints only"
-                error("the uniqueness constraint (\(constraint.joined(separator: ", "))) names \"\(name)\": \(what)", entity, name)
+            let attributes = model.allAttributes(of: entity)
+            let relationships = model.allRelationships(of: entity)
+            for name in constraint where !attributes.contains(where: { $0.name == name }) {
+                if relationships.contains(where: { $0.name == name && !$0.isToMany }) { continue }
+                error("the uniqueness constraint (\(constraint.joined(separator: ", "))) names \"\(name)\", which is not an attribute or to-one relationship of \(entity.name)", entity, name)
             }
         }
         for index in entity.indexes {
             if index.elements.isEmpty { error("the fetch index \"\(index.name)\" has no elements", entity) }
-            for element in index.elements
-            where entity.attribute(named: element.property) == nil && entity.relationship(named: element.property) == nil {
+            let names = Set(model.allAttributes(of: entity).map(\.name) + model.allRelationships(of: entity).map(\.name))
+            for element in index.elements where !names.contains(element.property) {
                 error("the fetch index \"\(index.name)\" names \"\(element.property)\", which is not an attribute or relationship of \(entity.name)", entity, element.property)
             }
         }

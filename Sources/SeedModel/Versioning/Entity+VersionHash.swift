@@ -1,157 +1,176 @@
 import Crypto
 import Foundation
 
-/// Version hashes: a 32-byte SHA-256 per entity over exactly what decides its stored shape.
+/// Version hashes exactly as Core Data computes them, so what seedbuild prints and stamps equals
+/// the app's [entityVersionHashesByName](https://developer.apple.com/documentation/coredata/nsmanagedobjectmodel/entityversionhashesbyname).
 ///
-/// Encoding version 1 (``Model/hashEncodingVersion``). The hash is SHA-256 over this byte string:
+/// Every hash is SHA-256; integers are little-endian, strings UTF-8 without a terminator, and a
+/// part marked "if any" is left out when absent or empty (`docs/model-json.md`):
 ///
-///     field("seedbuild.entity.v1")
-///     field(entity name)  flag(isAbstract)
-///     field(parent entity's hash, 32 raw bytes, or empty)  field(versionHashModifier or empty)
-///     for each attribute and relationship, together in ascending order of name (UTF-8 bytes):
-///       field("A" for an attribute, "R" for a relationship)  field(name)
-///       flag(isOptional)  flag(isTransient)  flag(isReadOnly)  field(versionHashModifier or empty)
-///       unless transient — attribute:    field(type, as Xcode spells it: "Integer 16", "String", …)
-///       unless transient — relationship: field(destination)  field(inverse or empty)
-///                                        u32(minCount)  u32(maxCount)  field(delete rule, "Nullify", …)
-///                                        flag(isOrdered)  flag(isToMany)
+///     property      P = SHA256(name | u16(optional | transient << 1 | readOnly << 2) | versionHashModifier if any)
+///     attribute     A = SHA256(P | u32(NSAttributeType number) | 01 if external storage | 01 if preserved after deletion)
+///     derived       D = SHA256(derivation in NSExpression format | filter predicate if any)
+///     relationship  R = SHA256(P | destination | inverse if any and not itself | u32(maxCount) | u32(minCount) | 01 00 if ordered)
+///     entity        E = SHA256(name | u8(abstract) | parent's E if any
+///                          | the 32-byte hashes of every non-transient attribute and relationship,
+///                            inherited ones included, in name order
+///                          | versionHashModifier if any
+///                          | each uniqueness constraint's names joined with ".", the constraints sorted)
 ///
-/// where `field(s)` is the byte count of `s` as a big-endian u32 followed by its UTF-8 bytes,
-/// `flag(b)` one byte 1 or 0, and `u32(n)` four big-endian bytes.
-/// Class names, `userInfo`, default values, validation rules (min/max), renaming identifiers,
-/// indexes, uniqueness constraints and fetched properties take no part: they do not change which
-/// rows and columns a store holds. Like Core Data's
-/// [versionHash](https://developer.apple.com/documentation/coredata/nsentitydescription/versionhash),
-/// a store is compatible with a configuration when the stored hashes equal the configuration's.
+/// Class names, user info, defaults, validation rules, delete rules, indexes, renaming identifiers
+/// and fetched properties are not hashed: they do not change what a store holds.
 extension Model {
-    /// The version of the canonical encoding above; stored beside the hashes in every seed store.
-    public static let hashEncodingVersion = 1
+    /// The version of the hash encoding stamped beside the hashes: 2 is Core Data's algorithm
+    /// (1 was seedbuild's own, whose stores are re-hashed from the model embedded in them).
+    public static let hashEncodingVersion = 2
 
-    /// The version hash of one entity.
+    /// The version hash of one entity, as Core Data's `NSEntityDescription.versionHash`.
     public func versionHash(of entity: Entity) -> Data {
-        var encoder = HashEncoder()
-        encoder.field("seedbuild.entity.v1")
-        encoder.field(entity.name)
-        encoder.flag(entity.isAbstract)
-        let parent = entity.parentEntity.flatMap { self.entity(named: $0) }.map { versionHash(of: $0) } ?? Data()
-        encoder.field(parent)
-        encoder.field(entity.versionHashModifier ?? "")
-        let properties: [(name: String, encode: (inout HashEncoder) -> Void)] =
-            entity.attributes.map { attribute in (attribute.name, { $0.attribute(attribute) }) }
-            + entity.relationships.map { relationship in (relationship.name, { $0.relationship(relationship) }) }
-        for property in properties.sorted(by: { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }) {
-            property.encode(&encoder)
+        var visiting: Set<String> = []
+        return versionHash(of: entity, visiting: &visiting)
+    }
+
+    private func versionHash(of entity: Entity, visiting: inout Set<String>) -> Data {
+        visiting.insert(entity.name)
+        var bytes = HashBytes()
+        bytes.append(entity.name)
+        bytes.append(UInt8(entity.isAbstract ? 1 : 0))
+        if let parent = superentity(of: entity), !visiting.contains(parent.name) {
+            bytes.append(versionHash(of: parent, visiting: &visiting))
         }
-        return Data(SHA256.hash(data: encoder.bytes))
+        let attributes = allAttributes(of: entity).filter { !$0.isTransient }.map { ($0.name, Self.versionHash(of: $0)) }
+        let relationships = allRelationships(of: entity).filter { !$0.isTransient }
+            .map { ($0.name, Self.versionHash(of: $0, in: entity)) }
+        for (_, hash) in (attributes + relationships).sorted(by: { Self.precedes($0.0, $1.0) }) {
+            bytes.append(hash)
+        }
+        bytes.append(entity.versionHashModifier)
+        let constraints = entity.uniquenessConstraints.filter { !$0.isEmpty }.map { $0.joined(separator: ".") }
+        for constraint in constraints.sorted(by: Self.precedes) { bytes.append(constraint) }
+        return bytes.sha256
+    }
+
+    /// The hash of one attribute (Core Data's `NSPropertyDescription.versionHash`).
+    public static func versionHash(of attribute: Attribute) -> Data {
+        if let derivation = attribute.derivation {
+            var bytes = HashBytes()
+            bytes.append(derivation.expressionFormat)
+            bytes.append(derivation.filterPredicate)
+            return bytes.sha256
+        }
+        var bytes = HashBytes()
+        bytes.append(propertyHash(
+            name: attribute.name, optional: attribute.isOptional, transient: attribute.isTransient,
+            readOnly: attribute.isReadOnly, modifier: attribute.versionHashModifier))
+        bytes.append(attribute.type.coreDataCode)
+        if attribute.allowsExternalBinaryDataStorage { bytes.append(UInt8(1)) }
+        if attribute.preservesValueInHistoryOnDeletion { bytes.append(UInt8(1)) }
+        return bytes.sha256
+    }
+
+    /// The hash of one relationship of `entity`.
+    public static func versionHash(of relationship: Relationship, in entity: Entity) -> Data {
+        var bytes = HashBytes()
+        bytes.append(propertyHash(
+            name: relationship.name, optional: relationship.isOptional, transient: relationship.isTransient,
+            readOnly: relationship.isReadOnly, modifier: relationship.versionHashModifier))
+        bytes.append(relationship.destination)
+        let isOwnInverse = relationship.inverse == relationship.name && relationship.destination == entity.name
+        if !isOwnInverse { bytes.append(relationship.inverse) }
+        bytes.append(UInt32(clamping: relationship.maxCount))
+        bytes.append(UInt32(clamping: relationship.minCount))
+        if relationship.isOrdered { bytes.append(Data([1, 0])) }
+        return bytes.sha256
+    }
+
+    private static func propertyHash(name: String, optional: Bool, transient: Bool, readOnly: Bool, modifier: String?) -> Data {
+        var bytes = HashBytes()
+        bytes.append(name)
+        bytes.append(UInt16((optional ? 1 : 0) | (transient ? 2 : 0) | (readOnly ? 4 : 0)))
+        bytes.append(modifier)
+        return bytes.sha256
+    }
+
+    /// Entity name → version hash for every entity of the model: what Core Data compares with a
+    /// store's `NSStoreModelVersionHashes`, whatever configuration the store is added with.
+    public var entityVersionHashes: [String: Data] {
+        var hashes: [String: Data] = [:]
+        for entity in entities { hashes[entity.name] = versionHash(of: entity) }
+        return hashes
     }
 
     /// Entity name → version hash for the entities of one configuration (`Default`: every entity).
     public func versionHashes(configuration name: String = Configuration.defaultName) throws(ModelError) -> [String: Data] {
-        let model = try restricted(to: name)
-        var hashes: [String: Data] = [:]
-        for entity in model.entities { hashes[entity.name] = versionHash(of: entity) }
-        return hashes
-    }
-
-    /// One hash for a whole configuration: SHA-256 over its entities' names and hashes in name order.
-    public func configurationHash(_ name: String = Configuration.defaultName) throws(ModelError) -> Data {
-        Self.combinedHash(try versionHashes(configuration: name))
-    }
-
-    /// SHA-256 over `field(name) field(hash)` for each entry in ascending name order.
-    public static func combinedHash(_ hashes: [String: Data]) -> Data {
-        var encoder = HashEncoder()
-        for name in hashes.keys.sorted() {
-            encoder.field(name)
-            encoder.field(hashes[name]!)
+        guard let configuration = configuration(named: name) else {
+            throw .invalid(
+                "no configuration named \"\(name)\"; the model has \(configurationNames.joined(separator: ", "))",
+                source: source)
         }
-        return Data(SHA256.hash(data: encoder.bytes))
+        let all = entityVersionHashes
+        return all.filter { configuration.entities.contains($0.key) }
+    }
+
+    /// The model's version checksum (Core Data's `versionChecksum` and `NSStoreModelVersionChecksumKey`).
+    public var versionChecksum: String { Self.versionChecksum(of: entityVersionHashes) }
+
+    /// The model's hashes digest (`NSStoreModelVersionHashesDigest`).
+    public var versionHashesDigest: String { Self.versionHashesDigest(of: entityVersionHashes) }
+
+    /// base64(SHA-256 of the entity hashes concatenated in entity-name order).
+    public static func versionChecksum(of hashes: [String: Data]) -> String {
+        var bytes = HashBytes()
+        for name in hashes.keys.sorted(by: precedes) { bytes.append(hashes[name]!) }
+        return bytes.sha256.base64EncodedString()
+    }
+
+    /// base64(SHA-512 of each entity's name followed by its hash, in entity-name order).
+    public static func versionHashesDigest(of hashes: [String: Data]) -> String {
+        var bytes = HashBytes()
+        for name in hashes.keys.sorted(by: precedes) {
+            bytes.append(name)
+            bytes.append(hashes[name]!)
+        }
+        return Data(SHA512.hash(data: bytes.bytes)).base64EncodedString()
+    }
+
+    /// Names in the order Core Data sorts them: by UTF-8 bytes.
+    static func precedes(_ lhs: String, _ rhs: String) -> Bool {
+        lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
     }
 }
 
-extension Data {
-    /// Lowercase hexadecimal, two characters a byte.
-    public var hexString: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(count * 2)
-        for byte in self {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// Bytes from lowercase or uppercase hexadecimal, or nil when the text is not hex.
-    public init?(hexString: String) {
-        let chars = Array(hexString.utf8)
-        guard chars.count % 2 == 0 else { return nil }
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(chars.count / 2)
-        var index = 0
-        while index < chars.count {
-            guard let high = Self.nibble(chars[index]), let low = Self.nibble(chars[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        self.init(bytes)
-    }
-
-    private static func nibble(_ char: UInt8) -> UInt8? {
-        switch char {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): char - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): char - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): char - UInt8(ascii: "A") + 10
-        default: nil
-        }
+extension Attribute.Derivation {
+    /// The expression as Core Data prints it: Xcode's `pages.@count` is `count:(pages)`,
+    /// `items.@sum.price` is `sum:(items.price)`; anything else as written.
+    public var expressionFormat: String {
+        let text = expression.trimmingCharacters(in: .whitespaces)
+        let functions = ["@count": "count", "@sum": "sum", "@avg": "average", "@min": "min", "@max": "max"]
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard let index = parts.firstIndex(where: { functions[$0] != nil }), index > 0 else { return text }
+        let argument = (parts[..<index] + parts[(index + 1)...]).joined(separator: ".")
+        return "\(functions[parts[index]]!):(\(argument))"
     }
 }
 
-/// Builds the byte string the version hash is taken over.
-struct HashEncoder {
+/// The byte string a hash is taken over.
+struct HashBytes {
     private(set) var bytes: [UInt8] = []
 
-    mutating func field(_ string: String) { field(Data(string.utf8)) }
-
-    mutating func field(_ data: Data) {
-        u32(UInt32(data.count))
-        bytes.append(contentsOf: data)
+    mutating func append(_ string: String?) {
+        if let string { bytes.append(contentsOf: string.utf8) }
     }
 
-    mutating func flag(_ value: Bool) { bytes.append(value ? 1 : 0) }
+    mutating func append(_ data: Data) { bytes.append(contentsOf: data) }
 
-    mutating func u32(_ value: UInt32) {
-        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
+    mutating func append(_ value: UInt8) { bytes.append(value) }
+
+    mutating func append(_ value: UInt16) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
-    mutating func property(kind: String, name: String, optional: Bool, transient: Bool, readOnly: Bool, modifier: String?) {
-        field(kind)
-        field(name)
-        flag(optional)
-        flag(transient)
-        flag(readOnly)
-        field(modifier ?? "")
+    mutating func append(_ value: UInt32) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
-    mutating func attribute(_ attribute: Attribute) {
-        property(
-            kind: "A", name: attribute.name, optional: attribute.isOptional, transient: attribute.isTransient,
-            readOnly: attribute.isReadOnly, modifier: attribute.versionHashModifier)
-        if !attribute.isTransient { field(attribute.type.rawValue) }
-    }
-
-    mutating func relationship(_ relationship: Relationship) {
-        property(
-            kind: "R", name: relationship.name, optional: relationship.isOptional,
-            transient: relationship.isTransient, readOnly: relationship.isReadOnly,
-            modifier: relationship.versionHashModifier)
-        guard !relationship.isTransient else { return }
-        field(relationship.destination)
-        field(relationship.inverse ?? "")
-        u32(UInt32(clamping: relationship.minCount))
-        u32(UInt32(clamping: relationship.maxCount))
-        field(relationship.deleteRule.rawValue)
-        flag(relationship.isOrdered)
-        flag(relationship.isToMany)
-    }
+    var sha256: Data { Data(SHA256.hash(data: bytes)) }
 }

@@ -7,8 +7,9 @@ import FoundationXML
 ///
 /// Reads what Xcode's data model editor writes (`<model>`, `<entity>`, `<attribute>`,
 /// `<relationship>`, `<fetchedProperty>`, `<uniquenessConstraints>`, `<fetchIndex>`,
-/// `<userInfo>`, `<configuration>`); layout (`<elements>`), model-level fetch request
-/// templates and attributes it does not know are ignored, so files from newer Xcodes still load.
+/// `<userInfo>`, `<configuration>`, model-level `<fetchRequest>` templates, `<composite>`);
+/// layout (`<elements>`) and attributes it does not know are ignored, so files from newer Xcodes
+/// still load.
 /// Problems are collected, so one run reports all of them.
 final class XcodeModelParser: NSObject, XMLParserDelegate {
     private let source: ModelSource
@@ -19,6 +20,9 @@ final class XcodeModelParser: NSObject, XMLParserDelegate {
     private var versionIdentifiers: [String] = []
     private var entities: [Entity] = []
     private var configurations: [Configuration] = []
+    private var templates: [FetchRequestTemplate] = []
+    private var composites: [Composite] = []
+    private var composite: Composite?
 
     private var entity: Entity?
     private var attribute: Attribute?
@@ -48,7 +52,7 @@ final class XcodeModelParser: NSObject, XMLParserDelegate {
         if diagnostics.contains(where: { $0.severity == .error }) { throw .invalid(diagnostics) }
         return Model(
             name: name, versionIdentifiers: versionIdentifiers, entities: entities,
-            configurations: configurations, source: source)
+            configurations: configurations, fetchRequestTemplates: templates, composites: composites, source: source)
     }
 
     func parser(
@@ -69,8 +73,10 @@ final class XcodeModelParser: NSObject, XMLParserDelegate {
                 parentEntity: xml["parentEntity"], isAbstract: xml.flag("isAbstract"),
                 renamingIdentifier: xml.renamingIdentifier, versionHashModifier: xml["versionHashModifier"],
                 origin: source)
-        case "attribute" where entity != nil:
+        case "attribute" where entity != nil || composite != nil:
             attribute = makeAttribute(xml, line: parser.lineNumber)
+        case "composite" where entity == nil:
+            composite = Composite(name: xml["name"] ?? "", elements: [])
         case "relationship" where entity != nil:
             relationship = makeRelationship(xml)
         case "fetchedProperty" where entity != nil:
@@ -79,6 +85,9 @@ final class XcodeModelParser: NSObject, XMLParserDelegate {
         case "fetchRequest" where fetchedProperty != nil:
             fetchedProperty?.entity = xml["entity"] ?? ""
             fetchedProperty?.predicate = xml["predicateString"] ?? ""
+        case "fetchRequest" where entity == nil:
+            templates.append(FetchRequestTemplate(
+                name: xml["name"] ?? "", entity: xml["entity"] ?? "", predicate: xml["predicateString"] ?? ""))
         case "uniquenessConstraint" where entity != nil:
             constraint = []
         case "constraint" where constraint != nil:
@@ -113,8 +122,13 @@ final class XcodeModelParser: NSObject, XMLParserDelegate {
             if let entity { entities.append(entity) }
             entity = nil
         case "attribute":
-            if let attribute { entity?.attributes.append(attribute) }
+            if let attribute {
+                if composite != nil { composite?.elements.append(attribute) } else { entity?.attributes.append(attribute) }
+            }
             attribute = nil
+        case "composite":
+            if let composite { composites.append(composite) }
+            composite = nil
         case "relationship":
             if let relationship { entity?.relationships.append(relationship) }
             relationship = nil
@@ -159,26 +173,30 @@ final class XcodeModelParser: NSObject, XMLParserDelegate {
 
     private func makeAttribute(_ xml: XMLAttributes, line: Int) -> Attribute? {
         let name = xml["name"] ?? ""
-        let typeName = xml["attributeType"] ?? ""
+        // Xcode leaves out attributeType for "Undefined", which transient attributes may have.
+        let typeName = xml["attributeType"] ?? AttributeType.undefined.rawValue
         guard let type = AttributeType(rawValue: typeName) else {
             let known = AttributeType.allCases.map(\.rawValue).joined(separator: ", ")
-            let message = typeName.isEmpty
-                ? "the attribute has no attributeType (line \(line)); choose a type in Xcode's data model inspector"
-                : "unsupported attribute type \"\(typeName)\" (line \(line)); seed stores support \(known)"
-            diagnostics.append(ModelDiagnostic(.error, message, source: source, entity: entity?.name, property: name))
+            diagnostics.append(ModelDiagnostic(
+                .error, "unknown attribute type \"\(typeName)\" (line \(line)); Core Data's types are \(known)",
+                source: source, entity: entity?.name, property: name))
             return nil
         }
         // Dates: Xcode writes seconds since 2001 as `…DateTimeInterval`; Xcode 4 also wrote a readable
         // `…ValueString`, which is not a number, so the interval wins.
         let isDate = type == .date
+        let derivation = xml.flag("derived") ? xml["derivationExpression"].map { Attribute.Derivation(expression: $0) } : nil
+        let rawDefault = isDate ? xml["defaultDateTimeInterval"] ?? xml["defaultValueString"] : xml["defaultValueString"]
         return Attribute(
             name: name, type: type, isOptional: xml.flag("optional"), isTransient: xml.flag("transient"),
-            defaultValue: isDate ? xml["defaultDateTimeInterval"] ?? xml["defaultValueString"] : xml["defaultValueString"],
+            defaultValue: rawDefault.map { DefaultValueCheck.reading($0, for: type) ?? $0 },
             minValue: isDate ? xml["minDateTimeInterval"] ?? xml["minValueString"] : xml["minValueString"],
             maxValue: isDate ? xml["maxDateTimeInterval"] ?? xml["maxValueString"] : xml["maxValueString"],
             isIndexed: xml.flag("indexed"), renamingIdentifier: xml.renamingIdentifier,
             versionHashModifier: xml["versionHashModifier"], valueTransformerName: xml["valueTransformerName"],
-            allowsExternalBinaryDataStorage: xml.flag("allowsExternalBinaryDataStorage"))
+            allowsExternalBinaryDataStorage: xml.flag("allowsExternalBinaryDataStorage"),
+            preservesValueInHistoryOnDeletion: xml.flag("preserveAfterDeletion"), derivation: derivation,
+            compositeName: xml["composite"])
     }
 
     private func makeRelationship(_ xml: XMLAttributes) -> Relationship {

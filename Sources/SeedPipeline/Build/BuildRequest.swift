@@ -4,7 +4,11 @@ import SeedStore
 
 /// Everything a build needs, resolved: the model, the configuration, which file feeds which entity.
 public struct BuildRequest: Sendable {
+    /// The seed model.
     public var model: Model
+    /// The app's user models: the store is stamped with the hashes of the merged model (seed model ∪
+    /// user models), which is what the app's coordinator compares, so it opens with no migration.
+    public var userModels: [Model]
     public var configuration: String
     /// Entity name → CSV path.
     public var sources: [String: String]
@@ -18,11 +22,13 @@ public struct BuildRequest: Sendable {
     public var buildTime: Date
 
     public init(
-        model: Model, configuration: String, sources: [String: String], mapping: MappingFile = MappingFile(),
+        model: Model, userModels: [Model] = [], configuration: String, sources: [String: String],
+        mapping: MappingFile = MappingFile(),
         outputDirectory: String, dataset: String, maxRejects: Int = 0, dataVersion: Int64? = nil,
         buildTime: Date = BuildRequest.defaultBuildTime()
     ) {
         self.model = model
+        self.userModels = userModels
         self.configuration = configuration
         self.sources = sources
         self.mapping = mapping
@@ -31,6 +37,11 @@ public struct BuildRequest: Sendable {
         self.maxRejects = maxRejects
         self.dataVersion = dataVersion
         self.buildTime = buildTime
+    }
+
+    /// The model the store is stamped for: the seed model merged with the user models, if any.
+    public func stampModel() throws(ModelError) -> Model {
+        userModels.isEmpty ? model : try Model.merged([model] + userModels)
     }
 
     /// `SOURCE_DATE_EPOCH` (seconds since 1970) when set and valid, else now, to the second.

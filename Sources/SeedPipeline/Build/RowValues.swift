@@ -19,7 +19,7 @@ struct RowValues {
         defaults = mapping.feeds.map { feed in
             switch feed {
             case .attribute(_, let attribute), .absent(let attribute):
-                guard let text = attribute.defaultValue,
+                guard let text = attribute.effectiveDefaultValue,
                     case .success(let value) = FieldConverter.convertDefault(text, as: attribute.type)
                 else { return nil }
                 if case .fieldText = value { return .text(text) }

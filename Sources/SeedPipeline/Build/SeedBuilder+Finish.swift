@@ -6,7 +6,9 @@ import SeedStore
 extension SeedBuilder {
     /// Stamps the loaded store: foreign-key check, content digest, metadata, embedded model, header
     /// stamps, `ANALYZE`, `VACUUM` when rows were removed, and rollback-journal mode.
-    func finish(_ working: String, schema: StoreSchema, request: BuildRequest, loads: inout Loads) throws -> StoreMetadata {
+    func finish(
+        _ working: String, schema: StoreSchema, request: BuildRequest, derived: [StoreSchema.DerivedUpdate], loads: inout Loads
+    ) throws -> StoreMetadata {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = false
         let queue = try DatabaseQueue(path: working, configuration: configuration)
@@ -18,6 +20,14 @@ extension SeedBuilder {
                 throw IngestError(
                     .badData, file: working,
                     "\(violations.count) rows break a foreign key (first: table \(first[0] ?? "?"), row \(first[1] ?? "?")); this is a seedbuild bug, please report it")
+            }
+            if !derived.isEmpty {
+                StoreSchema.registerDerivedFunctions(in: db)
+                // The digests hashed while loading saw the derived columns empty.
+                for update in derived { loads.tableDigests[update.table] = nil }
+                try loads.timings.measure("derived values") {
+                    for update in derived { try db.execute(sql: update.sql, arguments: update.arguments) }
+                }
             }
             let digest = try loads.timings.measure("digest") { try ContentDigest.compute(db, schema: schema, known: loads.tableDigests) }
             let metadata = try makeMetadata(schema: schema, request: request, loads: loads, digest: digest)
@@ -39,7 +49,7 @@ extension SeedBuilder {
 
     private func makeMetadata(schema: StoreSchema, request: BuildRequest, loads: Loads, digest: String) throws -> StoreMetadata {
         typealias Key = StoreMetadata.Key
-        let hashes = try request.model.versionHashes(configuration: schema.configuration)
+        let hashes = schema.wholeModel.entityVersionHashes
         var metadata = StoreMetadata()
         metadata[Key.storeType] = "SQLite"
         metadata[Key.storeUUID] = .string(ContentDigest.storeUUID(fromDigest: digest))

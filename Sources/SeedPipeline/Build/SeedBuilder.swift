@@ -19,12 +19,9 @@ public struct SeedBuilder: Sendable {
     public init() {}
 
     public func build(_ request: BuildRequest, progress: (@Sendable (BuildProgress) -> Void)? = nil) throws -> BuiltStore {
-        let schema: StoreSchema
-        do {
-            schema = try StoreSchema(model: request.model, configuration: request.configuration)
-        } catch {
-            throw error
-        }
+        let schema = try StoreSchema(model: try request.stampModel(), configuration: request.configuration)
+        // Refuses a derivation that cannot be computed before any row is read.
+        let derived = try schema.derivedUpdates(now: request.buildTime)
         try createOutputDirectory(request.outputDirectory)
         let digests = SourceDigests(paths: Array(Set(request.sources.values)))
         let working = AtomicFile.temporaryPath(for: request.storePath)
@@ -44,7 +41,7 @@ public struct SeedBuilder: Sendable {
         }
         let sourceDigests = try loads.timings.measure("source checksums") { try digests.wait() }
         for index in loads.sources.indices { loads.sources[index].sha256 = sourceDigests[loads.sources[index].file] ?? "" }
-        let metadata = try finish(working, schema: schema, request: request, loads: &loads)
+        let metadata = try finish(working, schema: schema, request: request, derived: derived, loads: &loads)
         try loads.timings.measure("sync and rename") { try AtomicFile.commit(working, to: request.storePath, mode: 0o444) }
         var rejectsPath: String?
         if let written = try rejects.finish() {
@@ -98,19 +95,23 @@ public struct SeedBuilder: Sendable {
             var references: [String: [String: Int64]] = [:]
             let referenced = Set(schema.tables.flatMap { $0.foreignKeys.map(\.destination) })
             for table in schema.tables {
-                guard let file = request.sources[table.name] else { continue }
-                let (source, tableDigest) = try loads.timings.measure("load \(table.name)") {
-                    try loadTable(table, from: file, request: request, references: references, db: db, rejects: rejects, warnings: &loads.warnings, progress: progress)
+                // An inheritance tree's table takes a file for each of its entities.
+                for entity in table.members {
+                    guard let file = request.sources[entity] else {
+                        loads.rowCounts[entity] = 0
+                        continue
+                    }
+                    let (source, tableDigest) = try loads.timings.measure("load \(entity)") {
+                        try loadTable(table, entity: entity, from: file, request: request, references: references, db: db, rejects: rejects, warnings: &loads.warnings, progress: progress)
+                    }
+                    loads.sources.append(source)
+                    // Several files into one table: its digest is read back once all are in.
+                    loads.tableDigests[table.name] = table.isTree ? nil : tableDigest
+                    loads.rowCounts[entity] = source.rowsLoaded
                 }
-                loads.sources.append(source)
-                loads.tableDigests[table.name] = tableDigest
-                loads.rowCounts[table.name] = source.rowsLoaded
                 if referenced.contains(table.name), let key = table.entity.singleAttributeKey {
                     references[table.name] = try Self.primaryKeys(of: table, key: key, db: db)
                 }
-            }
-            for table in schema.tables where request.sources[table.name] == nil {
-                loads.rowCounts[table.name] = 0
             }
             try loads.timings.measure("indexes") {
                 for statement in schema.indexStatements { try db.execute(sql: statement) }
@@ -122,7 +123,7 @@ public struct SeedBuilder: Sendable {
     }
 
     private func loadTable(
-        _ table: EntityTable, from file: String, request: BuildRequest, references: [String: [String: Int64]],
+        _ table: EntityTable, entity: String, from file: String, request: BuildRequest, references: [String: [String: Int64]],
         db: Database, rejects: RejectCollector, warnings: inout [String], progress: (@Sendable (BuildProgress) -> Void)?
     ) throws -> (BuiltStore.Source, tableDigest: Data?) {
         let reader: CSVReader
@@ -135,10 +136,12 @@ public struct SeedBuilder: Sendable {
         for key in table.foreignKeys {
             if let attribute = request.model.entity(named: key.destination)?.singleAttributeKey { keys[key.destination] = attribute }
         }
+        let resolved = table.isTree ? request.model.entity(named: entity).map(request.model.resolved) : nil
         let mapping = try ColumnMapping(
-            header: reader.header, table: table, file: file, renames: request.mapping.renames[table.name] ?? [:], keys: keys)
+            header: reader.header, table: table, file: file, renames: request.mapping.renames[entity] ?? [:], keys: keys,
+            entity: resolved)
         if !mapping.unknownColumns.isEmpty {
-            warnings.append("\(file): columns \(mapping.unknownColumns.map { "\"\($0)\"" }.joined(separator: ", ")) match no property of \(table.name) and were skipped")
+            warnings.append("\(file): columns \(mapping.unknownColumns.map { "\"\($0)\"" }.joined(separator: ", ")) match no property of \(entity) and were skipped")
         }
         let rejectedBefore = rejects.count
         let loader = EntityLoader(
@@ -146,13 +149,13 @@ public struct SeedBuilder: Sendable {
             sourceFiles: request.sources, rejects: rejects)
         let total = reader.fileSize
         var result = try loader.load(reader, into: db) { rows, bytes in
-            progress?(BuildProgress(entity: table.name, file: file, rowsRead: rows, bytesRead: bytes, totalBytes: total))
+            progress?(BuildProgress(entity: entity, file: file, rowsRead: rows, bytesRead: bytes, totalBytes: total))
         }
         let check = UniquenessCheck(table: table, mapping: mapping, file: file, header: reader.header)
         let removed = try check.run(db, stagingTable: result.stagedRows > 0 ? loader.stagingTable : nil, rejects: rejects)
         result.rowsLoaded -= removed
         let source = BuiltStore.Source(
-            entity: table.name, file: file, bytes: total, sha256: "", rowsRead: result.rowsRead,
+            entity: entity, file: file, bytes: total, sha256: "", rowsRead: result.rowsRead,
             rowsLoaded: result.rowsLoaded, rowsRejected: rejects.count - rejectedBefore)
         // Removing duplicates after the fact invalidates the digest hashed during the load.
         return (source, removed == 0 ? result.tableDigest : nil)

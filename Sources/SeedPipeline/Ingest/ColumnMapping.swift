@@ -30,9 +30,12 @@ public struct ColumnMapping: Sendable {
     /// - Parameters:
     ///   - renames: CSV column name → property name, from the mapping file, for this entity.
     ///   - keys: destination entity → the single attribute its references are looked up by.
+    ///   - entity: the entity the file's rows are, with its inherited properties, when the table holds
+    ///     an inheritance tree: columns of the tree's other entities stay empty.
     /// - Throws: ``IngestError`` naming the file and the property when a required column is missing.
     public init(
-        header: [String], table: EntityTable, file: String, renames: [String: String], keys: [String: Attribute]
+        header: [String], table: EntityTable, file: String, renames: [String: String], keys: [String: Attribute],
+        entity: Entity? = nil
     ) throws(IngestError) {
         let normalizedRenames = Dictionary(renames.map { (Self.normalize($0.key), $0.value) }, uniquingKeysWith: { a, _ in a })
         var fieldsByName: [String: Int] = [:]
@@ -46,18 +49,32 @@ public struct ColumnMapping: Sendable {
             switch column.kind {
             case .primaryKey:
                 continue
-            case .attribute(let attribute):
+            case .entity:
+                // Every row of the file is of one entity: a constant, fed as the column's default.
+                let name = entity?.name ?? table.name
+                feeds.append(.absent(Attribute(name: column.name, type: .string, isOptional: false, defaultValue: name)))
+            case .attribute(let attribute) where entity.map { $0.attribute(named: attribute.name) == nil } ?? false:
+                // Another entity's attribute in the tree's table.
+                feeds.append(.absent(attribute))
+            case .toOne(let relationship) where entity.map { $0.relationship(named: relationship.name) == nil } ?? false:
+                feeds.append(.absentReference(relationship))
+            case .attribute(let attribute) where attribute.derivation != nil:
+                // Computed from the other values once the rows are in, never read.
+                feeds.append(.absent(attribute))
+            case .attribute(let tableAttribute):
+                // In a tree's table, the entity's own declaration says whether a value is required.
+                let attribute = entity?.attribute(named: tableAttribute.name) ?? tableAttribute
                 // A column may still carry the attribute's old name (its renaming identifier).
                 let names = [attribute.name] + (attribute.renamingIdentifier.map { [$0] } ?? [])
                 if let field = names.lazy.compactMap({ fieldsByName[Self.normalize($0)] }).first {
                     feeds.append(.attribute(field: field, attribute))
                     used.insert(field)
-                } else if attribute.isOptional || attribute.defaultValue != nil {
+                } else if attribute.isOptional || attribute.effectiveDefaultValue != nil {
                     feeds.append(.absent(attribute))
                 } else {
                     throw IngestError(
                         .badData, file: file, line: 1, field: attribute.name,
-                        "no column for required attribute \(table.name).\(attribute.name); add a column named \"\(attribute.name)\" or map one to it with --mapping")
+                        "no column for required attribute \(entity?.name ?? table.name).\(attribute.name); add a column named \"\(attribute.name)\" or map one to it with --mapping")
                 }
             case .toOne(let relationship):
                 guard let key = keys[relationship.destination] else {
@@ -69,12 +86,12 @@ public struct ColumnMapping: Sendable {
                 if let field = candidates.lazy.compactMap({ fieldsByName[$0] }).first {
                     feeds.append(.reference(field: field, relationship, destination: relationship.destination, key: key))
                     used.insert(field)
-                } else if relationship.isOptional {
+                } else if entity?.relationship(named: relationship.name)?.isOptional ?? relationship.isOptional {
                     feeds.append(.absentReference(relationship))
                 } else {
                     throw IngestError(
                         .badData, file: file, line: 1, field: relationship.name,
-                        "no column for required relationship \(table.name).\(relationship.name); add a column \"\(relationship.name)\" or \"\(relationship.name)_\(key.name)\" holding \(relationship.destination).\(key.name) values")
+                        "no column for required relationship \(entity?.name ?? table.name).\(relationship.name); add a column \"\(relationship.name)\" or \"\(relationship.name)_\(key.name)\" holding \(relationship.destination).\(key.name) values")
                 }
             }
         }

@@ -54,7 +54,9 @@ public struct BuildOptions: Sendable {
         }
         let files = self.files
         let explicit = (project?.sources ?? [:]).merging(sources) { _, flag in flag }
-        let resolved = try SourceResolver.resolve(files: files, explicit: explicit, entities: members.entities)
+        // An abstract entity has no objects of its own, so no file feeds it.
+        let concrete = members.entities.filter { !(model.entity(named: $0)?.isAbstract ?? false) }
+        let resolved = try SourceResolver.resolve(files: files, explicit: explicit, entities: concrete)
         let mappingPath = mapping ?? project?.mapping
         let mappingFile = try mappingPath.map { path throws(IngestError) in try MappingFile.load(path) } ?? MappingFile()
         let firstFile = files.first ?? resolved.values.sorted().first ?? model.name
@@ -63,7 +65,7 @@ public struct BuildOptions: Sendable {
             throw IngestError(.badData, file: firstFile, "dataset name \"\(dataset)\" must be letters, digits, '.', '_' or '-' (it names the output files); pass --dataset NAME")
         }
         let request = BuildRequest(
-            model: model, configuration: configuration, sources: resolved, mapping: mappingFile,
+            model: model, userModels: userModels, configuration: configuration, sources: resolved, mapping: mappingFile,
             outputDirectory: outputDirectory ?? project?.out ?? Self.defaultOutputDirectory,
             dataset: dataset, maxRejects: maxRejects, dataVersion: dataVersion)
         return (request, warnings)

@@ -52,7 +52,7 @@ public struct Publisher: Sendable {
             throw IngestError(.badData, file: artifactPath, "\(bytes) bytes with SHA-256 \(sha), the manifest says \(artifact.bytes) with \(artifact.sha256); rebuild before publishing")
         }
         let modelVersion = manifest.values["versionIdentifiers"]?.arrayValue?.first?.stringValue
-            ?? String(Model.combinedHash(manifest.versionHashes).hexString.prefix(12))
+            ?? String((Data(base64Encoded: Model.versionChecksum(of: manifest.versionHashes)) ?? Data()).hexString.prefix(12))
         let channel = try makeDestination(destination, channel: "\(dataset)/\(modelVersion)/")
 
         // A first look, to upload nothing when the release is there already or would be refused.

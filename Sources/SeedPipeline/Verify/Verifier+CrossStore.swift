@@ -41,7 +41,7 @@ extension Verifier {
             // Attributes a crossing fetched property compares with $FETCH_SOURCE: set them to the sample's values.
             var links: [String: [String: StoreValue]] = [:]
             for (owner, property) in crossing where seedEntities.contains(owner.name) {
-                guard let sample = samples[owner.name], let predicate = try? FetchPredicate(property.predicate) else { continue }
+                guard let sample = samples[owner.name], let predicate = try? FetchPredicate(property.predicateFormat) else { continue }
                 for (key, sourcePath) in predicate.fetchSourceEqualities {
                     links[property.entity, default: [:]][key] = try? sample.value(forKeyPath: sourcePath)
                 }
@@ -82,7 +82,7 @@ extension Verifier {
                     let found = try source.fetchedObjects(property.name)
                     // "Found nothing" proves a broken link only when the predicate is nothing but
                     // $FETCH_SOURCE equalities, all of which the inserted object was given.
-                    let equalities = (try? FetchPredicate(property.predicate)).map(\.isOnlyFetchSourceEqualities) ?? false
+                    let equalities = (try? FetchPredicate(property.predicateFormat)).map(\.isOnlyFetchSourceEqualities) ?? false
                     let linked = equalities && seedEntities.contains(owner.name) && !(links[property.entity] ?? [:]).isEmpty
                     if linked, found.isEmpty {
                         problems.append("\(name) found no \(property.entity) for \(owner.name) \(source.objectID.key.displayText), though one was inserted with the values its predicate \"\(property.predicate)\" compares; check the predicate and key attributes")
@@ -117,6 +117,7 @@ extension Verifier {
         case .uuid: return .text(UUID().uuidString.lowercased())
         case .uri: return .text("https://example.invalid/")
         case .binary, .transformable: return .blob(Data())
+        case .undefined, .objectID, .composite: return .null
         }
     }
 }

@@ -11,27 +11,28 @@ extension Verifier {
         func refused(_ reasons: [String]) -> VerificationReport.ModelResult {
             VerificationReport.ModelResult(version: version, verdict: .refused, details: reasons)
         }
+        // The app's coordinator uses the merged model, and Core Data compares every entity of it.
+        let merged: Model
         do {
-            try Model.merged([model] + userModels).validated(requireFetchedPropertyTargets: !userModels.isEmpty)
+            merged = try Model.merged([model] + userModels)
+            try merged.validated(requireFetchedPropertyTargets: !userModels.isEmpty)
+            _ = try merged.restricted(to: metadata.configuration ?? "")
         } catch {
             return refused(error.errors.map(\.description))
         }
         guard let configuration = metadata.configuration else { return refused(["the store names no configuration"]) }
-        let hashes: [String: Data]
-        do {
-            hashes = try model.versionHashes(configuration: configuration)
-        } catch {
-            return refused(error.errors.map(\.message))
-        }
-        if hashes == metadata.versionHashes {
+        let embedded = try? Migrator.embeddedModel(of: store).model
+        let differences = metadata.hashDifferences(from: merged, embeddedModel: embedded)
+        if differences.isEmpty {
             let (details, problems) = checkCrossStore(seed: store, configuration: configuration, seedModel: model, userModels: userModels)
             guard problems.isEmpty else { return refused(problems) }
             return VerificationReport.ModelResult(version: version, verdict: .compatible, details: details)
         }
         let migrated = (scratch as NSString).appendingPathComponent("migrated-\(UUID().uuidString).sqlite")
         do {
-            let result = try Migrator().migrate(store, to: model, output: migrated)
-            var details = result.plan.changes.map(\.description)
+            let result = try Migrator().migrate(store, to: merged, output: migrated)
+            var details = ["version hashes differ: " + differences.map(\.description).joined(separator: ", ")]
+            details += result.plan.changes.map(\.description) + result.plan.warnings.map { "warning: \($0)" }
             details += result.droppedLinks.sorted { $0.key < $1.key }.map { "\($0.value) links of \($0.key) dropped (to-many became to-one)" }
             let mismatches = try renamedValueMismatches(result.plan, original: store, migrated: migrated)
             guard mismatches.isEmpty else { return refused(mismatches) }

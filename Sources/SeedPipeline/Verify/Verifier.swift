@@ -91,8 +91,10 @@ public struct Verifier: Sendable {
             let violations = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").count
             report.check("foreign_key_check", violations == 0, "\(violations) rows with a missing parent")
             let metadata = try StoreMetadata.read(from: db)
+            let schema = try? StoreFile.embeddedSchema(db, path: path)
             for (entity, expected) in metadata.rowCounts.sorted(by: { $0.key < $1.key }) {
-                let count = try Int64.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(entity))") ?? -1
+                let count = try schema?.rowCount(of: entity, in: db)
+                    ?? Int64.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(entity))") ?? -1
                 report.check("rows \(entity)", count == expected, "\(count) rows, metadata says \(expected)")
             }
             return report.checks.allSatisfy(\.passed) ? metadata : nil

@@ -1,3 +1,4 @@
+import SeedModel
 /// What to fetch: an entity, a predicate, a sort order, a window, and optionally which stores.
 ///
 /// Mirrors [NSFetchRequest](https://developer.apple.com/documentation/coredata/nsfetchrequest):
@@ -30,5 +31,32 @@ public struct FetchRequest {
         self.fetchLimit = fetchLimit
         self.fetchOffset = fetchOffset
         self.affectedStores = affectedStores
+    }
+}
+
+extension FetchRequest {
+    /// A fetch request from a template stored in the model by name, its `$VARIABLE`s substituted,
+    /// like Core Data's [fetchRequestFromTemplate(withName:substitutionVariables:)](https://developer.apple.com/documentation/coredata/nsmanagedobjectmodel/fetchrequestfromtemplate(withname:substitutionvariables:)).
+    ///
+    /// ```swift
+    /// let request = try FetchRequest(template: "byCounty", in: coordinator.model, substitutionVariables: ["CODE": .value("KEN")])
+    /// ```
+    /// - Throws: ``FetchPredicateError`` naming the template when it does not exist, its predicate
+    ///   does not parse or a variable has no value.
+    public init(template name: String, in model: Model, substitutionVariables: [String: PredicateVariable] = [:]) throws {
+        guard let template = model.fetchRequestTemplate(named: name) else {
+            let known = model.fetchRequestTemplates.map(\.name)
+            throw FetchPredicateError(
+                format: "", position: nil,
+                "the model has no fetch request template named \"\(name)\"" + (known.isEmpty ? "" : "; it has \(known.joined(separator: ", "))"))
+        }
+        let format = template.predicateFormat
+        let predicate: FetchPredicate
+        do {
+            predicate = try FetchPredicate(format).substituting(substitutionVariables, format: format)
+        } catch {
+            throw FetchPredicateError(format: format, position: error.position, "fetch request template \(name): \(error.message)")
+        }
+        self.init(entity: template.entity, predicate: predicate)
     }
 }

@@ -93,23 +93,24 @@ extension ObjectContext {
 
     /// Runs a fetched property's predicate for one object against every store holding its entity.
     func evaluate(_ property: FetchedProperty, for object: ManagedObject) throws -> [ManagedObject] {
-        let predicate = try FetchPredicate(property.predicate)
-        let bound = try predicate.substituting(format: property.predicate) { name, keyPath in
+        let format = property.predicateFormat
+        let predicate = try FetchPredicate(format)
+        let bound = try predicate.substituting(format: format) { name, keyPath in
             switch name {
             case "FETCH_SOURCE":
                 guard !keyPath.isEmpty else {
                     throw FetchPredicateError(
-                        format: property.predicate, position: nil,
+                        format: format, position: nil,
                         "compare $FETCH_SOURCE through a key attribute, such as $FETCH_SOURCE.postcode; objects in other stores cannot be compared directly")
                 }
-                return .value(try object.value(atKeyPath: keyPath, format: property.predicate))
+                return .value(try object.value(atKeyPath: keyPath, format: format))
             case "FETCHED_PROPERTY":
                 if keyPath == ["name"] { return .value(.text(property.name)) }
                 if keyPath == ["entity"] || keyPath == ["entityName"] { return .value(.text(property.entity)) }
                 if keyPath.count == 2, keyPath[0] == "userInfo" { return .value(StoreValue(property.userInfo[keyPath[1]])) }
-                throw FetchPredicateError(format: property.predicate, position: nil, "$FETCHED_PROPERTY supports .name, .entity and .userInfo.KEY")
+                throw FetchPredicateError(format: format, position: nil, "$FETCHED_PROPERTY supports .name, .entity and .userInfo.KEY")
             default:
-                throw FetchPredicateError(format: property.predicate, position: nil, "$\(name) has no value in a fetched property; only $FETCH_SOURCE and $FETCHED_PROPERTY are bound")
+                throw FetchPredicateError(format: format, position: nil, "$\(name) has no value in a fetched property; only $FETCH_SOURCE and $FETCHED_PROPERTY are bound")
             }
         }
         do {
@@ -117,7 +118,7 @@ extension ObjectContext {
         } catch let error as CoordinatorError where error.kind == .noStore {
             throw CoordinatorError(.noStore, "fetched property \(object.entity.name).\(property.name): no store holds \(property.entity); add the store whose configuration includes it")
         } catch let error as FetchPredicateError {
-            throw FetchPredicateError(format: property.predicate, position: nil, "fetched property \(object.entity.name).\(property.name): \(error.message)")
+            throw FetchPredicateError(format: format, position: nil, "fetched property \(object.entity.name).\(property.name): \(error.message)")
         }
     }
 }

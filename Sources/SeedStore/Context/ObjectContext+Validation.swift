@@ -79,6 +79,8 @@ extension ObjectContext {
             fits = value.stringValue.flatMap(UUID.init(uuidString:)) != nil
         case .binary, .transformable:
             fits = value.dataValue != nil
+        case .undefined, .objectID, .composite:
+            return "cannot be stored (\(type.rawValue)); mark the attribute transient"
         }
         guard fits else { return "must be a \(type.rawValue) value, not \(value.displayText)" }
         if let number = value.doubleValue, type != .date {

@@ -40,7 +40,7 @@ public final class ObjectContext {
         let object = ManagedObject(entity: entity, objectID: id, values: [:], version: 0, store: nil, context: self)
         object.isInserted = true
         for attribute in entity.attributes where !attribute.isTransient {
-            if let text = attribute.defaultValue, case .success(let value) = FieldConverter.convertDefault(text, as: attribute.type) {
+            if let text = attribute.effectiveDefaultValue, case .success(let value) = FieldConverter.convertDefault(text, as: attribute.type) {
                 object.changes[attribute.name] = StoreValue(value, text: text)
             }
         }
@@ -117,7 +117,7 @@ public final class ObjectContext {
     }
 
     func entity(named name: String) throws -> Entity {
-        guard let entity = coordinator.model.entity(named: name) else {
+        guard let entity = coordinator.resolvedEntities[name] else {
             throw ContextError(.unknownName, "the model \(coordinator.model.name) has no entity \"\(name)\"; it has \(coordinator.model.entities.map(\.name).joined(separator: ", "))")
         }
         return entity
@@ -127,7 +127,8 @@ public final class ObjectContext {
     func register(_ row: StoreRow, store: any PersistentStore, storeIdentifier: String? = nil, entity known: Entity? = nil) -> ManagedObject {
         let id = ObjectID(entity: row.entity, storeIdentifier: storeIdentifier ?? store.identifier, key: row.key)
         if let object = registered[id] { return object }
-        let entity = known ?? coordinator.model.entity(named: row.entity) ?? Entity(name: row.entity)
+        // A fetch of a parent entity returns its sub-entities' rows too, each its own entity.
+        let entity = known.flatMap { $0.name == row.entity ? $0 : nil } ?? coordinator.resolvedEntities[row.entity] ?? Entity(name: row.entity)
         let object = ManagedObject(entity: entity, objectID: id, values: row.values, version: row.version, store: store, context: self)
         registered[id] = object
         return object

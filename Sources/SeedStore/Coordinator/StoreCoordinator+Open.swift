@@ -11,28 +11,31 @@ extension StoreCoordinator {
             return try makeStore(description)
         }
         let stored = try StoreMetadata.read(at: url)
-        let expected = try model.versionHashes(configuration: description.configurationName)
-        let differing = Self.differingEntities(stored.versionHashes, expected)
-        if differing.isEmpty { return try makeStore(description) }
+        let embedded = description.type == .sqlite ? (try? Migrator.embeddedModel(of: url.path))?.model : nil
+        let differences = stored.hashDifferences(from: model, embeddedModel: embedded)
+        if differences.isEmpty { return try makeStore(description) }
+        let differing = differences.map(\.entity)
+        let reasons = differences.map(\.description).joined(separator: ", ")
         guard description.shouldMigrateStoreAutomatically, description.shouldInferMappingAutomatically else {
             throw CoordinatorError(
                 .incompatibleStore,
-                "\(url.path) is not compatible with configuration \(description.configurationName) of model \(model.name): the version hashes of \(differing.joined(separator: ", ")) differ. Add it with shouldMigrateStoreAutomatically and shouldInferMappingAutomatically to migrate it, or open it with the model it was built with",
+                "\(url.path) is not compatible with model \(model.name) (Core Data compares every entity of the coordinator's model, whatever the configuration): the version hashes of \(reasons) differ. Add it with shouldMigrateStoreAutomatically and shouldInferMappingAutomatically to migrate it, or open it with the model it was built with",
                 differingEntities: differing)
         }
         guard description.type == .sqlite else {
             throw CoordinatorError(
                 .unsupported,
-                "\(url.path) is a \(description.type.rawValue) store with a different model (\(differing.joined(separator: ", "))); only SQLite stores migrate automatically. Open it with its own model and migrateStore(_:to:type:) it to SQLite first")
+                "\(url.path) is a \(description.type.rawValue) store with a different model (\(reasons)); only SQLite stores migrate automatically. Open it with its own model and migrateStore(_:to:type:) it to SQLite first")
         }
         var migrated = description
         if description.isReadOnly {
             guard let caches = description.migrationCachesDirectory else {
                 throw CoordinatorError(
                     .unsupported,
-                    "\(url.path) is read-only and needs migrating (\(differing.joined(separator: ", "))); set migrationCachesDirectory to a folder where the migrated copy can be written")
+                    "\(url.path) is read-only and needs migrating (\(reasons)); set migrationCachesDirectory to a folder where the migrated copy can be written")
             }
-            let combined = Model.combinedHash(expected).hexString.prefix(16)
+            let expected = model.entityVersionHashes
+            let combined = (Data(base64Encoded: model.versionChecksum) ?? Data()).hexString.prefix(16)
             let output = caches.appendingPathComponent("\(url.deletingPathExtension().lastPathComponent)-\(combined).sqlite")
             if !Self.isMigratedCopy(output, of: stored, hashes: expected) {
                 try FileManager.default.createDirectory(at: caches, withIntermediateDirectories: true)
@@ -60,8 +63,4 @@ extension StoreCoordinator {
         return copy.versionHashes == hashes && origin != nil && origin == source.contentDigest
     }
 
-    /// Entities whose stored hash differs from the expected one, or that only one side has.
-    static func differingEntities(_ stored: [String: Data], _ expected: [String: Data]) -> [String] {
-        Set(stored.keys).union(expected.keys).filter { stored[$0] != expected[$0] }.sorted()
-    }
 }

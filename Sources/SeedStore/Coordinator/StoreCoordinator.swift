@@ -17,9 +17,12 @@ public final class StoreCoordinator {
     public let model: Model
     public internal(set) var stores: [any PersistentStore] = []
     private var unsavedMetadata: [ObjectIdentifier: StoreMetadata] = [:]
+    /// Each entity with its inherited properties listed as its own, for objects and their validation.
+    let resolvedEntities: [String: Entity]
 
     public init(model: Model) {
         self.model = model
+        resolvedEntities = Dictionary(model.entities.map { ($0.name, model.resolved($0)) }, uniquingKeysWith: { first, _ in first })
     }
 
     deinit {

@@ -85,23 +85,25 @@ public struct SeedInstaller: Sendable {
         return Result(outcome: .alreadyInstalled, signedBy: signedBy, storePath: state.path(installed.store), dataVersion: dataVersion, manifest: manifest, migration: nil)
     }
 
-    /// The release's entity hashes must equal the app model's for the release's configuration, or a
+    /// The release's entity hashes must equal the app model's (every entity, Core Data's rule), or a
     /// lightweight migration must be inferable from the model the manifest carries — before downloading.
     private func checkModel(_ manifest: Manifest, url: String) throws -> MigrationPlan? {
         guard let model else { return nil }
         guard let configuration = manifest.configuration else { throw InstallError(.model, "\(url): the manifest names no configuration") }
-        let expected: [String: Data]
-        do {
-            expected = try model.versionHashes(configuration: configuration)
-        } catch {
+        guard (try? model.restricted(to: configuration)) != nil else {
             throw InstallError(.model, "\(url): the app's model has no configuration \(configuration)")
         }
-        let differing = Set(expected.keys).union(manifest.versionHashes.keys).filter { expected[$0] != manifest.versionHashes[$0] }.sorted()
-        guard !differing.isEmpty else { return nil }
-        guard let carried = manifest.values["seedModel"],
-            let releaseModel = try? ModelLoader.load(json: Data(carried.jsonText.utf8), source: ModelSource(file: url, version: "release"))
-        else {
-            throw InstallError(.model, "\(url): the release's model differs from the app's for \(differing.joined(separator: ", ")) and the manifest carries no model to infer a migration from. Publish a release for this model version")
+        let releaseModel = manifest.values["seedModel"].flatMap {
+            try? ModelLoader.load(json: Data($0.jsonText.utf8), source: ModelSource(file: url, version: "release"))
+        }
+        var stamp = StoreMetadata()
+        stamp[StoreMetadata.Key.versionHashes] = manifest.values["versionHashes"]
+        stamp[StoreMetadata.Key.hashEncodingVersion] = manifest.values["hashEncodingVersion"]
+        stamp[StoreMetadata.Key.configuration] = .string(configuration)
+        let differences = stamp.hashDifferences(from: model, embeddedModel: releaseModel)
+        guard !differences.isEmpty else { return nil }
+        guard let releaseModel else {
+            throw InstallError(.model, "\(url): the release's model differs from the app's for \(differences.map(\.description).joined(separator: ", ")) and the manifest carries no model to infer a migration from. Publish a release for this model version")
         }
         do {
             return try MappingInference.infer(from: releaseModel, to: model, configuration: configuration)

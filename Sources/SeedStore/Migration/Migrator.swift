@@ -33,24 +33,22 @@ public struct Migrator: Sendable {
         return try queue.read { db in
             try StoreFile.checkSeedStore(db, path: path)
             let metadata = try StoreMetadata.read(from: db)
-            guard let row = try Row.fetchOne(db, sql: "SELECT configuration, model FROM \(StoreMetadata.modelTableName) LIMIT 1") else {
-                throw StoreError(.notASeedStore, path: path, "the store has no embedded model (\(StoreMetadata.modelTableName)); rebuild it with seedbuild")
-            }
-            let configuration: String = row[0]
-            let json: String = row[1]
-            let model = try ModelLoader.load(json: Data(json.utf8), source: ModelSource(file: path, version: "embedded"))
+            let (model, configuration) = try StoreFile.embeddedModel(db, path: path)
             return (model, configuration, metadata)
         }
     }
 
     /// Migrates `source` to `destination`'s shape of the store's configuration, writing `output`
-    /// (read-only by default, as seeds are; the coordinator keeps a writable store's mode).
+    /// (read-only by default, as seeds are; the coordinator keeps a writable store's mode), stamped
+    /// with the hashes of every entity of `destination` — pass the model the store will be opened
+    /// under (the merged model, for a seed beside user stores).
     /// - Throws: ``MigrationRefusal`` when no lightweight migration exists; ``StoreError`` when a check fails.
     public func migrate(_ source: String, to destination: Model, output: String, outputMode: mode_t = 0o444) throws -> Result {
         let (sourceModel, configuration, metadata) = try Self.embeddedModel(of: source)
         let plan = try MappingInference.infer(from: sourceModel, to: destination, configuration: configuration)
         let oldSchema = try StoreSchema(model: sourceModel, configuration: configuration)
         let newSchema = try StoreSchema(model: destination, configuration: configuration)
+
         let temporary = AtomicFile.temporaryPath(for: output)
         defer { try? FileManager.default.removeItem(atPath: temporary) }
         do {
@@ -69,7 +67,7 @@ public struct Migrator: Sendable {
                     // Count what is there rather than trust the metadata: a writable store changes after it is stamped.
                     var before: [String: Int64] = [:]
                     for table in oldSchema.tables {
-                        before[table.name] = try Int64.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(table.name))") ?? 0
+                        for entity in table.members { before[entity] = try oldSchema.rowCount(of: entity, in: db) }
                     }
                     var rebuild = TableRebuild(db: db, old: oldSchema, new: newSchema, plan: plan, path: source)
                     try rebuild.run()
@@ -104,7 +102,7 @@ public struct Migrator: Sendable {
     private func stamp(_ db: Database, metadata old: StoreMetadata, model: Model, schema: StoreSchema, rowCounts: [String: Int64]) throws {
         typealias Key = StoreMetadata.Key
         var metadata = old
-        let hashes = try model.versionHashes(configuration: schema.configuration)
+        let hashes = model.entityVersionHashes
         metadata[Key.versionHashes] = .object(hashes.mapValues { .string($0.hexString) })
         metadata[Key.modelName] = .string(model.name)
         metadata[Key.modelVersionIdentifiers] = .array(model.versionIdentifiers.map(JSONValue.string))

@@ -43,10 +43,27 @@ struct TableRebuild {
         try db.execute(sql: "PRAGMA analysis_limit = 2000; ANALYZE")
     }
 
-    /// Copies an entity's rows across with an expression per new column.
+    /// Copies the rows of every entity the table holds from its source entity's rows.
     private mutating func fill(_ table: EntityTable) throws {
-        guard let sourceName = plan.sourceEntities[table.name], let oldTable = old.table(for: sourceName) else { return }
-        let properties = plan.sourceProperties[table.name] ?? [:]
+        let feeding = table.members.compactMap { member -> (member: String, source: String, oldTable: EntityTable)? in
+            guard let source = plan.sourceEntities[member], let oldTable = old.table(for: source) else { return nil }
+            return (member, source, oldTable)
+        }
+        // Keys are kept, so one table of the old store may feed a table of the new one, not two.
+        let oldTables = Set(feeding.map(\.oldTable.name))
+        if oldTables.count > 1 {
+            throw StoreError(
+                .refused, path: path,
+                "the \(table.name) tree would take the rows of \(oldTables.sorted().joined(separator: " and ")), whose keys overlap; joining tables into one tree is not inferred: build the seed again with the new model")
+        }
+        for (member, source, oldTable) in feeding {
+            try fill(table, entity: member, from: oldTable, source: source)
+        }
+    }
+
+    /// Copies one entity's rows across with an expression per new column.
+    private mutating func fill(_ table: EntityTable, entity: String, from oldTable: EntityTable, source: String) throws {
+        let properties = plan.sourceProperties[entity] ?? [:]
         var columns: [String] = []
         var expressions: [String] = []
         for column in table.columns {
@@ -54,6 +71,8 @@ struct TableRebuild {
             switch column.kind {
             case .primaryKey:
                 expressions.append(oldTable.primaryKey == .rowid ? "old.\(quoteIdentifier(Model.primaryKeyColumn))" : "NULL")
+            case .entity:
+                expressions.append(sqlLiteral(entity))
             case .attribute(let attribute):
                 let stored = properties[attribute.name].flatMap { oldTable.entity.attribute(named: $0) }.flatMap { $0.isTransient ? nil : $0 }
                 let literal = column.defaultLiteral ?? "NULL"
@@ -67,9 +86,10 @@ struct TableRebuild {
                 expressions.append(try toOneExpression(relationship, in: table, from: oldTable, sourceName: properties[relationship.name]))
             }
         }
+        let rows = oldTable.isTree ? " WHERE old.\(quoteIdentifier(Model.entityColumn)) = \(sqlLiteral(source))" : ""
         try db.execute(sql: """
             INSERT INTO \(quoteIdentifier(table.name)) (\(columns.joined(separator: ", ")))
-            SELECT \(expressions.joined(separator: ", ")) FROM \(quoteIdentifier(oldName(oldTable.name))) AS old
+            SELECT \(expressions.joined(separator: ", ")) FROM \(quoteIdentifier(oldName(oldTable.name))) AS old\(rows)
             ORDER BY old.\(quoteIdentifier(oldTable.keyColumn))
             """)
     }
@@ -89,8 +109,10 @@ struct TableRebuild {
 
     /// Copies links into a join table from wherever the old store kept them.
     private func fill(_ join: JoinTable) throws {
-        guard let sourceEntity = plan.sourceEntities[join.sourceEntity],
-            let sourceName = plan.sourceProperties[join.sourceEntity]?[join.relationship],
+        // The relationship may be declared by any entity of the owning table's tree.
+        let owner = new.table(for: join.sourceEntity)?.members.first { plan.sourceProperties[$0]?[join.relationship] != nil } ?? join.sourceEntity
+        guard let sourceEntity = plan.sourceEntities[owner],
+            let sourceName = plan.sourceProperties[owner]?[join.relationship],
             let relationship = old.table(for: sourceEntity)?.entity.relationship(named: sourceName),
             let pairs = pairs(of: relationship, in: sourceEntity)
         else { return }
@@ -111,12 +133,13 @@ struct TableRebuild {
             let newEntity = plan.sourceEntities.first(where: { $0.value == oldEntity })?.key,
             let newKey = plan.sourceProperties[newEntity]?.first(where: { $0.value == key })?.key
         else { return expression }
-        return "(SELECT \(quoteIdentifier(Model.primaryKeyColumn)) FROM \(quoteIdentifier(newEntity)) WHERE \(quoteIdentifier(newKey)) = \(expression))"
+        return "(SELECT \(quoteIdentifier(Model.primaryKeyColumn)) FROM \(quoteIdentifier(new.table(for: newEntity)?.name ?? newEntity)) WHERE \(quoteIdentifier(newKey)) = \(expression))"
     }
 
     /// A query giving (src, dst, pos) of a relationship as the old store kept it; src and dst are old keys
     /// (`Z_PK`, or the key attribute of a `WITHOUT ROWID` table).
     private func pairs(of relationship: Relationship, in entity: String) -> (sql: String, ordered: Bool)? {
+        let entity = old.table(for: entity)?.name ?? entity
         if let table = old.table(for: entity), table.foreignKeys.contains(where: { $0.column == relationship.name }) {
             let column = quoteIdentifier(relationship.name)
             return ("SELECT \(quoteIdentifier(table.keyColumn)) AS src, \(column) AS dst, 0 AS pos FROM \(quoteIdentifier(oldName(entity))) WHERE \(column) IS NOT NULL", false)
@@ -156,9 +179,12 @@ struct TableRebuild {
     func checkRowCounts(expected: [String: Int64]) throws -> [String: Int64] {
         var counts: [String: Int64] = [:]
         for table in new.tables {
-            counts[table.name] = try Int64.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(table.name))") ?? 0
-            if let sourceName = plan.sourceEntities[table.name], let before = expected[sourceName], before != counts[table.name] {
-                throw StoreError(.refused, path: path, "\(table.name) had \(before) rows and has \(counts[table.name]!) after migrating; the migration was not written")
+            for entity in table.members {
+                let count = try new.rowCount(of: entity, in: db)
+                counts[entity] = count
+                if let sourceName = plan.sourceEntities[entity], let before = expected[sourceName], before != count {
+                    throw StoreError(.refused, path: path, "\(entity) had \(before) rows and has \(count) after migrating; the migration was not written")
+                }
             }
         }
         return counts

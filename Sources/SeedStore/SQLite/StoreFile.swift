@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SeedModel
 
 /// Opening seed store files: read-only and immutable for readers, writable for builders.
 public enum StoreFile {
@@ -95,6 +96,14 @@ extension StoreMetadata {
         let queue = try StoreFile.openReadOnly(url.path)
         do {
             return try queue.read { db in
+                // A store in Core Data's layout, written by seedbuild or by Apple's framework.
+                if try !db.tableExists(StoreMetadata.tableName), try db.tableExists("Z_METADATA"),
+                    let row = try Row.fetchOne(db, sql: "SELECT Z_UUID, Z_PLIST FROM Z_METADATA LIMIT 1") {
+                    guard let plist = row["Z_PLIST"] as Data? else {
+                        throw StoreError(.notASeedStore, path: url.path, "Z_METADATA holds no property list; the store is damaged")
+                    }
+                    return try CoreDataMetadata.read(plist, uuid: row["Z_UUID"], path: url.path)
+                }
                 try StoreFile.checkSeedStore(db, path: url.path)
                 return try StoreMetadata.read(from: db)
             }
@@ -140,5 +149,23 @@ extension StoreMetadata {
                 throw StoreError(error, path: path, doing: "cannot write the metadata")
             }
         }
+    }
+}
+
+extension StoreFile {
+    /// The model a store was built with (its `seed_model` table) and its configuration.
+    public static func embeddedModel(_ db: Database, path: String) throws -> (model: Model, configuration: String) {
+        guard let row = try Row.fetchOne(db, sql: "SELECT configuration, model FROM \(StoreMetadata.modelTableName) LIMIT 1") else {
+            throw StoreError(.notASeedStore, path: path, "the store has no embedded model (\(StoreMetadata.modelTableName)); rebuild it with seedbuild")
+        }
+        let configuration: String = row[0]
+        let json: String = row[1]
+        return (try ModelLoader.load(json: Data(json.utf8), source: ModelSource(file: path, version: "embedded")), configuration)
+    }
+
+    /// The layout of the store, from its embedded model.
+    public static func embeddedSchema(_ db: Database, path: String) throws -> StoreSchema {
+        let (model, configuration) = try embeddedModel(db, path: path)
+        return try StoreSchema(model: model, configuration: configuration)
     }
 }

@@ -13,6 +13,8 @@ public struct EntityTable: Sendable {
     public struct Column: Sendable {
         public enum Kind: Sendable {
             case primaryKey
+            /// ``Model/entityColumn``: the entity of each row of an inheritance tree.
+            case entity
             case attribute(Attribute)
             /// A to-one relationship, holding the destination's primary key.
             case toOne(Relationship)
@@ -32,7 +34,12 @@ public struct EntityTable: Sendable {
         public let destination: String
     }
 
+    /// The entity whose table this is; for an inheritance tree, its root with the properties of the whole tree.
     public let entity: Entity
+    /// The entities whose rows the table holds: one, or an inheritance tree (the root first).
+    public let members: [String]
+    /// Entity of the tree → itself and its sub-entities at every depth: the rows a fetch of it reads.
+    public let kinds: [String: [String]]
     public let primaryKey: PrimaryKey
     /// Columns in table order: the primary key first (for rowid tables), attributes by name, then to-one columns by name.
     public let columns: [Column]
@@ -40,8 +47,13 @@ public struct EntityTable: Sendable {
 
     public var name: String { entity.name }
 
-    init(entity: Entity, storage: RelationshipStorage, referenced: Bool) {
+    /// Whether the table holds an inheritance tree, its rows told apart by ``Model/entityColumn``.
+    public var isTree: Bool { members.count > 1 }
+
+    init(entity: Entity, members: [String] = [], kinds: [String: [String]] = [:], storage: RelationshipStorage, referenced: Bool) {
         self.entity = entity
+        self.members = members.isEmpty ? [entity.name] : members
+        self.kinds = kinds
         if !referenced, let key = entity.singleAttributeKey {
             primaryKey = .attribute(key.name)
         } else {
@@ -51,10 +63,14 @@ public struct EntityTable: Sendable {
         if primaryKey == .rowid {
             columns.append(Column(name: Model.primaryKeyColumn, kind: .primaryKey, type: "INTEGER", isNotNull: true, defaultLiteral: nil))
         }
-        for attribute in entity.attributes where !attribute.isTransient {
+        if members.count > 1 {
+            columns.append(Column(name: Model.entityColumn, kind: .entity, type: "TEXT", isNotNull: true, defaultLiteral: nil))
+        }
+        for attribute in entity.attributes where attribute.isStored {
             columns.append(Column(
+                // A derived value is computed after the rows are in, so its column takes NULL until then.
                 name: attribute.name, kind: .attribute(attribute), type: Self.storageType(of: attribute.type),
-                isNotNull: !attribute.isOptional, defaultLiteral: Self.defaultLiteral(of: attribute)))
+                isNotNull: !attribute.isOptional && attribute.derivation == nil, defaultLiteral: Self.defaultLiteral(of: attribute)))
         }
         var foreignKeys: [ForeignKey] = []
         for relationship in entity.relationships where storage.place(of: relationship.name, in: entity.name) == .column {
@@ -65,6 +81,12 @@ public struct EntityTable: Sendable {
         }
         self.columns = columns
         self.foreignKeys = foreignKeys
+    }
+
+    /// The entities a fetch of `entity` reads: it and its sub-entities; nil when that is every row of the table.
+    public func entityFilter(for entity: String) -> [String]? {
+        guard isTree, entity != members[0] else { return nil }
+        return kinds[entity] ?? [entity]
     }
 
     /// The column that identifies a row: ``Model/primaryKeyColumn`` or the key attribute.
@@ -84,6 +106,8 @@ public struct EntityTable: Sendable {
             } else if column.isNotNull, case .attribute = column.kind {
                 text += " NOT NULL"
             } else if column.isNotNull, case .toOne = column.kind {
+                text += " NOT NULL"
+            } else if case .entity = column.kind {
                 text += " NOT NULL"
             }
             if let literal = column.defaultLiteral { text += " DEFAULT \(literal)" }
@@ -114,12 +138,13 @@ public struct EntityTable: Sendable {
         for index in entity.indexes {
             add(index.name, index.elements.map { ($0.property, $0.isAscending) }, unique: false)
         }
-        for attribute in entity.attributes where attribute.isIndexed && !attribute.isTransient {
+        for attribute in entity.attributes where attribute.isIndexed && attribute.isStored {
             add(attribute.name + "_index", [(attribute.name, true)], unique: false)
         }
         for key in foreignKeys {
             add(key.column + "_index", [(key.column, true)], unique: false)
         }
+        if isTree { add("entity_index", [(Model.entityColumn, true)], unique: false) }
         return statements
     }
 
@@ -129,12 +154,13 @@ public struct EntityTable: Sendable {
         case .integer16, .integer32, .integer64, .boolean: "INTEGER"
         case .double, .float, .date: "REAL"
         case .decimal, .string, .uuid, .uri: "TEXT"
-        case .binary, .transformable: "BLOB"
+        // Composite attributes are refused by StoreSchema and the others are never stored.
+        case .binary, .transformable, .composite, .undefined, .objectID: "BLOB"
         }
     }
 
     private static func defaultLiteral(of attribute: Attribute) -> String? {
-        guard let text = attribute.defaultValue,
+        guard let text = attribute.effectiveDefaultValue,
             case .success(let value) = FieldConverter.convertDefault(text, as: attribute.type)
         else { return nil }
         return value.sqlLiteral(fieldText: text)

@@ -1,3 +1,4 @@
+import GRDB
 import SeedModel
 
 /// How one model configuration is laid out in SQLite: tables, columns, keys, join tables, indexes.
@@ -7,46 +8,80 @@ import SeedModel
 /// relationship as an integer column named as the relationship, referencing the destination's
 /// primary key and indexed. An entity whose objects are identified by a single-attribute
 /// uniqueness constraint and that nothing references is stored `WITHOUT ROWID`, keyed by that
-/// attribute, so the key is not stored twice (see `docs/store-format.md`).
+/// attribute, so the key is not stored twice (see `docs/store-format.md`). An inheritance tree is
+/// one table named as its root, holding the rows of every entity of the tree, with the columns of
+/// all of them and ``Model/entityColumn`` naming each row's entity, as Core Data stores a tree.
 public struct StoreSchema: Sendable {
+    /// The model restricted to the configuration: what the store holds and embeds.
     public let model: Model
+    /// The model the schema was laid out from: the coordinator's, whose every entity hash the
+    /// store is stamped with (Core Data's rule; see ``SeedModel/Model/fits(storedHashes:)``).
+    public let wholeModel: Model
     public let configuration: String
     /// Entity tables in load order: every table a to-one column references comes before it.
     public let tables: [EntityTable]
     public let joinTables: [JoinTable]
-    /// Where each relationship is stored.
+    /// Where each relationship is stored, by table (root entity) name.
     let storage: RelationshipStorage
+    /// Entity name → the name of the table holding its rows (its root's).
+    private let tableNames: [String: String]
 
     /// Lays out the entities of one configuration.
     /// - Throws: ``ModelError`` when the configuration does not exist or its relationships form a cycle
     ///   of required to-one references that no load order can satisfy.
     public init(model: Model, configuration: String) throws(ModelError) {
         let restricted = try model.restricted(to: configuration)
+        try Self.checkStorable(restricted)
         self.model = restricted
+        self.wholeModel = model
         self.configuration = configuration
-        // A relationship to an entity outside the configuration has no place in this store's layout;
-        // model validation refuses one, and the coordinator refuses to save a link across stores.
-        var layout = restricted
-        let members = Set(restricted.entities.map(\.name))
-        layout.entities = restricted.entities.map { entity in
-            var entity = entity
-            entity.relationships.removeAll { !members.contains($0.destination) }
-            return entity
-        }
+        let trees = try TreeLayout(model: restricted)
+        self.tableNames = trees.tableNames
+        let layout = trees.layout
         let storage = RelationshipStorage(model: layout)
         self.storage = storage
         let referenced = storage.referencedEntities
         var tables: [String: EntityTable] = [:]
         for entity in layout.entities {
-            tables[entity.name] = EntityTable(entity: entity, storage: storage, referenced: referenced.contains(entity.name))
+            let members = trees.members[entity.name] ?? [entity.name]
+            // A tree's rows are told apart by their entity column, so its table keeps a rowid key.
+            tables[entity.name] = EntityTable(
+                entity: entity, members: members, kinds: trees.kinds, storage: storage, referenced: referenced.contains(entity.name) || members.count > 1)
         }
         self.tables = try Self.loadOrder(tables, model: restricted)
         self.joinTables = storage.joinTables
     }
 
-    public func table(for entity: String) -> EntityTable? {
-        tables.first { $0.entity.name == entity }
+    /// Refuses what this layout cannot store yet, naming the entity and property.
+    private static func checkStorable(_ model: Model) throws(ModelError) {
+        var diagnostics: [ModelDiagnostic] = []
+        for entity in model.entities {
+            for attribute in entity.attributes where attribute.type == .composite && !attribute.isTransient {
+                diagnostics.append(ModelDiagnostic(
+                    .error, "a composite attribute cannot be stored until Core Data's layout for it is known; "
+                        + "split it into attributes or mark it transient",
+                    source: entity.origin ?? model.source, entity: entity.name, property: attribute.name))
+            }
+        }
+        if !diagnostics.isEmpty { throw .invalid(diagnostics) }
     }
+
+    /// The table holding an entity's rows: its own, or its inheritance tree's.
+    public func table(for entity: String) -> EntityTable? {
+        let name = tableNames[entity] ?? entity
+        return tables.first { $0.name == name }
+    }
+
+    /// How many rows of exactly this entity (not its sub-entities) the store holds.
+    public func rowCount(of entity: String, in db: Database) throws -> Int64 {
+        guard let table = table(for: entity) else { return 0 }
+        guard table.isTree else { return try Int64.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(table.name))") ?? 0 }
+        return try Int64.fetchOne(
+            db, sql: "SELECT count(*) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(Model.entityColumn)) = ?", arguments: [entity]) ?? 0
+    }
+
+    /// Every entity the store holds, sub-entities included.
+    public var entityNames: Set<String> { Set(tableNames.keys) }
 
     /// `CREATE TABLE` statements for every entity and join table, without secondary indexes.
     public var createTableStatements: [String] {

@@ -20,7 +20,9 @@ extension SQLiteStore {
                 for (offset, name) in valueColumns.enumerated() { values[name] = columns[offset + 1] }
                 let version = columns[valueColumns.count + 1].integerValue ?? 1
                 let sortValues = sortCount == 0 ? [] : Array(columns[(valueColumns.count + 2)...])
-                rows.append(StoreRow(entity: request.entity, key: columns[0], values: values, version: version, sortValues: sortValues))
+                // A tree's row names its own entity, which may be a sub-entity of the one fetched.
+                let entity = table.isTree ? values[Model.entityColumn]?.stringValue ?? request.entity : request.entity
+                rows.append(StoreRow(entity: entity, key: columns[0], values: values, version: version, sortValues: sortValues))
             }
             return rows
         }
@@ -46,6 +48,10 @@ extension SQLiteStore {
             arguments = compiled.arguments
         }
         let key = "t0.\(quoteIdentifier(table.keyColumn))"
+        if let kinds = table.entityFilter(for: request.entity) {
+            conditions.append("t0.\(quoteIdentifier(Model.entityColumn)) IN (\(Array(repeating: "?", count: kinds.count).joined(separator: ", ")))")
+            arguments += kinds.map(StoreValue.text)
+        }
         if let keys = request.keys {
             guard !keys.isEmpty else { return nil }
             conditions.append("\(key) IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))")
@@ -101,10 +107,10 @@ extension SQLiteStore {
             throw StoreError(.refused, path: path, "\(entity) has no relationship \(name) stored in \(storeDescription.displayName)")
         }
         let keyArgument = StatementArguments([key.databaseValue])
-        switch schema.storage.place(of: name, in: entity) {
+        switch schema.storage.place(of: name, in: table.name) {
         case .column:
             let value = try DatabaseValue.fetchOne(
-                db, sql: "SELECT \(quoteIdentifier(name)) FROM \(quoteIdentifier(entity)) WHERE \(quoteIdentifier(table.keyColumn)) = ?", arguments: keyArgument)
+                db, sql: "SELECT \(quoteIdentifier(name)) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(table.keyColumn)) = ?", arguments: keyArgument)
             return value.map(StoreValue.init).flatMap { $0.isNull ? nil : [$0] } ?? []
         case .joinTable(let join):
             let order = join.isOrdered ? "position, destination" : "destination"

@@ -17,7 +17,7 @@ extension SQLiteStore {
         }
         let source = resolve(link.source)
         let destination = link.destination.map(resolve)
-        switch schema.storage.place(of: link.relationship, in: link.entity) {
+        switch schema.storage.place(of: link.relationship, in: table.name) {
         case .column:
             try db.execute(
                 sql: "UPDATE \(quoteIdentifier(table.name)) SET \(quoteIdentifier(link.relationship)) = ? WHERE \(quoteIdentifier(table.keyColumn)) = ?",
@@ -73,8 +73,10 @@ extension SQLiteStore {
     /// Deletes a row following its relationships' delete rules: cascade deletes the destinations,
     /// deny refuses while any remain, nullify and no-action clear the links.
     func deleteRow(_ db: Database, entity: String, key: StoreValue, visited: inout Set<String>) throws {
-        guard visited.insert("\(entity)\u{0}\(key.displayText)").inserted else { return }
         let table = try table(entity)
+        // Rows are named by their table, so a sub-entity's object reached as its parent entity is one row.
+        let entity = table.name
+        guard visited.insert("\(entity)\u{0}\(key.displayText)").inserted else { return }
         for relationship in table.entity.relationships where relationship.deleteRule == .cascade || relationship.deleteRule == .deny {
             let related = try relatedKeys(db, entity: entity, key: key, relationship: relationship.name)
             guard !related.isEmpty else { continue }

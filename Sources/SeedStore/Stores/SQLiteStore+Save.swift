@@ -58,7 +58,7 @@ extension SQLiteStore {
             let table = try table(entity)
             let keyColumn = quoteIdentifier(table.keyColumn)
             let version = try Int64.fetchOne(
-                db, sql: "SELECT \(versionExpression(entity: entity, key: "t0." + keyColumn)) FROM \(quoteIdentifier(entity)) AS t0 WHERE t0.\(keyColumn) = ?",
+                db, sql: "SELECT \(versionExpression(entity: table.name, key: "t0." + keyColumn)) FROM \(quoteIdentifier(table.name)) AS t0 WHERE t0.\(keyColumn) = ?",
                 arguments: [key.databaseValue])
             guard version != expected else { continue }
             let stored = version == nil ? nil : try storedRow(db, table: table, key: key)
@@ -75,22 +75,25 @@ extension SQLiteStore {
         else { return nil }
         var values: [String: StoreValue] = [:]
         for (offset, name) in columns.enumerated() { values[name] = StoreValue(row[offset] as DatabaseValue) }
-        return StoreRow(entity: table.name, key: key, values: values, version: row[columns.count])
+        let entity = table.isTree ? values[Model.entityColumn]?.stringValue ?? table.name : table.name
+        return StoreRow(entity: entity, key: key, values: values, version: row[columns.count])
     }
 
     /// Inserts rows, tables a to-one column references first, taking each to-one stored on the
     /// inserted row from `links` so required references are set by the INSERT itself.
     private func insertRows(_ db: Database, _ inserts: [StoreChanges.Insert], links: inout [StoreChanges.Link]) throws -> [StoreValue] {
         let order = Dictionary(uniqueKeysWithValues: schema.tables.enumerated().map { ($1.name, $0) })
-        let sequence = inserts.indices.sorted { (order[inserts[$0].entity] ?? 0, $0) < (order[inserts[$1].entity] ?? 0, $1) }
+        func position(_ entity: String) -> Int { schema.table(for: entity).flatMap { order[$0.name] } ?? 0 }
+        let sequence = inserts.indices.sorted { (position(inserts[$0].entity), $0) < (position(inserts[$1].entity), $1) }
         var keys = [StoreValue?](repeating: nil, count: inserts.count)
         for index in sequence {
             let insert = inserts[index]
             let table = try table(insert.entity)
             var values = insert.values
+            if table.isTree { values[Model.entityColumn] = .text(insert.entity) }
             links.removeAll { link in
                 guard link.kind == .set, link.source == .inserted(index), link.entity == insert.entity,
-                    schema.storage.place(of: link.relationship, in: insert.entity) == .column
+                    schema.storage.place(of: link.relationship, in: table.name) == .column
                 else { return false }
                 switch link.destination {
                 case nil: values[link.relationship] = .null
@@ -127,9 +130,10 @@ extension SQLiteStore {
                 sql: "UPDATE \(quoteIdentifier(table.name)) SET \(assignments) WHERE \(quoteIdentifier(table.keyColumn)) = ?",
                 arguments: StatementArguments(names.map { update.values[$0]!.databaseValue } + [update.key.databaseValue]))
         }
+        // Versions are kept by table, so an object fetched as its parent entity has the same one.
         try db.execute(
             sql: "INSERT INTO \(Self.versionTable) (entity, key, version) VALUES (?, ?, 2) ON CONFLICT (entity, key) DO UPDATE SET version = version + 1",
-            arguments: [update.entity, update.key.databaseValue])
-        return try Int64.fetchOne(db, sql: "SELECT version FROM \(Self.versionTable) WHERE entity = ? AND key = ?", arguments: [update.entity, update.key.databaseValue]) ?? 2
+            arguments: [table.name, update.key.databaseValue])
+        return try Int64.fetchOne(db, sql: "SELECT version FROM \(Self.versionTable) WHERE entity = ? AND key = ?", arguments: [table.name, update.key.databaseValue]) ?? 2
     }
 }

@@ -32,7 +32,7 @@ public class SQLiteStore: PersistentStore {
         } catch {
             throw StoreError(.refused, path: description.displayName, error.description)
         }
-        entityNames = Set(schema.tables.map(\.name))
+        entityNames = schema.entityNames
         let path = description.url?.path
         let exists = path.map { FileManager.default.fileExists(atPath: $0) } ?? false
         if description.type == .sqlite, let path, !exists, description.isReadOnly {
@@ -101,7 +101,7 @@ public class SQLiteStore: PersistentStore {
         metadata[Key.modelName] = .string(schema.model.name)
         metadata[Key.modelVersionIdentifiers] = .array(schema.model.versionIdentifiers.map(JSONValue.string))
         metadata[Key.configuration] = .string(schema.configuration)
-        let hashes = try schema.model.versionHashes(configuration: schema.configuration)
+        let hashes = schema.wholeModel.entityVersionHashes
         metadata[Key.versionHashes] = .object(hashes.mapValues { .string($0.hexString) })
         metadata[Key.hashEncodingVersion] = .integer(Int64(Model.hashEncodingVersion))
         metadata[Key.storeFormatVersion] = .integer(Int64(StoreMetadata.storeFormatVersion))

@@ -48,6 +48,8 @@ public enum FieldConverter {
                 return .failure(ConversionFailure("\(quote(bytes)) is not base64; binary values are written in standard base64 with padding"))
             }
             return .success(.blob([UInt8](data)))
+        case .undefined, .objectID, .composite:
+            return .failure(ConversionFailure("\(type.rawValue) attributes cannot be given values; they are not stored"))
         }
     }
 

@@ -1,7 +1,8 @@
 import GRDB
 
 extension StoreValue {
-    init(_ databaseValue: DatabaseValue) {
+    /// The value GRDB read from a column.
+    public init(_ databaseValue: DatabaseValue) {
         switch databaseValue.storage {
         case .null: self = .null
         case .int64(let value): self = .integer(value)
@@ -11,7 +12,8 @@ extension StoreValue {
         }
     }
 
-    var databaseValue: DatabaseValue {
+    /// The value to bind with GRDB.
+    public var databaseValue: DatabaseValue {
         switch self {
         case .null: .null
         case .integer(let value): value.databaseValue
