@@ -57,7 +57,7 @@ let package = Package(
         .testTarget(
             name: "SeedPipelineTests",
             dependencies: ["SeedPipeline", "SeedStore", "SeedModel", .product(name: "GRDB", package: "GRDB.swift")],
-            exclude: ["fault_proxy.py"]
+            exclude: ["fault_proxy.py", "hostile_server.py"]
         ),
         .testTarget(
             name: "SeedModelTests",

@@ -24,8 +24,18 @@ struct FetchCommand: ParsableCommand {
     @Option(name: .customLong("trusted-key"), help: "An Ed25519 public key (PEM) the manifest must be signed by (repeatable).")
     var trustedKeys: [String] = []
 
+    @Flag(name: .customLong("allow-unsigned"), help: "Install without a trusted key: anyone who can change the server or the connection can change the seed. Everything else is still checked.")
+    var allowUnsigned = false
+
+    @Option(help: "Seconds the whole fetch may take, retries included.")
+    var deadline: Double = 300
+
     func validate() throws {
         if model == nil && !userModels.isEmpty { throw ValidationError("--user-model goes with --model, the app's seed model") }
+        if trustedKeys.isEmpty && !allowUnsigned {
+            throw ValidationError("give the publisher's public key with --trusted-key PUB, or accept an unsigned channel with --allow-unsigned")
+        }
+        if !(deadline > 0) { throw ValidationError("--deadline must be more than 0 seconds") }
     }
 
     func run() throws {
@@ -34,7 +44,12 @@ struct FetchCommand: ParsableCommand {
             CommandFailure.printError("error: \(to): not a folder (a file is there); --to names the folder seeds are installed in")
             throw ExitCode(73)
         }
+        if trustedKeys.isEmpty {
+            CommandFailure.printError("warning: installing from \(url) without a trusted key (--allow-unsigned): the release is checked against itself only; anyone who can change the server or the connection can change the seed")
+        }
         var installer = SeedInstaller()
+        installer.allowUnsigned = allowUnsigned
+        installer.deadline = deadline
         installer.trustedKeys = try trustedKeys.map { path in
             let text = try CommandFailure.exitOnError { () throws in try String(contentsOfFile: path, encoding: .utf8) }
             return try CommandFailure.exitOnError { () throws(StoreError) in try TrustedKey(pem: text, path: path) }

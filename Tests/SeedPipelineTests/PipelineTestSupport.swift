@@ -120,3 +120,8 @@ func packagedRelease(
 func query<T>(_ path: String, _ body: (Database) throws -> T) throws -> T {
     try StoreFile.openReadOnly(path).read(body)
 }
+
+/// The files an install left in `folder`, sorted, but for its hidden `.<dataset>.lock`, which stays.
+func installedFiles(_ folder: String) throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: folder).filter { !$0.hasSuffix(".lock") }.sorted()
+}

@@ -22,6 +22,7 @@ struct TransferFaultTests {
         var installer = SeedInstaller()
         installer.transport = fast
         installer.now = { Date(timeIntervalSince1970: 1_700_000_000 + 86_400) }
+        installer.allowUnsigned = true
         return installer
     }
 

@@ -71,7 +71,7 @@ extension FaultTests {
         let build = try runSeedbuild(["build", "seeds/postcodes.csv", "--out", "afile"], in: project.url)
         #expect(build.status == 73)
         #expect(build.stderr.contains("afile: cannot create the output folder (a file is there, not a folder)"), "\(build.stderr)")
-        let fetch = try runSeedbuild(["fetch", "dist/postcodes/2/", "--to", "afile"], in: project.url)
+        let fetch = try runSeedbuild(["fetch", "dist/postcodes/2/", "--to", "afile", "--allow-unsigned"], in: project.url)
         #expect(fetch.status == 73)
         #expect(fetch.stderr.contains("afile: not a folder") && !fetch.stderr.contains("NSCocoaErrorDomain"), "\(fetch.stderr)")
     }

@@ -1,6 +1,11 @@
 import Crypto
 import Foundation
 import SeedStore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -13,8 +18,10 @@ protocol PublishDestination {
     func checksum(_ path: String) throws -> (Int64, String)?
     /// Writes an object that never changes once there: an existing object with the same bytes is fine, different bytes are an error.
     func putImmutable(file: String, sha256: String, at path: String) throws
-    /// Replaces the mutable pointer.
-    func putPointer(_ data: Data, at path: String) throws
+    /// Replaces `latest.json` with what `decide` makes of the current one (nil: leave it), so that no
+    /// other publish replaces it between the read and the write: a folder holds a lock file, WebDAV a
+    /// lock object, S3 writes on condition that the ETag read is still there.
+    func updatePointer(_ decide: (Data?) throws -> Data?) throws
     func delete(_ path: String) throws
     /// Names in a folder of the channel (for pruning), or nil when the destination cannot list.
     func list(_ folder: String) throws -> [String]?
@@ -58,9 +65,28 @@ struct DirectoryDestination: PublishDestination {
         }
     }
 
-    func putPointer(_ data: Data, at relative: String) throws {
-        try FileManager.default.createDirectory(atPath: (path(relative) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try writeAtomically(data, to: path(relative), mode: 0o644)
+    /// Waits this long for another publish to the same folder to let go of `.publish.lock`.
+    var lockWait: TimeInterval = 120
+
+    /// Under `flock` on the channel's `.publish.lock`; a lock held by a killed publish goes with its process.
+    func updatePointer(_ decide: (Data?) throws -> Data?) throws {
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let lockPath = path(".publish.lock")
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw PublishError(url: lockPath, method: "lock", status: nil, "cannot open the channel's lock: \(String(cString: strerror(errno))); check the folder is writable")
+        }
+        defer { close(fd) }
+        let start = Date()
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            guard Date().timeIntervalSince(start) < lockWait else {
+                throw PublishError(url: lockPath, method: "lock", status: nil, "another publish to this channel held its lock for \(Int(lockWait)) s; try again later", transient: true)
+            }
+            usleep(20_000)
+        }
+        defer { flock(fd, LOCK_UN) }
+        guard let data = try decide(try read(ReleasePointer.fileName, maxBytes: ReleasePointer.maxBytes)) else { return }
+        try writeAtomically(data, to: path(ReleasePointer.fileName), mode: 0o644)
     }
 
     func delete(_ relative: String) throws {

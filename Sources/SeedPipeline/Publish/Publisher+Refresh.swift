@@ -51,7 +51,7 @@ extension Publisher {
     func manifestPath(for dataVersion: Int64, sha256: String, in channel: PublishDestination) throws -> String {
         let plain = ReleasePointer.manifestPath(dataVersion: dataVersion)
         guard let (_, existing) = try channel.checksum(plain), existing != sha256 else { return plain }
-        return "manifests/\(dataVersion)-\(sha256.prefix(16)).json"
+        return ReleasePointer.refreshedManifestPath(dataVersion: dataVersion, sha256: sha256)
     }
 
     /// `7.json` and `7-0123abcd….json` → 7.

@@ -19,6 +19,8 @@ public struct Publisher: Sendable {
     public var s3ACL: String?
     /// Where credentials and the region come from: `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION`.
     public var environment: [String: String] = ProcessInfo.processInfo.environment
+    /// Runs after the uploads, before `latest.json` is read again and replaced (tests race publishes here).
+    var beforePointerUpdate: (@Sendable () -> Void)?
 
     public init() {}
 
@@ -59,11 +61,9 @@ public struct Publisher: Sendable {
     public func publish(_ outputDirectory: String, to destination: String) throws -> Result {
         let local = try LocalRelease(outputDirectory, now: now())
         let channel = try makeDestination(destination, channel: "\(local.dataset)/\(local.modelVersion)/")
-        var history: [Int64] = []
         var refreshReason: String?
         if let data = try channel.read(ReleasePointer.fileName, maxBytes: ReleasePointer.maxBytes) {
             let current = try ReleasePointer(data: data, source: channel.describe(ReleasePointer.fileName))
-            history = current.releases
             let published = try channel.read(current.manifest, maxBytes: ReleasePointer.maxBytes)
                 .flatMap { try? Manifest(data: $0, path: channel.describe(current.manifest)) }
             try checkSigning(local, against: published, channel: channel)
@@ -78,18 +78,24 @@ public struct Publisher: Sendable {
                     refreshReason = reason
                 }
             } else if local.dataVersion <= current.dataVersion {
-                throw PublishError(url: channel.describe(ReleasePointer.fileName), method: "publish", status: nil,
-                                   "data version \(local.dataVersion) is not newer than the published \(current.dataVersion); apps would refuse it as a rollback. Build with a higher --data-version")
+                throw notNewer(local.dataVersion, current.dataVersion, channel)
             }
         }
-        var pointer = try upload(local, to: channel, history: history)
-        let pruned = try prune(channel, pointer: &pointer)
+        guard let pointer = try upload(local, to: channel, refreshing: refreshReason != nil) else {
+            // The same content was published by another run meanwhile.
+            let data = try channel.read(ReleasePointer.fileName, maxBytes: ReleasePointer.maxBytes)
+            let current = try ReleasePointer(data: data ?? Data(), source: channel.describe(ReleasePointer.fileName))
+            let published = try channel.read(current.manifest, maxBytes: ReleasePointer.maxBytes)
+                .flatMap { try? Manifest(data: $0, path: channel.describe(current.manifest)) }
+            return result(.unchanged, channel, current, manifest: published, pruned: [], reason: nil)
+        }
+        let pruned = try prune(channel, pointer: pointer)
         return result(refreshReason == nil ? .published : .refreshed, channel, pointer, manifest: local.manifest, pruned: pruned, reason: refreshReason)
     }
 
     /// Uploads the artifact (a no-op when the same bytes are there) and the manifest, reads both back,
-    /// then replaces `latest.json`.
-    private func upload(_ local: LocalRelease, to channel: PublishDestination, history: [Int64]) throws -> ReleasePointer {
+    /// then replaces `latest.json`; nil when another publish put the same content there meanwhile.
+    private func upload(_ local: LocalRelease, to channel: PublishDestination, refreshing: Bool) throws -> ReleasePointer? {
         let remoteArtifact = ReleasePointer.artifactPath(sha256: local.artifactSHA256)
         try channel.putImmutable(file: local.artifactPath, sha256: local.artifactSHA256, at: remoteArtifact)
         let manifestSHA = try FileDigest(of: local.manifestPath).sha256
@@ -102,11 +108,30 @@ public struct Publisher: Sendable {
         guard let (_, remoteManifestSHA) = try channel.checksum(remoteManifest), remoteManifestSHA == manifestSHA else {
             throw PublishError(url: channel.describe(remoteManifest), method: "GET", status: nil, "the uploaded manifest does not read back with the built bytes")
         }
-        let pointer = ReleasePointer(
-            dataset: local.dataset, dataVersion: local.dataVersion, manifest: remoteManifest,
-            manifestSHA256: manifestSHA, contentDigest: local.digest, releases: [local.dataVersion] + history.filter { $0 != local.dataVersion })
-        try channel.putPointer(pointer.data, at: ReleasePointer.fileName)
-        return pointer
+        beforePointerUpdate?()
+        // Read again and replaced in one step no other publish can come between: a publish that lost
+        // the race to a newer data version is refused, never written over it; the same content
+        // published meanwhile is left as it is, unless this publish refreshes it.
+        var written: ReleasePointer?
+        try channel.updatePointer { data in
+            var history: [Int64] = []
+            if let data {
+                let current = try ReleasePointer(data: data, source: channel.describe(ReleasePointer.fileName))
+                if current.contentDigest == local.digest {
+                    guard refreshing else { return nil }
+                    guard local.dataVersion >= current.dataVersion else { throw notNewer(local.dataVersion, current.dataVersion, channel) }
+                } else {
+                    guard local.dataVersion > current.dataVersion else { throw notNewer(local.dataVersion, current.dataVersion, channel) }
+                }
+                history = current.releases
+            }
+            let pointer = ReleasePointer(
+                dataset: local.dataset, dataVersion: local.dataVersion, manifest: remoteManifest,
+                manifestSHA256: manifestSHA, contentDigest: local.digest, releases: [local.dataVersion] + history.filter { $0 != local.dataVersion })
+            written = pointer
+            return pointer.data
+        }
+        return written
     }
 
     private func result(
@@ -117,6 +142,11 @@ public struct Publisher: Sendable {
             pointerURL: channel.describe(ReleasePointer.fileName), manifestURL: channel.describe(pointer.manifest),
             artifactURL: manifest?.artifact.map { channel.describe(ReleasePointer.artifactPath(sha256: $0.sha256)) } ?? "",
             expires: manifest?.expires, reason: reason)
+    }
+
+    private func notNewer(_ dataVersion: Int64, _ published: Int64, _ channel: PublishDestination) -> PublishError {
+        PublishError(url: channel.describe(ReleasePointer.fileName), method: "publish", status: nil,
+                     "data version \(dataVersion) is not newer than the published \(published); apps would refuse it as a rollback. Build with a higher --data-version")
     }
 
     private func makeDestination(_ destination: String, channel: String) throws -> PublishDestination {
@@ -157,7 +187,7 @@ public struct Publisher: Sendable {
     /// Removes manifests, and the artifacts only they named, beyond the newest `keep` releases.
     /// Where a destination cannot list its folders (plain WebDAV), `latest.json`'s release list tells
     /// what is published; after pruning, the pointer is rewritten with the releases kept.
-    private func prune(_ channel: PublishDestination, pointer: inout ReleasePointer) throws -> [String] {
+    private func prune(_ channel: PublishDestination, pointer: ReleasePointer) throws -> [String] {
         guard let keep else { return [] }
         let current = pointer.dataVersion
         let listedNames = try channel.list("manifests")
@@ -189,8 +219,12 @@ public struct Publisher: Sendable {
             }
         }
         if !pruned.isEmpty {
-            pointer.releases = pointer.releases.filter { kept.contains($0) }
-            try channel.putPointer(pointer.data, at: ReleasePointer.fileName)
+            // Only if latest.json is still this publish's: a newer one written meanwhile keeps its own list.
+            try channel.updatePointer { data in
+                guard let data, var now = try? ReleasePointer(data: data, source: ""), now == pointer else { return nil }
+                now.releases = now.releases.filter { kept.contains($0) }
+                return now.data
+            }
         }
         return pruned
     }

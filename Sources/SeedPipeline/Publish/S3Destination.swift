@@ -8,7 +8,7 @@ import FoundationNetworking
 /// Publishing to S3-compatible object storage, path-style, signed with Signature Version 4.
 ///
 /// Immutable objects are written with `If-None-Match: *` (a 412 on an object whose bytes match
-/// counts as done); `latest.json` with a plain `PUT`, last.
+/// counts as done); `latest.json` last, with `If-Match` on the ETag it was read with (see `updatePointer`).
 struct S3Destination: PublishDestination {
     let endpoint: URL
     let bucket: String
@@ -18,8 +18,12 @@ struct S3Destination: PublishDestination {
     let transport: HTTPTransport
     /// A canned ACL for uploaded objects (`public-read` lets apps download them without credentials).
     var acl: String?
+    /// Whether the server honours `If-Match` on `PUT`; nil: found out by a probe at each publish.
+    var conditionalWrites: Bool?
+    var lockLease = PublishLock.lease
+    var lockWait = PublishLock.wait
 
-    private var aclHeader: [String: String] { acl.map { ["x-amz-acl": $0] } ?? [:] }
+    var aclHeader: [String: String] { acl.map { ["x-amz-acl": $0] } ?? [:] }
 
     private func key(_ path: String) -> String { prefix + path }
 
@@ -47,7 +51,7 @@ struct S3Destination: PublishDestination {
         return extra.merging(signed) { _, new in new }
     }
 
-    private func call(_ method: String, _ path: String, query: [(String, String)] = [], extra: [String: String] = [:], body: Data? = nil, file: String? = nil, payload: String = S3Signer.emptyPayloadSHA256, maxBytes: Int64 = 1 << 20) throws -> HTTPTransport.Response {
+    func call(_ method: String, _ path: String, query: [(String, String)] = [], extra: [String: String] = [:], body: Data? = nil, file: String? = nil, payload: String = S3Signer.emptyPayloadSHA256, maxBytes: Int64 = 1 << 20) throws -> HTTPTransport.Response {
         let (url, objectPath) = objectURL(path, query: query)
         do {
             return try transport.retrying(method, url) { () throws(TransferError) in
@@ -60,7 +64,7 @@ struct S3Destination: PublishDestination {
         }
     }
 
-    private func fail(_ response: HTTPTransport.Response, _ method: String, _ path: String) -> PublishError {
+    func fail(_ response: HTTPTransport.Response, _ method: String, _ path: String) -> PublishError {
         let code = String(decoding: response.body, as: UTF8.self).components(separatedBy: "<Code>").dropFirst().first?.components(separatedBy: "</Code>").first
         return PublishError(url: describe(path), method: method, status: response.status, "S3 answered \(code ?? "an error"); check the bucket, the credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) and the endpoint")
     }
@@ -82,7 +86,8 @@ struct S3Destination: PublishDestination {
         let (url, objectPath) = objectURL(path)
         do {
             _ = try transport.retrying("GET", url) { () throws(TransferError) in
-                try transport.download(url, to: temporary, maxBytes: size, etag: nil, headers: signedHeaders("GET", objectPath, payload: S3Signer.emptyPayloadSHA256))
+                try? FileManager.default.removeItem(atPath: temporary)
+                return try transport.download(url, to: temporary, maxBytes: size, headers: signedHeaders("GET", objectPath, payload: S3Signer.emptyPayloadSHA256))
             }
         } catch {
             throw PublishError(error)
@@ -99,11 +104,6 @@ struct S3Destination: PublishDestination {
             }
             return
         }
-        guard response.status == 200 else { throw fail(response, "PUT", path) }
-    }
-
-    func putPointer(_ data: Data, at path: String) throws {
-        let response = try call("PUT", path, extra: aclHeader.merging(["Content-Type": "application/json"]) { a, _ in a }, body: data, payload: S3Signer.hex(SHA256.hash(data: data)))
         guard response.status == 200 else { throw fail(response, "PUT", path) }
     }
 

@@ -8,16 +8,21 @@ import FoundationNetworking
 ///
 /// Objects are uploaded under a temporary name and moved into place: with `Overwrite: F` for
 /// immutable objects (a 412 on an object whose bytes already match counts as done) and with
-/// overwriting for `latest.json` only. nginx ignores `If-None-Match` on `PUT`, so it is not relied on.
+/// overwriting for `latest.json` only, under the channel's lock object (see `updatePointer`). nginx
+/// ignores `If-None-Match` and `If-Match` on `PUT`, so neither is relied on.
 struct WebDAVDestination: PublishDestination {
     let base: URL
     let transport: HTTPTransport
+    /// A lock object older than this (by the server's clock) was left by a killed publish and is taken over.
+    var lockLease = PublishLock.lease
+    /// Waits this long for another publish to let go of the lock.
+    var lockWait = PublishLock.wait
 
     func url(_ path: String) -> URL { (path.isEmpty ? base : URL(string: path, relativeTo: base) ?? base).absoluteURL }
 
     func describe(_ path: String) -> String { url(path).absoluteString }
 
-    private func call(_ method: String, _ path: String, headers: [String: String] = [:], body: Data? = nil, file: String? = nil, maxBytes: Int64 = 1 << 20) throws -> HTTPTransport.Response {
+    func call(_ method: String, _ path: String, headers: [String: String] = [:], body: Data? = nil, file: String? = nil, maxBytes: Int64 = 1 << 20) throws -> HTTPTransport.Response {
         let target = url(path)
         do {
             return try transport.retrying(method, target) { () throws(TransferError) in
@@ -28,7 +33,7 @@ struct WebDAVDestination: PublishDestination {
         }
     }
 
-    private func expect(_ response: HTTPTransport.Response, _ method: String, _ path: String, _ statuses: Set<Int>) throws {
+    func expect(_ response: HTTPTransport.Response, _ method: String, _ path: String, _ statuses: Set<Int>) throws {
         guard statuses.contains(response.status) else {
             throw PublishError(url: describe(path), method: method, status: response.status, "unexpected answer; check the server accepts WebDAV \(method) there")
         }
@@ -49,7 +54,7 @@ struct WebDAVDestination: PublishDestination {
         defer { try? FileManager.default.removeItem(atPath: temporary) }
         let size = Int64(head.header("Content-Length") ?? "") ?? Int64.max
         do {
-            _ = try transport.download(url(path), to: temporary, maxBytes: size, etag: nil)
+            _ = try transport.download(url(path), to: temporary, maxBytes: size)
         } catch {
             throw PublishError(error)
         }
@@ -58,7 +63,7 @@ struct WebDAVDestination: PublishDestination {
     }
 
     /// Creates each missing folder from the server's root down to `path`'s (405: it exists already).
-    private func makeFolders(for path: String) throws {
+    func makeFolders(for path: String) throws {
         var folder = "/"
         for part in url(path).path.split(separator: "/").dropLast() {
             folder += "\(part)/"
@@ -92,6 +97,7 @@ struct WebDAVDestination: PublishDestination {
         }
     }
 
+    /// Replaces the pointer unconditionally; only `updatePointer`, under the lock, calls it.
     func putPointer(_ data: Data, at path: String) throws {
         let status = try upload(nil, data: data, to: path, overwrite: true)
         guard status == 201 || status == 204 else {

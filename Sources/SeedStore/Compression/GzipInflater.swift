@@ -35,6 +35,17 @@ public enum GzipInflater {
         return try inflate(from: input, path: source, to: output, outputPath: destination, limit: maxOutputBytes, observe: observe)
     }
 
+    /// Inflates a downloaded file from its first byte into `output`, both read and written through
+    /// their descriptors (see ``DownloadFile``).
+    static func inflate(
+        _ source: DownloadFile, to output: DownloadFile, maxOutputBytes: Int64?, observe: ((UnsafeRawBufferPointer) -> Void)? = nil
+    ) throws(GzipError) -> Int64 {
+        guard lseek(source.descriptor, 0, SEEK_SET) == 0, ftruncate(output.descriptor, 0) == 0, lseek(output.descriptor, 0, SEEK_SET) == 0 else {
+            throw GzipError(.io("cannot rewind: \(String(cString: strerror(errno)))"), path: source.path)
+        }
+        return try inflate(from: source.descriptor, path: source.path, to: output.descriptor, outputPath: output.path, limit: maxOutputBytes, observe: observe)
+    }
+
     private static func inflate(
         from input: Int32, path: String, to output: Int32, outputPath: String, limit: Int64?,
         observe: ((UnsafeRawBufferPointer) -> Void)?

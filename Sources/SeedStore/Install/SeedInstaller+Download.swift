@@ -1,49 +1,90 @@
 import Crypto
 import Foundation
 import GRDB
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension SeedInstaller {
-    /// Downloads, checks and inflates the artifact; returns the installed store's file name in `directory`.
+    /// Downloads, checks and inflates the artifact; returns the installed store's file name in the folder.
+    /// Hold the folder's lock.
     func download(
-        _ artifact: Manifest.FileEntry, store: Manifest.FileEntry, from channel: ReleaseChannel, into directory: String,
-        dataset: String, dataVersion: Int64
+        _ artifact: Manifest.FileEntry, store: Manifest.FileEntry, manifest: Manifest, from channel: ReleaseChannel,
+        into folder: InstallFolder, dataVersion: Int64
     ) throws -> String {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let remote = ReleasePointer.artifactPath(sha256: artifact.sha256)
-        // Kept across failed attempts, so the next try resumes; removed once it is used.
-        let partial = (directory as NSString).appendingPathComponent(".\(dataset)-\(dataVersion).sqlite.gz.part")
-        let size = try channel.download(remote, to: partial, maxBytes: artifact.bytes)
-        let sha = try FileDigest(of: partial).sha256
-        guard size == artifact.bytes, sha == artifact.sha256 else {
-            try? FileManager.default.removeItem(atPath: partial)
-            throw InstallError(.checksum, "\(channel.describe(remote)): \(size) bytes with SHA-256 \(sha), the manifest says \(artifact.bytes) bytes with \(artifact.sha256); the artifact was changed or damaged")
+        let partialName = folder.partialName(dataVersion: dataVersion)
+        folder.removeLeftovers(keeping: partialName)
+        // Kept across failed attempts, so the next try goes on from its end; removed once it is used.
+        let partial = try DownloadFile.openForResume(folder.path(partialName))
+        var digest: FileDigest?
+        if partial.size >= artifact.bytes {
+            // Complete (a fetch killed while inflating) or too long: checked as it is, never resumed past its end.
+            let existing = try partial.digest()
+            if existing.bytes == artifact.bytes, existing.sha256 == artifact.sha256 { digest = existing } else { try partial.truncate() }
         }
-        let name = "\(dataset)-\(dataVersion).sqlite"
-        let temporary = AtomicFile.temporaryPath(for: (directory as NSString).appendingPathComponent(name))
-        defer { try? FileManager.default.removeItem(atPath: temporary) }
+        if digest == nil {
+            do throws(TransferError) {
+                _ = try channel.download(remote, into: partial, maxBytes: artifact.bytes)
+            } catch {
+                // Longer than the manifest states, or not served as stored: nothing of it is worth going on from.
+                switch error.kind {
+                case .tooLarge, .refused: partial.remove()
+                default: break
+                }
+                throw error
+            }
+            digest = try partial.digest()
+        }
+        guard let digest, digest.bytes == artifact.bytes, digest.sha256 == artifact.sha256 else {
+            partial.remove()
+            throw InstallError(.checksum, "\(channel.describe(remote)): \(digest?.bytes ?? 0) bytes with SHA-256 \(digest?.sha256 ?? "-"), the manifest says \(artifact.bytes) bytes with \(artifact.sha256); the artifact was changed or damaged")
+        }
+        let name = "\(folder.dataset)-\(dataVersion).sqlite"
+        let temporary = AtomicFile.temporaryPath(for: folder.path(name))
+        defer { unlink(temporary) }
+        let output = try DownloadFile.create(temporary, mode: 0o644)
         var hasher = SHA256()
         let inflated: Int64
         do {
-            inflated = try GzipInflater.inflate(partial, to: temporary, maxOutputBytes: store.bytes) { hasher.update(bufferPointer: $0) }
+            inflated = try GzipInflater.inflate(partial, to: output, maxOutputBytes: store.bytes) { hasher.update(bufferPointer: $0) }
         } catch {
-            try? FileManager.default.removeItem(atPath: partial)
+            partial.remove()
             throw InstallError(.checksum, "\(channel.describe(remote)): \(error.reason)")
         }
-        try? FileManager.default.removeItem(atPath: partial)
+        partial.remove()
         let storeSHA = Data(hasher.finalize()).hexString
         guard inflated == store.bytes, storeSHA == store.sha256 else {
             throw InstallError(.checksum, "\(channel.describe(remote)): the inflated store has \(inflated) bytes with SHA-256 \(storeSHA), the manifest says \(store.bytes) with \(store.sha256)")
         }
-        let queue = try StoreFile.openReadOnly(temporary)
-        let quick = try queue.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
-        try queue.close()
-        guard quick == ["ok"] else {
-            throw InstallError(.checksum, "\(temporary): quick_check failed: \(quick.prefix(3).joined(separator: "; "))")
-        }
-        try AtomicFile.commit(temporary, to: (directory as NSString).appendingPathComponent(name), mode: 0o444)
+        try output.sync()
+        try checkStore(temporary, against: manifest, url: channel.describe(remote))
+        try AtomicFile.commit(temporary, to: folder.path(name), mode: 0o444)
         return name
     }
 
+    /// `quick_check`, then the store's own metadata must say what the manifest says: the data version,
+    /// the content digest, the configuration and the entity hashes (so a store swapped in under a
+    /// rewritten manifest for another model or release is refused even without a trusted key).
+    private func checkStore(_ path: String, against manifest: Manifest, url: String) throws {
+        let queue = try StoreFile.openReadOnly(path)
+        let quick = try queue.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
+        try queue.close()
+        guard quick == ["ok"] else {
+            throw InstallError(.checksum, "\(url): quick_check failed: \(quick.prefix(3).joined(separator: "; "))")
+        }
+        let metadata = try StoreMetadata.read(at: URL(fileURLWithPath: path))
+        var differences: [String] = []
+        if metadata.dataVersion != manifest.dataVersion { differences.append("data version \(metadata.dataVersion.map(String.init) ?? "none")") }
+        if metadata.values[StoreMetadata.Key.contentDigest]?.stringValue != manifest.values["contentDigest"]?.stringValue { differences.append("content digest") }
+        if metadata.configuration != manifest.configuration { differences.append("configuration \(metadata.configuration ?? "none")") }
+        if metadata.versionHashes != manifest.versionHashes { differences.append("entity hashes") }
+        guard differences.isEmpty else {
+            throw InstallError(.checksum, "\(url): the store inside does not match its manifest (\(differences.joined(separator: ", "))); the release was put together from different builds")
+        }
+    }
 }
 
 /// Why a release was refused; the installed seed stays in use.
@@ -80,7 +121,7 @@ struct InstalledSeed {
     var current: Current? {
         guard let data = FileManager.default.contents(atPath: currentFile), let text = String(data: data, encoding: .utf8),
             let object = (try? JSONValue(jsonText: text))?.objectValue, let store = object["store"]?.stringValue,
-            let version = object["dataVersion"]?.integerValue
+            let version = object["dataVersion"]?.integerValue, isStoreName(store)
         else { return nil }
         return Current(store: store, dataVersion: version)
     }
@@ -88,15 +129,21 @@ struct InstalledSeed {
     /// Points `.current` at the new store, then removes the stores it no longer names.
     func switchTo(storeFile: String, dataVersion: Int64, contentDigest: String) throws {
         let value: JSONValue = .object(["store": .string(storeFile), "dataVersion": .integer(dataVersion), "contentDigest": .string(contentDigest)])
-        try AtomicFile.replace(currentFile, mode: 0o644) { temporary throws(StoreError) in
-            guard FileManager.default.createFile(atPath: temporary, contents: Data((value.prettyText + "\n").utf8)) else {
-                throw StoreError(.io, path: temporary, "cannot write; check the folder is writable")
-            }
-        }
+        let temporary = AtomicFile.temporaryPath(for: currentFile)
+        defer { unlink(temporary) }
+        let file = try DownloadFile.create(temporary, mode: 0o644)
+        try file.write(Data((value.prettyText + "\n").utf8), at: 0)
+        try AtomicFile.commit(temporary, to: currentFile, mode: 0o644)
         let others = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        for name in others where name != storeFile && name.hasPrefix("\(dataset)-") && name.hasSuffix(".sqlite")
-            && name.dropFirst(dataset.count + 1).dropLast(7).allSatisfy(\.isNumber) {
-            try? FileManager.default.removeItem(atPath: path(name))
+        for name in others where name != storeFile && isStoreName(name) {
+            // unlink removes the name only, never what a symlink there points to.
+            unlink(path(name))
         }
+    }
+
+    /// `<dataset>-<digits>.sqlite`.
+    func isStoreName(_ name: String) -> Bool {
+        name.hasPrefix("\(dataset)-") && name.hasSuffix(".sqlite") && name.count > dataset.count + 8
+            && name.dropFirst(dataset.count + 1).dropLast(7).allSatisfy(\.isNumber)
     }
 }

@@ -6,18 +6,25 @@ import SeedModel
 ///
 /// ```swift
 /// var installer = SeedInstaller()
-/// installer.trustedKeys = [try TrustedKey(pem: pem, path: "seedbuild-signing.pub")]
+/// installer.trustedKeys = [try TrustedKey(pem: pem, path: "seedbuild-signing.pub")]  // or allowUnsigned = true
 /// installer.model = appSeedModel
 /// let result = try installer.install(from: "https://cdn.example.com/postcodes/2/", to: appSupport)
 /// ```
-/// Order of checks: the pointer and manifest (each at most 64 KiB), the signature by a trusted key
-/// before any field is used, expiry, rollback, model compatibility — all before downloading; then
+/// Order of checks: the pointer and manifest (each at most 64 KiB, counted as they arrive), the
+/// signature by a trusted key before any field is used (or, only with ``allowUnsigned``, none), every
+/// name and checksum field's form, expiry, rollback, model compatibility — all before downloading; then
 /// the artifact (resumed if a partial download is there, never past its stated size), its SHA-256,
-/// the inflated store (never past its stated size) and its SHA-256, `quick_check`. Only then is the
+/// the inflated store (never past its stated size) and its SHA-256, `quick_check`, the store's own
+/// metadata against the manifest. The whole fetch ends by ``deadline``. Only then is the
 /// store renamed into `DIR/<dataset>-<dataVersion>.sqlite` and `DIR/<dataset>.current` switched;
 /// any failure leaves the installed seed untouched and in use.
 public struct SeedInstaller: Sendable {
     public var trustedKeys: [TrustedKey] = []
+    /// Installs releases nobody vouches for when no trusted key is given. Without a key, whoever can
+    /// change the server or the connection can change the seed; everything else is still checked.
+    public var allowUnsigned = false
+    /// Seconds the whole fetch may take, retries included, before it is given up.
+    public var deadline: TimeInterval = 300
     /// The app's seed model; when set, the release's hashes must match its configuration.
     public var model: Model?
     public var now: @Sendable () -> Date = { Date() }
@@ -33,6 +40,8 @@ public struct SeedInstaller: Sendable {
         }
 
         public var outcome: Outcome
+        /// The trusted key the manifest is signed by; nil when installed unsigned (``allowUnsigned``).
+        public var signedBy: String?
         public var storePath: String
         public var dataVersion: Int64
         public var manifest: Manifest
@@ -42,41 +51,38 @@ public struct SeedInstaller: Sendable {
 
     /// - Throws: ``InstallError`` saying which check refused the release; ``TransferError`` for the network.
     public func install(from channelURL: String, to directory: String) throws -> Result {
-        let channel = try ReleaseChannel(channelURL, transport: transport)
-        guard let pointerData = try channel.read(ReleasePointer.fileName, maxBytes: ReleasePointer.maxBytes) else {
-            throw InstallError(.noRelease, "\(channel.describe(ReleasePointer.fileName)): no release there; check the channel URL (<server>/<dataset>/<model-version>/)")
+        guard !trustedKeys.isEmpty || allowUnsigned else {
+            throw InstallError(.signature, "\(channelURL): no trusted key given; pass the publisher's public key (--trusted-key, SeedInstaller.trustedKeys), or accept an unsigned channel explicitly (--allow-unsigned, SeedInstaller.allowUnsigned)")
         }
-        let pointer = try ReleasePointer(data: pointerData, source: channel.describe(ReleasePointer.fileName))
-        guard let manifestData = try channel.read(pointer.manifest, maxBytes: ReleasePointer.maxBytes) else {
-            throw InstallError(.noRelease, "\(channel.describe(pointer.manifest)): latest.json names a manifest that is missing; the channel is damaged")
-        }
-        let manifestURL = channel.describe(pointer.manifest)
-        guard Data(SHA256.hash(data: manifestData)).hexString == pointer.manifestSHA256 else {
-            throw InstallError(.checksum, "\(manifestURL): the manifest does not match latest.json's manifestSHA256; it was changed after publishing")
-        }
-        let manifest = try Manifest(data: manifestData, path: manifestURL)
-        if !trustedKeys.isEmpty, !trustedKeys.contains(where: { $0.verify(manifest) }) {
+        let deadline = Deadline(seconds: self.deadline)
+        let channel = try ReleaseChannel(channelURL, transport: transport, deadline: deadline)
+        let (pointer, manifest, manifestURL) = try readRelease(channel)
+        let signedBy = trustedKeys.first { $0.verify(manifest) }?.keyID
+        if !trustedKeys.isEmpty, signedBy == nil {
             throw InstallError(.signature, "\(manifestURL): no valid signature by a trusted key (key ids \(trustedKeys.map(\.keyID).joined(separator: ", "))); refusing it")
         }
-        guard let dataset = manifest.dataset, let dataVersion = manifest.dataVersion,
-            let artifact = manifest.artifact, let store = manifest.store
-        else { throw InstallError(.checksum, "\(manifestURL): the manifest lacks dataset, dataVersion, artifact or store") }
-        if let expires = manifest.expires, expires < now() {
-            throw InstallError(.expired, "\(manifestURL): expired at \(ISO8601DateFormatter().string(from: expires)); the publisher must publish a fresh release")
-        }
+        let (dataset, dataVersion, artifact, store) = try checkFields(manifest, pointer: pointer, url: manifestURL)
         let state = InstalledSeed(directory: directory, dataset: dataset)
-        if let installed = state.current {
-            if dataVersion < installed.dataVersion {
-                throw InstallError(.rollback, "\(manifestURL): data version \(dataVersion) is older than the installed \(installed.dataVersion); refusing a rollback")
-            }
-            if dataVersion == installed.dataVersion {
-                return Result(outcome: .alreadyInstalled, storePath: state.path(installed.store), dataVersion: dataVersion, manifest: manifest, migration: nil)
-            }
-        }
+        // Checked before anything is written, and again under the folder's lock (another install may have just ended).
+        if let settled = try settled(state, dataVersion: dataVersion, manifest: manifest, url: manifestURL, signedBy: signedBy) { return settled }
         let plan = try checkModel(manifest, url: manifestURL)
-        let path = try download(artifact, store: store, from: channel, into: directory, dataset: dataset, dataVersion: dataVersion)
+        let folder = InstallFolder(directory: directory, dataset: dataset)
+        let lock = try folder.lock(until: deadline)
+        defer { withExtendedLifetime(lock) {} }
+        if let settled = try settled(state, dataVersion: dataVersion, manifest: manifest, url: manifestURL, signedBy: signedBy) { return settled }
+        let path = try download(artifact, store: store, manifest: manifest, from: channel, into: folder, dataVersion: dataVersion)
         try state.switchTo(storeFile: path, dataVersion: dataVersion, contentDigest: manifest.values["contentDigest"]?.stringValue ?? "")
-        return Result(outcome: .installed, storePath: state.path(path), dataVersion: dataVersion, manifest: manifest, migration: plan)
+        return Result(outcome: .installed, signedBy: signedBy, storePath: state.path(path), dataVersion: dataVersion, manifest: manifest, migration: plan)
+    }
+
+    /// Refuses a data version older than the installed one; the same one is installed already.
+    private func settled(_ state: InstalledSeed, dataVersion: Int64, manifest: Manifest, url: String, signedBy: String?) throws -> Result? {
+        guard let installed = state.current else { return nil }
+        if dataVersion < installed.dataVersion {
+            throw InstallError(.rollback, "\(url): data version \(dataVersion) is older than the installed \(installed.dataVersion); refusing a rollback")
+        }
+        guard dataVersion == installed.dataVersion else { return nil }
+        return Result(outcome: .alreadyInstalled, signedBy: signedBy, storePath: state.path(installed.store), dataVersion: dataVersion, manifest: manifest, migration: nil)
     }
 
     /// The release's entity hashes must equal the app model's (every entity, Core Data's rule), or a

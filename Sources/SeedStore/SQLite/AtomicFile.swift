@@ -31,7 +31,8 @@ public enum AtomicFile {
 
     /// Syncs `temporary`, sets its mode, renames it to `path` and syncs the folder.
     public static func commit(_ temporary: String, to path: String, mode: mode_t?) throws(StoreError) {
-        let fd = open(temporary, O_RDONLY)
+        // O_NOFOLLOW: a symlink put at the temporary name is never synced or chmod-ed through.
+        let fd = open(temporary, O_RDONLY | O_NOFOLLOW)
         guard fd >= 0 else { throw ioError(temporary, "cannot open to sync") }
         defer { close(fd) }
         guard fsync(fd) == 0 else { throw ioError(temporary, "cannot sync") }

@@ -7,6 +7,11 @@ public struct FileDigest: Sendable, Equatable {
     /// 64 lowercase hex characters.
     public var sha256: String
 
+    public init(bytes: Int64, sha256: String) {
+        self.bytes = bytes
+        self.sha256 = sha256
+    }
+
     /// - Throws: ``StoreError`` naming the file when it cannot be read.
     public init(of path: String) throws(StoreError) {
         guard let handle = FileHandle(forReadingAtPath: path) else {

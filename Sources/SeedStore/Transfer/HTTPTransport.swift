@@ -38,166 +38,85 @@ public final class HTTPTransport: @unchecked Sendable {
         }
     }
 
-    private let session: URLSession
     public let retryPolicy: RetryPolicy
+    public let limits: TransferLimits
 
-    public init(timeout: TimeInterval = 60, retryPolicy: RetryPolicy = RetryPolicy()) {
+    public init(retryPolicy: RetryPolicy = RetryPolicy(), limits: TransferLimits = TransferLimits()) {
         self.retryPolicy = retryPolicy
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        session = URLSession(configuration: configuration)
+        self.limits = limits
     }
 
-    /// Sends a request with an optional body (a file is streamed) and collects the answer, up to `maxBytes`.
+    /// - Parameters:
+    ///   - timeout: seconds with nothing received before a request is given up (the idle timeout).
+    public convenience init(timeout: TimeInterval, retryPolicy: RetryPolicy = RetryPolicy()) {
+        var limits = TransferLimits()
+        limits.idleTimeout = timeout
+        self.init(retryPolicy: retryPolicy, limits: limits)
+    }
+
+    /// Sends a request with an optional body (a file is streamed) and collects the answer as it arrives,
+    /// refusing one whose `Content-Length` is over `maxBytes` before reading it, and stopping at `maxBytes`.
     public func send(
         _ method: String, _ url: URL, headers: [String: String] = [:], body: Data? = nil, bodyFile: String? = nil,
-        maxBytes: Int64 = 1 << 20
+        maxBytes: Int64 = 1 << 20, deadline: Deadline? = nil
     ) throws(TransferError) -> Response {
         var request = URLRequest(url: url)
         request.httpMethod = method
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        let box = ResultBox()
-        let task: URLSessionTask
-        if let bodyFile {
-            task = session.uploadTask(with: request, fromFile: URL(fileURLWithPath: bodyFile)) { data, response, error in
-                box.finish(data, response, error)
-            }
-        } else if let body {
-            task = session.uploadTask(with: request, from: body) { data, response, error in box.finish(data, response, error) }
-        } else {
-            task = session.dataTask(with: request) { data, response, error in box.finish(data, response, error) }
-        }
-        task.resume()
-        let (data, response, error) = box.wait()
-        if let error { throw TransferError(.connection(error.localizedDescription), method: method, url: url.absoluteString) }
-        guard let http = response as? HTTPURLResponse else {
-            throw TransferError(.connection("no HTTP response"), method: method, url: url.absoluteString)
-        }
-        let body = data ?? Data()
-        if Int64(body.count) > maxBytes { throw TransferError(.tooLarge(limit: maxBytes), method: method, url: url.absoluteString) }
-        var headers: [String: String] = [:]
-        for (key, value) in http.allHeaderFields { headers["\(key)"] = "\(value)" }
-        return Response(status: http.statusCode, headers: headers, body: body)
+        let transfer = TransferTask(
+            method: method, url: url, limit: maxBytes, sink: .memory, limits: limits, deadline: deadline,
+            watchesRate: body == nil && bodyFile == nil)
+        let outcome = try transfer.run(request, body: body, bodyFile: bodyFile)
+        return Response(status: outcome.status, headers: outcome.headers, body: outcome.body)
     }
 
-    /// Downloads to the end of `file`, resuming from its size with `Range` and `If-Range` when it already
-    /// has bytes, and never writing past `maxBytes` in all.
+    /// Downloads into `file`, going on from its end with `Range` and `If-Range` when it has bytes and
+    /// `etag` is known, starting over after a `200`, and never writing past `maxBytes` in all.
     /// - Returns: the file's size afterwards.
-    public func download(_ url: URL, to file: String, maxBytes: Int64, etag: String?, headers: [String: String] = [:]) throws(TransferError) -> Int64 {
-        let existing = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.int64Value ?? 0
+    public func download(
+        _ url: URL, into file: DownloadFile, maxBytes: Int64, etag: String?, headers: [String: String] = [:], deadline: Deadline? = nil
+    ) throws(TransferError) -> Int64 {
+        let existing = file.size
         var request = URLRequest(url: url)
+        // Bytes as stored: a body decoded on the fly could grow past its stated length.
+        request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        if existing > 0, let etag {
+        let resume = existing > 0 && existing < maxBytes && etag != nil
+        if resume, let etag {
             request.setValue("bytes=\(existing)-", forHTTPHeaderField: "Range")
             request.setValue(etag, forHTTPHeaderField: "If-Range")
         }
-        let sink = DownloadSink(file: file, offset: existing > 0 && etag != nil ? existing : 0, limit: maxBytes)
-        let session = URLSession(configuration: .ephemeral, delegate: sink, delegateQueue: nil)
-        defer { session.finishTasksAndInvalidate() }
-        session.dataTask(with: request).resume()
-        let outcome = sink.wait()
-        switch outcome {
-        case .success(let size): return size
-        case .failure(let error): throw TransferError(error.kind, method: "GET", url: url.absoluteString)
-        }
+        let transfer = TransferTask(
+            method: "GET", url: url, limit: maxBytes, sink: .file(file, resumeOffset: resume ? existing : 0), limits: limits,
+            deadline: deadline, watchesRate: true)
+        return try transfer.run(request, body: nil, bodyFile: nil).size
+    }
+
+    /// Downloads into a new file at `path` (which must not exist), never past `maxBytes`.
+    public func download(_ url: URL, to path: String, maxBytes: Int64, headers: [String: String] = [:]) throws(TransferError) -> Int64 {
+        let file = try DownloadFile.create(path)
+        return try download(url, into: file, maxBytes: maxBytes, etag: nil, headers: headers)
     }
 }
 
 extension HTTPTransport {
     /// Runs `body` again after transient failures (5xx, 408, 429, dropped connections) with exponential
-    /// backoff and jitter; other failures, and the last one, are thrown.
-    public func retrying<T>(_ method: String, _ url: URL, _ body: () throws(TransferError) -> T) throws(TransferError) -> T {
+    /// backoff and jitter, never past `deadline`; other failures, and the last one, are thrown.
+    public func retrying<T>(_ method: String, _ url: URL, deadline: Deadline? = nil, _ body: () throws(TransferError) -> T) throws(TransferError) -> T {
         var delay = retryPolicy.initialDelay
         var attempt = 1
         while true {
             do {
                 return try body()
-            } catch where error.isTransient && attempt < retryPolicy.attempts {
-                Thread.sleep(forTimeInterval: min(delay * Double.random(in: 0.5...1.0), retryPolicy.maxDelay))
+            } catch where error.isRetryable && attempt < retryPolicy.attempts {
+                let pause = min(delay * Double.random(in: 0.5...1.0), retryPolicy.maxDelay)
+                if let deadline, deadline.remaining <= pause {
+                    throw TransferError(.timedOut("the fetch's deadline of \(deadline.seconds) s passed while retrying after: \(error)"), method: method, url: url.absoluteString)
+                }
+                Thread.sleep(forTimeInterval: pause)
                 delay = min(delay * 2, retryPolicy.maxDelay)
                 attempt += 1
             }
         }
     }
-}
-
-/// Waits for one completion handler.
-private final class ResultBox: @unchecked Sendable {
-    private let semaphore = DispatchSemaphore(value: 0)
-    private var result: (Data?, URLResponse?, Error?) = (nil, nil, nil)
-
-    func finish(_ data: Data?, _ response: URLResponse?, _ error: Error?) {
-        result = (data, response, error)
-        semaphore.signal()
-    }
-
-    func wait() -> (Data?, URLResponse?, Error?) {
-        semaphore.wait()
-        return result
-    }
-}
-
-/// Streams a response body into a file, appending after a `206` and starting over after a `200`.
-private final class DownloadSink: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    private let file: String
-    private var offset: Int64
-    private let limit: Int64
-    private var handle: FileHandle?
-    private var written: Int64 = 0
-    private var failure: TransferError.Kind?
-    private let semaphore = DispatchSemaphore(value: 0)
-
-    init(file: String, offset: Int64, limit: Int64) {
-        self.file = file
-        self.offset = offset
-        self.limit = limit
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse, completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        guard status == 200 || (status == 206 && offset > 0) else {
-            failure = .status(status)
-            completionHandler(.cancel)
-            return
-        }
-        if status == 200 { offset = 0 }
-        if offset == 0 { _ = FileManager.default.createFile(atPath: file, contents: nil) }
-        handle = FileHandle(forWritingAtPath: file)
-        _ = try? handle?.seek(toOffset: UInt64(offset))
-        completionHandler(.allow)
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        guard failure == nil else { return }
-        if offset + written + Int64(data.count) > limit {
-            failure = .tooLarge(limit: limit)
-            dataTask.cancel()
-            return
-        }
-        do {
-            try handle?.write(contentsOf: data)
-            written += Int64(data.count)
-        } catch {
-            failure = .file("cannot write \(file): \(error.localizedDescription)")
-            dataTask.cancel()
-        }
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
-        try? handle?.synchronize()
-        try? handle?.close()
-        if failure == nil, let error { failure = .connection(error.localizedDescription) }
-        semaphore.signal()
-    }
-
-    func wait() -> Result<Int64, TransferKindError> {
-        semaphore.wait()
-        if let failure { return .failure(TransferKindError(kind: failure)) }
-        return .success(offset + written)
-    }
-}
-
-struct TransferKindError: Error {
-    let kind: TransferError.Kind
 }

@@ -9,10 +9,13 @@ public struct ReleaseChannel: Sendable {
 
     public let location: Location
     private let transport: HTTPTransport
+    /// When every request, retries included, gives up.
+    public let deadline: Deadline?
 
     /// A channel from `http(s)://…/`, `file://…/` or a path; a trailing `latest.json` is the channel's pointer.
-    public init(_ text: String, transport: HTTPTransport = HTTPTransport()) throws(TransferError) {
+    public init(_ text: String, transport: HTTPTransport = HTTPTransport(), deadline: Deadline? = nil) throws(TransferError) {
         self.transport = transport
+        self.deadline = deadline
         var text = text
         if text.hasSuffix("/latest.json") { text.removeLast("latest.json".count) }
         if text.hasPrefix("http://") || text.hasPrefix("https://") {
@@ -38,7 +41,7 @@ public struct ReleaseChannel: Sendable {
         (path.isEmpty ? base : URL(string: path, relativeTo: base) ?? base).absoluteURL
     }
 
-    /// A small object's bytes, or nil when it does not exist; refuses a body over `maxBytes`.
+    /// A small object's bytes, or nil when it does not exist; refuses a body over `maxBytes` as it arrives.
     public func read(_ path: String, maxBytes: Int64) throws(TransferError) -> Data? {
         switch location {
         case .directory(let root):
@@ -52,8 +55,8 @@ public struct ReleaseChannel: Sendable {
             return data
         case .http(let base):
             let url = url(path, base)
-            let response = try transport.retrying("GET", url) { () throws(TransferError) in
-                try transport.send("GET", url, maxBytes: maxBytes).throwingIfTransient("GET", url)
+            let response = try transport.retrying("GET", url, deadline: deadline) { () throws(TransferError) in
+                try transport.send("GET", url, maxBytes: maxBytes, deadline: deadline).throwingIfTransient("GET", url)
             }
             if response.status == 404 { return nil }
             guard response.status == 200 else { throw TransferError(.status(response.status), method: "GET", url: url.absoluteString) }
@@ -61,8 +64,9 @@ public struct ReleaseChannel: Sendable {
         }
     }
 
-    /// Downloads an object to `file`, resuming a partial file when the server supports it; never past `maxBytes`.
-    public func download(_ path: String, to file: String, maxBytes: Int64) throws(TransferError) -> Int64 {
+    /// Downloads an object into `file`, going on from its end when the server supports it; never past `maxBytes`.
+    /// A `416` (the file is as long as the object, or longer) starts over rather than asking again.
+    public func download(_ path: String, into file: DownloadFile, maxBytes: Int64) throws(TransferError) -> Int64 {
         switch location {
         case .directory(let root):
             let source = (root as NSString).appendingPathComponent(path)
@@ -70,23 +74,32 @@ public struct ReleaseChannel: Sendable {
                 throw TransferError(.file("no such file"), method: "GET", url: source)
             }
             defer { try? input.close() }
-            _ = FileManager.default.createFile(atPath: file, contents: nil)
-            guard let output = FileHandle(forWritingAtPath: file) else { throw TransferError(.file("cannot create \(file)"), method: "GET", url: source) }
-            defer { try? output.close() }
+            try file.truncate()
             var total: Int64 = 0
             while let chunk = try? input.read(upToCount: 1 << 20), !chunk.isEmpty {
+                if total + Int64(chunk.count) > maxBytes { throw TransferError(.tooLarge(limit: maxBytes), method: "GET", url: source) }
+                try file.write(chunk, at: total)
                 total += Int64(chunk.count)
-                if total > maxBytes { throw TransferError(.tooLarge(limit: maxBytes), method: "GET", url: source) }
-                do { try output.write(contentsOf: chunk) } catch { throw TransferError(.file("cannot write \(file)"), method: "GET", url: source) }
             }
             return total
         case .http(let base):
             let url = url(path, base)
-            let head = try transport.retrying("HEAD", url) { () throws(TransferError) in try transport.send("HEAD", url).throwingIfTransient("HEAD", url) }
+            let head = try transport.retrying("HEAD", url, deadline: deadline) { () throws(TransferError) in
+                try transport.send("HEAD", url, deadline: deadline).throwingIfTransient("HEAD", url)
+            }
             guard head.status == 200 else { throw TransferError(.status(head.status), method: "HEAD", url: url.absoluteString) }
+            if let stated = Int64(head.header("Content-Length") ?? ""), stated > maxBytes {
+                throw TransferError(.tooLarge(limit: maxBytes), method: "HEAD", url: url.absoluteString)
+            }
             let etag = head.header("ETag")
-            return try transport.retrying("GET", url) { () throws(TransferError) in
-                try transport.download(url, to: file, maxBytes: maxBytes, etag: etag)
+            return try transport.retrying("GET", url, deadline: deadline) { () throws(TransferError) in
+                do throws(TransferError) {
+                    return try transport.download(url, into: file, maxBytes: maxBytes, etag: etag, deadline: deadline)
+                } catch where error.kind == .status(416) || error.kind == .status(206) {
+                    // The range asked for is not what came back: what is kept is of no use, start over.
+                    try file.truncate()
+                    return try transport.download(url, into: file, maxBytes: maxBytes, etag: nil, deadline: deadline)
+                }
             }
         }
     }

@@ -52,4 +52,19 @@ public struct ReleasePointer: Sendable, Equatable {
     public static func artifactPath(sha256: String) -> String { "artifacts/\(sha256).sqlite.gz" }
 
     public static func manifestPath(dataVersion: Int64) -> String { "manifests/\(dataVersion).json" }
+
+    /// `manifests/<version>-<first 16 hex of its SHA-256>.json`: a refreshed manifest of a data version
+    /// already published (published objects other than `latest.json` are never replaced).
+    public static func refreshedManifestPath(dataVersion: Int64, sha256: String) -> String {
+        "manifests/\(dataVersion)-\(sha256.prefix(16)).json"
+    }
+
+    /// Whether a pointer may name this manifest for its data version: one of the two forms above, exactly.
+    public static func isManifestPath(_ path: String, for dataVersion: Int64) -> Bool {
+        if path == manifestPath(dataVersion: dataVersion) { return true }
+        let prefix = "manifests/\(dataVersion)-", suffix = ".json"
+        guard path.hasPrefix(prefix), path.hasSuffix(suffix) else { return false }
+        let hex = path.dropFirst(prefix.count).dropLast(suffix.count)
+        return hex.count == 16 && hex.allSatisfy { "0123456789abcdef".contains($0) }
+    }
 }

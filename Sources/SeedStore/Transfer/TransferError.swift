@@ -9,6 +9,12 @@ public struct TransferError: Error, Sendable, CustomStringConvertible {
         case tooLarge(limit: Int64)
         /// A local file could not be read or written.
         case file(String)
+        /// The fetch's deadline passed, or nothing arrived for the idle timeout; says what was received.
+        case timedOut(String)
+        /// Fewer bytes arrived over the rate window than the minimum rate asks; says what was received.
+        case tooSlow(String)
+        /// The answer's headers make its body unusable (no stated length, an encoding not asked for).
+        case refused(String)
     }
 
     public let kind: Kind
@@ -25,8 +31,16 @@ public struct TransferError: Error, Sendable, CustomStringConvertible {
     public var isTransient: Bool {
         switch kind {
         case .status(let code): code >= 500 || code == 408 || code == 429
-        case .connection: true
-        case .tooLarge, .file: false
+        case .connection, .timedOut, .tooSlow: true
+        case .tooLarge, .file, .refused: false
+        }
+    }
+
+    /// Transient, and worth another try within the same fetch: a passed deadline or a crawling server is not.
+    public var isRetryable: Bool {
+        switch kind {
+        case .timedOut, .tooSlow: false
+        default: isTransient
         }
     }
 
@@ -34,8 +48,11 @@ public struct TransferError: Error, Sendable, CustomStringConvertible {
         switch kind {
         case .status(let code): "\(method) \(url): HTTP \(code)\(isTransient ? "; the server may recover, try again later" : "; check the URL and the server's permissions")"
         case .connection(let why): "\(method) \(url): \(why); check the server is reachable, then try again"
-        case .tooLarge(let limit): "\(method) \(url): the body is larger than \(limit) bytes; refused"
+        case .tooLarge(let limit): "\(method) \(url): the body is larger than \(limit) bytes; refused (the server sends more than the release states)"
+        case .timedOut(let why): "\(method) \(url): \(why); try again later, or raise the deadline (seedbuild fetch --deadline SECONDS)"
+        case .tooSlow(let why): "\(method) \(url): \(why); the server or the connection is too slow, try again later"
         case .file(let why): "\(method) \(url): \(why)"
+        case .refused(let why): "\(method) \(url): \(why); serve the file as it is stored, with its Content-Length"
         }
     }
 }

@@ -1,0 +1,133 @@
+import Crypto
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A file a download or an install writes, opened so that only a regular file of this process's own,
+/// with one link, is ever written.
+///
+/// A symlink, a hard link, a folder or another user's file standing at the name is never written
+/// through: it is unlinked (the name only, never what it points to, and the name is in the caller's
+/// own folder) and the file is created afresh with `O_CREAT | O_EXCL | O_NOFOLLOW`, which fails
+/// rather than follow anything put back in the meantime. Every later read and write goes through the
+/// descriptor, so renaming or replacing the name afterwards changes nothing that is read or written.
+public final class DownloadFile: @unchecked Sendable {
+    public let path: String
+    let descriptor: Int32
+    private let device: UInt64
+    private let inode: UInt64
+
+    private init(path: String, descriptor: Int32) throws(TransferError) {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, Self.isPlainOwnFile(info) else {
+            close(descriptor)
+            throw TransferError(.file("not a plain file of this user's with one link; refusing to write it"), method: "open", url: path)
+        }
+        self.path = path
+        self.descriptor = descriptor
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+    }
+
+    deinit { close(descriptor) }
+
+    /// Creates `path`, refusing anything already there.
+    public static func create(_ path: String, mode: mode_t = 0o600) throws(TransferError) -> DownloadFile {
+        let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw error("cannot create", path) }
+        return try DownloadFile(path: path, descriptor: fd)
+    }
+
+    /// Opens a partial file left by an earlier try to go on from its end, or creates it; anything but
+    /// a plain file of this user's with one link at `path` is unlinked first and never written.
+    public static func openForResume(_ path: String) throws(TransferError) -> DownloadFile {
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            if isPlainOwnFile(info) {
+                let fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+                var opened = stat()
+                if fd >= 0, fstat(fd, &opened) == 0, opened.st_dev == info.st_dev, opened.st_ino == info.st_ino {
+                    return try DownloadFile(path: path, descriptor: fd)
+                }
+                if fd >= 0 { close(fd) }
+            }
+            unlink(path)
+        }
+        return try create(path)
+    }
+
+    private static func isPlainOwnFile(_ info: stat) -> Bool {
+        (info.st_mode & S_IFMT) == S_IFREG && info.st_nlink == 1 && info.st_uid == geteuid()
+    }
+
+    private static func error(_ what: String, _ path: String) -> TransferError {
+        TransferError(.file("\(what): \(String(cString: strerror(errno))); check nothing else stands at that name and the folder is writable"), method: "open", url: path)
+    }
+
+    /// The file's size now.
+    public var size: Int64 {
+        var info = stat()
+        return fstat(descriptor, &info) == 0 ? Int64(info.st_size) : 0
+    }
+
+    public func truncate(to length: Int64 = 0) throws(TransferError) {
+        guard ftruncate(descriptor, off_t(length)) == 0 else { throw Self.error("cannot truncate", path) }
+    }
+
+    /// Writes every byte at `offset`.
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(TransferError) {
+        var done = 0
+        while done < bytes.count {
+            let count = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Self.error("cannot write; check free space", path)
+            }
+            done += count
+        }
+    }
+
+    func write(_ data: Data, at offset: Int64) throws(TransferError) {
+        let failure: TransferError? = data.withUnsafeBytes { bytes in
+            do throws(TransferError) {
+                try write(bytes, at: offset)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    public func sync() throws(TransferError) {
+        guard fsync(descriptor) == 0 else { throw Self.error("cannot sync", path) }
+    }
+
+    /// Size and SHA-256 of what was written, read back through the descriptor.
+    public func digest() throws(TransferError) -> FileDigest {
+        var hasher = SHA256()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 1)
+        defer { buffer.deallocate() }
+        var offset: Int64 = 0
+        while true {
+            let count = pread(descriptor, buffer.baseAddress!, buffer.count, off_t(offset))
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Self.error("cannot read", path)
+            }
+            if count == 0 { break }
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            offset += Int64(count)
+        }
+        return FileDigest(bytes: offset, sha256: Data(hasher.finalize()).hexString)
+    }
+
+    /// Unlinks the name if it still is this file (never something put there since).
+    public func remove() {
+        var info = stat()
+        if lstat(path, &info) == 0, UInt64(info.st_dev) == device, UInt64(info.st_ino) == inode { unlink(path) }
+    }
+}

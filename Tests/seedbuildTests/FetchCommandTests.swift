@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("seedbuild fetch on the command line")
+struct FetchCommandTests {
+    @Test func unsignedFetchNeedsTheFlagAndWarnsEveryRun() throws {
+        let project = try SampleProject()
+        let built = try runSeedbuild(["seeds/postcodes.csv"], in: project.url)
+        #expect(built.status == 0, "\(built.stderr)")
+        let channel = "file://" + project.path("dist/postcodes/2/")
+
+        let refused = try runSeedbuild(["fetch", channel, "--to", "app-data"], in: project.url)
+        #expect(refused.status == 64)
+        #expect(refused.stderr.contains("--trusted-key") && refused.stderr.contains("--allow-unsigned"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: project.path("app-data")))
+
+        for expected in ["installed data version", "is installed already"] {
+            let fetched = try runSeedbuild(["fetch", channel, "--to", "app-data", "--allow-unsigned", "--deadline", "60"], in: project.url)
+            #expect(fetched.status == 0, "\(fetched.stderr)")
+            #expect(fetched.stdout.contains(expected), "\(fetched.stdout)")
+            #expect(fetched.stderr.contains("warning: installing from \(channel) without a trusted key"), "\(fetched.stderr)")
+        }
+    }
+
+    @Test func signedFetchWithTheTrustedKeyInstallsWithoutWarning() throws {
+        let project = try SampleProject()
+        let keys = FileManager.default.temporaryDirectory.appendingPathComponent("seedbuild-keys-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: keys) }
+        #expect(try runSeedbuild(["keygen", "--out", keys], in: project.url).status == 0)
+        let built = try runSeedbuild(["seeds/postcodes.csv", "--sign-key", keys + "/seedbuild-signing.key"], in: project.url)
+        #expect(built.status == 0, "\(built.stderr)")
+        let fetched = try runSeedbuild(["fetch", "dist/postcodes/2/", "--to", "app-data", "--trusted-key", keys + "/seedbuild-signing.pub"], in: project.url)
+        #expect(fetched.status == 0 && fetched.stderr.isEmpty, "\(fetched.stderr)")
+    }
+
+    @Test func aFetchKilledMidDownloadIsFinishedAndCleanedByTheNext() throws {
+        let project = try SampleProject()
+        #expect(try runSeedbuild(["seeds/postcodes.csv"], in: project.url).status == 0)
+        // hostile_server.py sends the artifact one byte a second: the fetch is killed with a partial file.
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        server.arguments = ["python3", repositoryRoot.appendingPathComponent("Tests/SeedPipelineTests/hostile_server.py").path,
+                            "--root", project.path("dist"), "--target", ".sqlite.gz", "--attack", "trickle",
+                            "--log", project.path("server.log"), "--lifetime", "30"]
+        let output = Pipe()
+        server.standardOutput = output
+        try server.run()
+        defer {
+            if server.processIdentifier > 0 { kill(server.processIdentifier, SIGKILL) }
+        }
+        let port = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let fetch = Process()
+        fetch.executableURL = binary.path.contains(".xctest") ? binary.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("seedbuild") : binary.appendingPathComponent("seedbuild")
+        fetch.arguments = ["fetch", "http://127.0.0.1:\(port)/postcodes/2/", "--to", project.path("app-data"), "--allow-unsigned"]
+        fetch.standardError = FileHandle.nullDevice
+        try fetch.run()
+        let partial = try #require(waitForPartial(in: project.path("app-data")), "a partial download appears")
+        kill(fetch.processIdentifier, SIGKILL)
+        fetch.waitUntilExit()
+        #expect(FileManager.default.fileExists(atPath: project.path("app-data/" + partial)))
+
+        let next = try runSeedbuild(["fetch", "dist/postcodes/2/", "--to", "app-data", "--allow-unsigned"], in: project.url)
+        #expect(next.status == 0 && next.stdout.contains("installed data version"), "\(next.stderr)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: project.path("app-data")).filter { $0.hasPrefix(".") && !$0.hasSuffix(".lock") }
+        #expect(left.isEmpty, "\(left)")
+    }
+
+    /// The name of a non-empty partial download in `folder`, once one appears (10 s at most).
+    private func waitForPartial(in folder: String) -> String? {
+        for _ in 0..<100 {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            if let name = names.first(where: { $0.hasSuffix(".sqlite.gz.part") }),
+                ((try? FileManager.default.attributesOfItem(atPath: folder + "/" + name)[.size] as? NSNumber)?.intValue ?? 0) > 0 {
+                return name
+            }
+            usleep(100_000)
+        }
+        return nil
+    }
+}
