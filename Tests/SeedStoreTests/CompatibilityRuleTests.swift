@@ -41,6 +41,21 @@ struct CompatibilityRuleTests {
         #expect(typeError.message.contains("Product (attribute stock changed: Integer 16 → Integer 32)"))
     }
 
+    @Test func storeStampedForAWiderModelSaysWhichModelsToAdd() throws {
+        let url = try catalogStore()
+        // The shop model without its Notes configuration's entity: the store was stamped with Note's hash too.
+        var narrower = try shopModel()
+        narrower.entities.removeAll { $0.name == "Note" }
+        narrower.configurations.removeAll { $0.name == "Notes" }
+        let product = narrower.entities.firstIndex { $0.name == "Product" }!
+        narrower.entities[product].fetchedProperties = []
+        let error = try #require(throws: CoordinatorError.self) {
+            try StoreCoordinator(model: narrower).addStore(StoreDescription(type: .sqlite, url: url, configuration: "Catalog", isReadOnly: true))
+        }
+        #expect(error.message.contains("Note (in the store but not in the model)"))
+        #expect(error.message.contains("add the models that define them to this coordinator's model"))
+    }
+
     @Test func storeOfTheFirstHashEncodingIsRehashedFromItsEmbeddedModel() throws {
         let url = try catalogStore()
         // Rewrite the stamp as seedbuild's first encoding wrote it: other hash bytes, the configuration's entities only.

@@ -17,9 +17,13 @@ extension StoreCoordinator {
         let differing = differences.map(\.entity)
         let reasons = differences.map(\.description).joined(separator: ", ")
         guard description.shouldMigrateStoreAutomatically, description.shouldInferMappingAutomatically else {
+            let onlyInStore = differences.allSatisfy { $0.reasons == ["in the store but not in the model"] }
+            let advice = onlyInStore
+                ? "The store was stamped for a model with these entities too (the app's merged model): add the models that define them to this coordinator's model"
+                : "Add it with shouldMigrateStoreAutomatically and shouldInferMappingAutomatically to migrate it, or open it with the model it was built with"
             throw CoordinatorError(
                 .incompatibleStore,
-                "\(url.path) is not compatible with model \(model.name) (Core Data compares every entity of the coordinator's model, whatever the configuration): the version hashes of \(reasons) differ. Add it with shouldMigrateStoreAutomatically and shouldInferMappingAutomatically to migrate it, or open it with the model it was built with",
+                "\(url.path) is not compatible with model \(model.name) (Core Data compares every entity of the coordinator's model, whatever the configuration): the version hashes of \(reasons) differ. \(advice)",
                 differingEntities: differing)
         }
         guard description.type == .sqlite else {
