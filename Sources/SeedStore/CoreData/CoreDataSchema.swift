@@ -187,7 +187,7 @@ private struct Layout {
     var joinTables: [CoreDataSchema.JoinTable] = []
     var selfReferential: [(entity: String, name: String)] = []
     /// Join column names already taken anywhere in the store.
-    private var joinColumnNames = Set<String>()
+    private var joinColumnNames = UniqueNames([])
 
     init(model: Model, numbers: [String: Int]) {
         self.model = model
@@ -219,17 +219,8 @@ private struct Layout {
 
     mutating func addTable(root: Entity) {
         let tree = [root] + model.descendants(of: root)
-        var taken: Set<String> = ["Z_PK", "Z_ENT", "Z_OPT"]
-        func unique(_ base: String) -> String {
-            var name = base
-            var suffix = 1
-            while taken.contains(name) {
-                name = base + String(suffix)
-                suffix += 1
-            }
-            taken.insert(name)
-            return name
-        }
+        var taken = UniqueNames(["Z_PK", "Z_ENT", "Z_OPT"])
+        func unique(_ base: String) -> String { taken.claim(base) }
         var columns: [CoreDataSchema.Column] = [
             .init(name: "Z_PK", type: "INTEGER", kind: .primaryKey),
             .init(name: "Z_ENT", type: "INTEGER", kind: .entity),
@@ -303,16 +294,7 @@ private struct Layout {
         }
     }
 
-    private mutating func joinColumn(_ base: String) -> String {
-        var name = base
-        var suffix = 1
-        while joinColumnNames.contains(name) {
-            name = base + String(suffix)
-            suffix += 1
-        }
-        joinColumnNames.insert(name)
-        return name
-    }
+    private mutating func joinColumn(_ base: String) -> String { joinColumnNames.claim(base) }
 
     private func inverse(of relationship: Relationship) -> Relationship? {
         guard let name = relationship.inverse, let destination = model.entity(named: relationship.destination) else { return nil }
@@ -323,5 +305,25 @@ private struct Layout {
     private func declaringEntity(of relationship: Relationship, in entity: String) -> String? {
         guard let start = model.entity(named: entity) else { return nil }
         return model.inheritanceChain(of: start).last { $0.relationships.contains { $0.name == relationship.name } }?.name
+    }
+}
+
+/// Names made unique as Core Data makes them: a name already taken gets `1`, `2`, … appended (`ZTEXT1`).
+private struct UniqueNames {
+    private var taken: Set<String>
+
+    init(_ taken: Set<String>) {
+        self.taken = taken
+    }
+
+    mutating func claim(_ base: String) -> String {
+        var name = base
+        var suffix = 1
+        while taken.contains(name) {
+            name = base + String(suffix)
+            suffix += 1
+        }
+        taken.insert(name)
+        return name
     }
 }
