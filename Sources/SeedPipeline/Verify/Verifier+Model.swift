@@ -12,15 +12,15 @@ extension Verifier {
             VerificationReport.ModelResult(version: version, verdict: .refused, details: reasons)
         }
         // The app's coordinator uses the merged model, and Core Data compares every entity of it.
+        guard let configuration = metadata.configuration else { return refused(["the store names no configuration"]) }
         let merged: Model
         do {
             merged = try Model.merged([model] + userModels)
             try merged.validated(requireFetchedPropertyTargets: !userModels.isEmpty)
-            _ = try merged.restricted(to: metadata.configuration ?? "")
+            _ = try merged.restricted(to: configuration)
         } catch {
             return refused(error.errors.map(\.description))
         }
-        guard let configuration = metadata.configuration else { return refused(["the store names no configuration"]) }
         let embedded = try? Migrator.embeddedModel(of: store).model
         let differences = metadata.hashDifferences(from: merged, embeddedModel: embedded)
         if differences.isEmpty {
