@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SeedModel
+import SeedStore
 
 /// `seedbuild model …`: read, check and print data models.
 struct ModelCommand: ParsableCommand {
@@ -67,7 +68,7 @@ struct ModelCommand: ParsableCommand {
 
 /// The model paths and output form shared by the `model` subcommands.
 struct ModelOptions: ParsableArguments {
-    @Argument(help: "Models to load and merge: .xcdatamodeld bundles, .xcdatamodel folders, JSON files, compiled .momd folders or .mom files.")
+    @Argument(help: "Models to load and merge: .xcdatamodeld bundles, .xcdatamodel folders, JSON files, compiled .momd folders or .mom files, or a Core Data store (the model cached in it).")
     var paths: [String]
 
     @Flag(help: "Print JSON instead of text.")
@@ -79,13 +80,16 @@ struct ModelOptions: ParsableArguments {
 
     /// Loads, merges and validates the models, printing warnings; exits 65 or 66 on errors.
     func loadMerged() throws -> Model {
-        try CommandFailure.exitOnError { () throws(ModelError) in
-            var models: [Model] = []
-            for path in paths {
-                let model = try ModelLoader.load(path)
-                try model.validated()
-                models.append(model)
-            }
+        var models: [Model] = []
+        for path in paths {
+            // A Core Data store carries the model it was last opened with in Z_MODELCACHE.
+            let model = StoreFile.isSQLite(path)
+                ? try CommandFailure.exitOnError { try CoreDataStoreFile.cachedModel(at: URL(fileURLWithPath: path)) }
+                : try CommandFailure.exitOnError { () throws(ModelError) in try ModelLoader.load(path) }
+            _ = try CommandFailure.exitOnError { () throws(ModelError) in try model.validated() }
+            models.append(model)
+        }
+        return try CommandFailure.exitOnError { () throws(ModelError) in
             let merged = try Model.merged(models)
             let warnings = try merged.validated(requireFetchedPropertyTargets: models.count > 1)
             for warning in warnings { CommandFailure.printError(warning.description) }

@@ -34,6 +34,20 @@ struct ModelHashesCommandTests {
     }
 }
 
+@Suite("seedbuild model hashes of a model cached in a Core Data store")
+struct CachedModelHashesTests {
+    @Test func storeModelHashesEqualTheStampedOnes() throws {
+        let store = repositoryRoot.deletingLastPathComponent()
+            .appendingPathComponent("shared/coredata/oracles/wireapp__wire-ios-data-model/stores/store2-52-0.wiredatabase").path
+        let hashes = try runSeedbuild(["model", "hashes", store, "--json"])
+        #expect(hashes.status == 0, "\(hashes.stderr)")
+        let entities = (try JSONSerialization.jsonObject(with: Data(hashes.stdout.utf8)) as? [String: Any])?["entities"] as? [String: [String: String]] ?? [:]
+        let inspected = try runSeedbuild(["inspect", store, "--json"])
+        let stamped = (try JSONSerialization.jsonObject(with: Data(inspected.stdout.utf8)) as? [String: Any])?["versionHashes"] as? [String: String] ?? [:]
+        #expect(!stamped.isEmpty && entities.mapValues { $0["hex"] ?? "" } == stamped)
+    }
+}
+
 @Suite("seedbuild inspect on stores Apple's Core Data wrote")
 struct InspectCoreDataStoreTests {
     @Test func everyOracleStoreInspects() throws {

@@ -59,6 +59,13 @@ public enum StoreFile {
 
 extension StoreFile {
     /// Whether the file starts with the gzip magic bytes.
+    /// Whether the file starts with SQLite's header ("SQLite format 3").
+    public static func isSQLite(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        return (try? handle.read(upToCount: 16)) == Data("SQLite format 3\u{0}".utf8)
+    }
+
     public static func isGzip(_ path: String) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? handle.close() }
