@@ -28,6 +28,12 @@ struct QueryCommand: ParsableCommand {
     @Option(name: .customLong("where"), help: ArgumentHelp("A predicate in NSPredicate format, such as \"postcode BEGINSWITH[c] 'ct'\".", valueName: "predicate"))
     var predicate: String?
 
+    @Option(name: .customLong("arg"), help: ArgumentHelp("A value for the next placeholder of --where (%@, %K, %d, %f), in order (repeatable).", valueName: "value"))
+    var arguments: [String] = []
+
+    @Option(name: .customLong("var"), help: ArgumentHelp("A value for $NAME in --where (repeatable).", valueName: "name=value"))
+    var variables: [String] = []
+
     @Option(name: .customLong("sort"), help: ArgumentHelp("Sort key, ascending or :desc (repeatable).", valueName: "key[:desc]"))
     var sort: [String] = []
 
@@ -47,6 +53,15 @@ struct QueryCommand: ParsableCommand {
             throw ValidationError("--sort takes KEY, KEY:asc or KEY:desc, got \"\(key)\"")
         }
         if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
+        if predicate == nil, !arguments.isEmpty || !variables.isEmpty { throw ValidationError("--arg and --var fill placeholders of --where; give --where too") }
+        var names: Set<String> = []
+        for variable in variables {
+            guard let equals = variable.firstIndex(of: "="), equals != variable.startIndex else {
+                throw ValidationError("--var takes NAME=VALUE, such as --var PREFIX=CT, got \"\(variable)\"")
+            }
+            let name = String(variable[..<equals])
+            guard names.insert(name).inserted else { throw ValidationError("--var \(name) is given twice") }
+        }
     }
 
     func run() throws {
@@ -54,6 +69,11 @@ struct QueryCommand: ParsableCommand {
             var query = StoreQuery(entity: entity, models: models)
             query.stores = try stores.map { argument throws(IngestError) in try StoreQuery.StoreArgument(argument) }
             query.predicate = predicate
+            query.arguments = arguments
+            query.variables = Dictionary(uniqueKeysWithValues: variables.map { variable in
+                let equals = variable.firstIndex(of: "=")!
+                return (String(variable[..<equals]), String(variable[variable.index(after: equals)...]))
+            })
             query.sortDescriptors = sort.compactMap(FetchSortDescriptor.init(argument:))
             query.limit = limit
             query.fetchedProperties = fetched

@@ -28,6 +28,12 @@ struct PredicateParserTests {
         ("x IN {-1, -2.5}", "x IN {-1, -2.5}"),
         ("TRUEPREDICATE", "TRUEPREDICATE"),
         ("name == 'it\\'s'", "name == \"it's\""),
+        ("age == 0x1E", "age == 30"),
+        ("age == 0XfF OR age == -0x10", "age == 255 OR age == -16"),
+        ("age IN {0o17, 0O7, 0b101, 0B0}", "age IN {15, 7, 5, 0}"),
+        ("age == 0x7fffffffffffffff", "age == 9223372036854775807"),
+        ("age == -0x8000000000000000", "age == -9223372036854775808"),
+        ("name LIKE 'a\\\\*b'", "name LIKE \"a\\\\*b\""),
     ])
     func parsesAndPrints(format: String, printed: String) throws {
         let predicate = try FetchPredicate(format)
@@ -51,6 +57,11 @@ struct PredicateParserTests {
         ("a IN b", 5, "IN takes a list"),
         ("a. == 1", 3, "a property name after ."),
         ("a == 0 OR \u{65D}I == 0", 9, "unexpected character"),
+        ("a == 0x", 5, "is not a base-16 integer"),
+        ("a == 0b102", 5, "is not a base-2 integer"),
+        ("a == 0o8", 5, "is not a base-8 integer"),
+        ("a == 0x1G", 5, "is not a base-16 integer"),
+        ("a == 0x8000000000000000", 5, "does not fit in a 64-bit integer"),
     ])
     func reportsPositionAndExpectation(format: String, position: Int, message: String) {
         let error = #expect(throws: FetchPredicateError.self) { try FetchPredicate(format) }

@@ -79,4 +79,36 @@ struct QueryCommandTests {
         let usage = try runSeedbuild(["query", "--store", "user.sqlite"] + models + ["Rating", "--sort", "rating:sideways"], in: project.url)
         #expect(usage.status == 64)
     }
+
+    @Test func argumentsAndVariablesFillThePredicate() throws {
+        let project = try project()
+        let stores = ["query", "--store", "build/seed/postcodes.sqlite:PostCodesConf:ro"] + models + ["Postcode", "--sort", "postcode"]
+        func postcodes(_ arguments: [String]) throws -> [String] {
+            let result = try runSeedbuild(stores + arguments, in: project.url)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            return result.stdout.split(separator: "\n").map { (try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any])["postcode"] as! String }
+        }
+        // seeds/postcodes.csv has 23 rows in Kent (E10000016), 6 of them starting CT2.
+        let kent = try postcodes(["--where", "county.name == %@", "--arg", "Kent"])
+        #expect(kent.count == 23)
+        #expect(kent == (try postcodes(["--where", "county.name == 'Kent'"])))
+        let ct2 = ["CT2 0WG", "CT2 9TH", "CT25 3RS", "CT27 5QP", "CT27 9WP", "CT29 3WB"]
+        #expect(try postcodes(["--where", "postcode BEGINSWITH %@ AND %K == %@", "--arg", "CT2", "--arg", "county.name", "--arg", "Kent"]) == ct2)
+        #expect(try postcodes(["--where", "%2$K == %1$@ AND postcode BEGINSWITH $P", "--arg", "Kent", "--arg", "county.name", "--var", "P=CT2"]) == ct2)
+
+        let few = try runSeedbuild(stores + ["--where", "county.name == %@ AND postcode BEGINSWITH %@", "--arg", "Kent"], in: project.url)
+        #expect(few.status == 65)
+        #expect(few.stderr.contains("at position 43: %@ (placeholder 2) has no argument: 1 given"), "\(few.stderr)")
+        let type = try runSeedbuild(stores + ["--where", "introduced > %d", "--arg", "soon"], in: project.url)
+        #expect(type.status == 65)
+        #expect(type.stderr.contains("%d (placeholder 1) takes an integer, not \"soon\""), "\(type.stderr)")
+        let unused = try runSeedbuild(stores + ["--where", "postcode BEGINSWITH $P", "--var", "P=CT", "--var", "Q=x"], in: project.url)
+        #expect(unused.status == 65)
+        #expect(unused.stderr.contains("a value is given for $Q, which the predicate does not use"), "\(unused.stderr)")
+        let unbound = try runSeedbuild(stores + ["--where", "postcode BEGINSWITH $P"], in: project.url)
+        #expect(unbound.stderr.contains("no value for $P; pass --var P=VALUE"), "\(unbound.stderr)")
+        let bad = try runSeedbuild(stores + ["--where", "postcode == $P", "--var", "=CT"], in: project.url)
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains("--var takes NAME=VALUE"), "\(bad.stderr)")
+    }
 }

@@ -45,6 +45,10 @@ public struct StoreQuery: Sendable {
     public var entity: String
     /// A predicate in `NSPredicate` format.
     public var predicate: String?
+    /// Text for the predicate's placeholders in order, read as each asks (`%@` a string, `%d` an integer, `%K` a key path).
+    public var arguments: [String] = []
+    /// Values for the predicate's `$VARIABLES`, as text, by name.
+    public var variables: [String: String] = [:]
     public var sortDescriptors: [FetchSortDescriptor] = []
     public var limit: Int?
     public var fetchedProperties: [String] = []
@@ -95,8 +99,7 @@ public struct StoreQuery: Sendable {
                 "\(entity.name) has no fetched property \"\(name)\"; it has \(entity.fetchedProperties.map(\.name).joined(separator: ", ").isEmpty ? "none" : entity.fetchedProperties.map(\.name).joined(separator: ", "))")
         }
         let context = ObjectContext(coordinator: coordinator)
-        let request = FetchRequest(
-            entity: entity.name, predicate: try predicate.map { try FetchPredicate($0) }, sortDescriptors: sortDescriptors, fetchLimit: limit)
+        let request = FetchRequest(entity: entity.name, predicate: try parsedPredicate(), sortDescriptors: sortDescriptors, fetchLimit: limit)
         var rows: [QueryResult.Row] = []
         for object in try context.fetch(request) {
             var fetched: [String: [QueryResult.Row]] = [:]

@@ -33,7 +33,10 @@ extension FetchPredicate.Expression: CustomStringConvertible {
         case .value(let value):
             switch value {
             case .null: return "nil"
-            case .text(let text): return "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+            case .text(let text):
+                // Backslashes, quotes and percent signs are escaped, so the string reads back as itself.
+                let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                return "\"" + escaped.replacingOccurrences(of: "%", with: "%%") + "\""
             case .blob(let data): return "\"<\(data.count) bytes>\""
             // Swift's shortest form reads back to the same Double.
             case .real(let number): return "\(number)"

@@ -30,16 +30,44 @@ enum PredicateFunctions {
         return result
     }
 
+    /// One element of a `LIKE` pattern.
+    enum PatternElement: Equatable {
+        case anyRun
+        case anyCharacter
+        case literal(Character)
+    }
+
+    /// Reads a `LIKE` pattern: `*` and `?` are wildcards, and a backslash makes the character after
+    /// it literal (`a\*b` matches only `a*b`), as NSPredicate reads it; a trailing backslash is itself.
+    static func elements(of pattern: [Character]) -> [PatternElement] {
+        var result: [PatternElement] = []
+        var index = 0
+        while index < pattern.count {
+            let character = pattern[index]
+            index += 1
+            switch character {
+            case "*": result.append(.anyRun)
+            case "?": result.append(.anyCharacter)
+            case "\\" where index < pattern.count:
+                result.append(.literal(pattern[index]))
+                index += 1
+            default: result.append(.literal(character))
+            }
+        }
+        return result
+    }
+
     /// Wildcard matching with backtracking over the last `*`, linear in practice.
     static func matches(_ text: [Character], pattern: [Character]) -> Bool {
+        let pattern = elements(of: pattern)
         var t = 0, p = 0
         var star: Int?
         var resume = 0
         while t < text.count {
-            if p < pattern.count, pattern[p] == "?" || (pattern[p] != "*" && pattern[p] == text[t]) {
+            if p < pattern.count, pattern[p] == .anyCharacter || pattern[p] == .literal(text[t]) {
                 t += 1
                 p += 1
-            } else if p < pattern.count, pattern[p] == "*" {
+            } else if p < pattern.count, pattern[p] == .anyRun {
                 star = p
                 resume = t
                 p += 1
@@ -51,7 +79,7 @@ enum PredicateFunctions {
                 return false
             }
         }
-        while p < pattern.count, pattern[p] == "*" { p += 1 }
+        while p < pattern.count, pattern[p] == .anyRun { p += 1 }
         return p == pattern.count
     }
 }

@@ -4,7 +4,7 @@
 ///     and        := unary ( (AND | &&) unary )*
 ///     unary      := (NOT | !) unary | ( predicate ) | TRUEPREDICATE | FALSEPREDICATE | comparison
 ///     comparison := operand operator[modifier] operand | operand BETWEEN operand
-///     operand    := keypath | literal | $VARIABLE[.keypath] | { operand, … }
+///     operand    := keypath | literal | $VARIABLE[.keypath] | { operand, … } | %@ | %K | %d | %f | …
 struct PredicateParser {
     private typealias Token = PredicateLexer.Token
 
@@ -16,9 +16,11 @@ struct PredicateParser {
     /// that a hostile one cannot exhaust the stack.
     static let maximumDepth = 64
     private var depth = 0
+    private var binder: PlaceholderBinder
 
-    init(_ format: String) {
+    init(_ format: String, arguments: PlaceholderBinder.Arguments = .typed([])) {
         self.format = format
+        binder = PlaceholderBinder(format: format, arguments: arguments)
         var lexer = PredicateLexer(format)
         do { tokens = try lexer.tokens() } catch { lexerError = error }
     }
@@ -28,6 +30,7 @@ struct PredicateParser {
         if current == .end { throw expected("a predicate") }
         let predicate = try parseOr()
         guard current == .end else { throw expected("AND, OR or the end of the predicate") }
+        try binder.finish()
         return predicate
     }
 
@@ -146,6 +149,10 @@ struct PredicateParser {
         case .variable(let name):
             advance()
             return .variable(name, keyPath: try parseKeyPathTail())
+        case .placeholder(let specifier, let argument):
+            let operand = try binder.operand(specifier: specifier, index: argument, position: tokens[index].position)
+            advance()
+            return operand
         case .symbol("{"):
             depth += 1
             defer { depth -= 1 }

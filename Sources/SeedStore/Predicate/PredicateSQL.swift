@@ -20,7 +20,7 @@ struct PredicateSQL {
     static func column(for keyPath: [String], table: EntityTable, schema: StoreSchema, joins: inout [String]) throws(FetchPredicateError) -> String {
         var compiler = Compiler(schema: schema, table: table, format: keyPath.joined(separator: "."))
         compiler.joins = joins
-        let sql = try compiler.column(keyPath)
+        let sql = try compiler.numeric(.keyPath(keyPath))
         joins = compiler.joins
         return sql
     }
@@ -53,7 +53,8 @@ struct PredicateSQL {
                 // NSPredicate's NOT is two-valued: a comparison with nil is false, so its negation is true.
                 return "NOT coalesce(\(try compile(inner)), 0)"
             case .between(let value, let lower, let upper):
-                return "(\(try operand(value)) BETWEEN \(try operand(lower)) AND \(try operand(upper)))"
+                let (low, high) = (asNumber(lower, against: value), asNumber(upper, against: value))
+                return "(\(try numeric(value)) BETWEEN \(try numeric(low)) AND \(try numeric(high)))"
             case .comparison(let lhs, let op, let rhs, let options):
                 return try comparison(lhs, op, rhs, options)
             }
@@ -62,12 +63,16 @@ struct PredicateSQL {
         private mutating func comparison(
             _ lhs: FetchPredicate.Expression, _ op: FetchPredicate.ComparisonOperator, _ rhs: FetchPredicate.Expression, _ options: FetchPredicate.StringOptions
         ) throws(FetchPredicateError) -> String {
+            var (lhs, rhs) = (lhs, rhs)
+            if options.isEmpty, ![.beginsWith, .endsWith, .contains, .like].contains(op) {
+                (lhs, rhs) = (asNumber(lhs, against: rhs), asNumber(rhs, against: lhs))
+            }
             let fold: (String) -> String = options.isEmpty ? { $0 } : { "seed_fold(\($0), \(options.rawValue))" }
             if op == .in {
                 guard case .list(let items) = rhs else {
                     throw FetchPredicateError(format: format, position: nil, "IN needs a list {a, b, …} on its right")
                 }
-                let left = fold(try operand(lhs))
+                let left = options.isEmpty ? try numeric(lhs) : fold(try operand(lhs))
                 var members: [String] = []
                 var matchesNil = false
                 for item in items {
@@ -81,39 +86,41 @@ struct PredicateSQL {
             if case .list = rhs {
                 throw FetchPredicateError(format: format, position: nil, "a list {…} can only follow IN or BETWEEN")
             }
-            let left = fold(try operand(lhs))
+            let value = { (compiler: inout Compiler, expression: FetchPredicate.Expression) throws(FetchPredicateError) -> String in
+                options.isEmpty ? try compiler.numeric(expression) : fold(try compiler.operand(expression))
+            }
+            // Each piece is compiled in the order it appears in the SQL, as its values are bound in that order.
             switch op {
-            case .equal: return "\(left) IS \(fold(try operand(rhs)))"
-            case .notEqual: return "\(left) IS NOT \(fold(try operand(rhs)))"
-            case .less: return "\(left) < \(fold(try operand(rhs)))"
-            case .lessOrEqual: return "\(left) <= \(fold(try operand(rhs)))"
-            case .greater: return "\(left) > \(fold(try operand(rhs)))"
-            case .greaterOrEqual: return "\(left) >= \(fold(try operand(rhs)))"
-            case .beginsWith:
+            case .equal: return "\(try value(&self, lhs)) IS \(try value(&self, rhs))"
+            case .notEqual: return "\(try value(&self, lhs)) IS NOT \(try value(&self, rhs))"
+            case .less: return "\(try value(&self, lhs)) < \(try value(&self, rhs))"
+            case .lessOrEqual: return "\(try value(&self, lhs)) <= \(try value(&self, rhs))"
+            case .greater: return "\(try value(&self, lhs)) > \(try value(&self, rhs))"
+            case .greaterOrEqual: return "\(try value(&self, lhs)) >= \(try value(&self, rhs))"
+            case .like:
+                return "seed_like(\(try operand(lhs)), \(try operand(rhs)), \(options.rawValue))"
+            case .beginsWith, .endsWith, .contains:
+                // NSString's hasPrefix, hasSuffix and contains answer NO for an empty string, and nil matches nothing.
+                if case .value(.text("")) = rhs { return "0" }
                 let right = fold(try operand(rhs))
+                let left = fold(try operand(lhs))
                 let again = fold(try operand(rhs))
-                let exact = "substr(\(left), 1, length(\(right))) = \(again)"
+                if op == .contains { return "(length(\(right)) > 0 AND instr(\(left), \(again)) > 0)" }
+                let third = fold(try operand(rhs))
+                if op == .endsWith { return "(length(\(right)) > 0 AND substr(\(left), -length(\(again))) = \(third))" }
+                let exact = "length(\(right)) > 0 AND substr(\(left), 1, length(\(again))) = \(third)"
                 // A constant prefix on a plain column also becomes a range, so an index on the column
                 // is used: every string starting with P sorts in [P, P + U+10FFFF) under BINARY
                 // collation, except ones continuing with the noncharacter U+10FFFF itself.
                 // Only for text: SQLite compares a numeric column with the prefix as a number.
                 if options.isEmpty, case .keyPath(let path) = lhs, path.count == 1, table.entity.attribute(named: path[0])?.type == .string,
-                    case .value(.text(let prefix)) = rhs, !prefix.isEmpty
+                    case .value(.text(let prefix)) = rhs
                 {
                     arguments.append(.text(prefix))
                     arguments.append(.text(prefix + "\u{10FFFF}"))
                     return "(\(exact) AND \(left) >= ? AND \(left) < ?)"
                 }
                 return "(\(exact))"
-            case .endsWith:
-                let right = fold(try operand(rhs))
-                let again = fold(try operand(rhs))
-                let third = fold(try operand(rhs))
-                return "(length(\(right)) = 0 OR substr(\(left), -length(\(again))) = \(third))"
-            case .contains:
-                return "(instr(\(left), \(fold(try operand(rhs)))) > 0)"
-            case .like:
-                return "seed_like(\(try operand(lhs)), \(try operand(rhs)), \(options.rawValue))"
             case .in:
                 preconditionFailure("IN is handled above")
             }
@@ -131,6 +138,45 @@ struct PredicateSQL {
             case .list:
                 throw FetchPredicateError(format: format, position: nil, "a list {…} can only follow IN or BETWEEN")
             }
+        }
+
+        /// An operand read as a number where it is a Decimal attribute stored as canonical text (the
+        /// plain layout), so `10.5 > 5` and sorting are numeric, as `NSDecimalNumber` compares. An
+        /// index on such a column is not used for these comparisons: its text order is not numeric.
+        mutating func numeric(_ expression: FetchPredicate.Expression) throws(FetchPredicateError) -> String {
+            let sql = try operand(expression)
+            return isTextDecimal(expression) ? "CAST(\(sql) AS NUMERIC)" : sql
+        }
+
+        /// Text that reads as a number, compared with a Decimal attribute, as that number: a value
+        /// from a command line (`--arg 5`) is text, and SQLite orders every number before every text.
+        private func asNumber(_ expression: FetchPredicate.Expression, against other: FetchPredicate.Expression) -> FetchPredicate.Expression {
+            guard isTextDecimal(other) else { return expression }
+            switch expression {
+            case .value(.text(let text)):
+                if let integer = Int64(text) { return .value(.integer(integer)) }
+                if let real = Double(text), real.isFinite { return .value(.real(real)) }
+                return expression
+            case .list(let items): return .list(items.map { asNumber($0, against: other) })
+            default: return expression
+            }
+        }
+
+        private func isTextDecimal(_ expression: FetchPredicate.Expression) -> Bool {
+            guard case .keyPath(let path) = expression, let column = storedColumn(path), column.type == "TEXT",
+                case .attribute(let attribute) = column.kind
+            else { return false }
+            return attribute.type == .decimal
+        }
+
+        /// The column a key path ends at in its table, found after ``column(_:)`` accepted the path.
+        private func storedColumn(_ path: [String]) -> EntityTable.Column? {
+            var current = table
+            for name in path.dropLast() {
+                guard let relationship = current.entity.relationship(named: name), let destination = schema.table(for: relationship.destination) else { return nil }
+                current = destination
+            }
+            return current.columns.first { $0.name == path.last }
         }
 
         /// The column a key path names, joining through to-one relationships.
