@@ -114,8 +114,9 @@ struct CoordinatorStoreTests {
         do {
             let coordinator = try shopCoordinator(directory)
             try populateShop(ObjectContext(coordinator: coordinator))
-            try FileManager.default.moveItem(at: directory.url("catalog.SQLite"), to: url)
         }
+        // Once closed: an open store's write-ahead log keeps its old name.
+        try FileManager.default.moveItem(at: directory.url("catalog.SQLite"), to: url)
         let original = try Data(contentsOf: url)
         let newer = try shopModel(productExtras: #", {"name": "colour", "type": "String"}"#)
 

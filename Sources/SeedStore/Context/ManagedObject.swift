@@ -49,7 +49,11 @@ public final class ManagedObject {
         self.context = context
     }
 
-    /// An attribute value; `.null` when unset or when the entity has no such attribute.
+    /// An attribute value by name; `.null` when unset.
+    ///
+    /// The name is not checked when reading: a name the entity has no attribute for reads `.null`
+    /// too, as a misspelling would. Use ``value(for:)`` where that must be an error. Setting a name
+    /// the entity has no attribute for changes nothing and makes the next save fail naming it.
     public subscript(key: String) -> StoreValue {
         get { changes[key] ?? committed[key] ?? .null }
         set {
@@ -65,6 +69,40 @@ public final class ManagedObject {
         }
     }
 
+    /// An attribute value by name, or an error when the entity has no attribute of that name.
+    ///
+    /// ```swift
+    /// let county = try postcode.value(for: "county")   // .text("Kent")
+    /// _ = try postcode.value(for: "cty")                // ContextError: Postcode has no attribute "cty"; …
+    /// ```
+    /// - Throws: ``ContextError`` (``ContextError/Kind/unknownName``) naming the entity and its
+    ///   attributes, or saying which accessor to use when the name is a relationship or fetched property.
+    public func value(for key: String) throws -> StoreValue {
+        guard entity.attribute(named: key) != nil else { throw unknownAttribute(key) }
+        return self[key]
+    }
+
+    /// Sets an attribute value by name, or fails at once when the entity has no attribute of that name.
+    /// - Throws: ``ContextError`` as ``value(for:)`` does.
+    public func setValue(_ value: StoreValue, for key: String) throws {
+        guard entity.attribute(named: key) != nil else { throw unknownAttribute(key) }
+        self[key] = value
+    }
+
+    private func unknownAttribute(_ key: String) -> ContextError {
+        if let relationship = entity.relationship(named: key) {
+            let accessor = relationship.isToMany ? "objects(forRelationship:)" : "object(forRelationship:)"
+            return ContextError(.unknownName, "\(entity.name).\(key) is a \(relationship.isToMany ? "to-many" : "to-one") relationship, not an attribute; use \(accessor)")
+        }
+        if entity.fetchedProperty(named: key) != nil {
+            return ContextError(.unknownName, "\(entity.name).\(key) is a fetched property, not an attribute; use fetchedObjects(_:)")
+        }
+        return ContextError(
+            .unknownName,
+            "\(entity.name) has no attribute \"\(key)\"; its attributes are \(entity.attributes.map(\.name).joined(separator: ", ").ifEmpty("none"))")
+    }
+
+    // Like the subscript, these read nil for a name the entity has no attribute for; see value(for:).
     public func string(_ key: String) -> String? { self[key].stringValue }
     public func integer(_ key: String) -> Int64? { self[key].integerValue }
     public func double(_ key: String) -> Double? { self[key].doubleValue }

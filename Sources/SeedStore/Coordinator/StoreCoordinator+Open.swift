@@ -10,8 +10,18 @@ extension StoreCoordinator {
             }
             return try makeStore(description)
         }
-        let stored = try StoreMetadata.read(at: url)
-        let embedded = description.type == .sqlite ? (try? Migrator.embeddedModel(of: url.path))?.model : nil
+        let stored: StoreMetadata
+        let embedded: Model?
+        if description.type == .sqlite, !description.isReadOnly {
+            // Other connections may be writing a writable store: read it with locks and its write-ahead log.
+            // Only through SQLite: closing any other descriptor of the file would drop this process's
+            // locks on it (POSIX), and another process could then delete the log under its connections.
+            stored = try StoreMetadata.read(at: url, in: StoreFile.openShared(url.path, busyTimeout: description.sqliteBusyTimeout))
+            embedded = (try? Migrator.embeddedModel(of: url.path, in: StoreFile.openShared(url.path, busyTimeout: description.sqliteBusyTimeout)))?.model
+        } else {
+            stored = try StoreMetadata.read(at: url)
+            embedded = description.type == .sqlite ? (try? Migrator.embeddedModel(of: url.path))?.model : nil
+        }
         let differences = stored.hashDifferences(from: model, embeddedModel: embedded)
         if differences.isEmpty { return try makeStore(description) }
         let differing = differences.map(\.entity)

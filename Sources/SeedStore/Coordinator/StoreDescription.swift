@@ -12,6 +12,19 @@ public enum StoreType: String, Sendable, Hashable, CaseIterable {
     case xml = "XML"
 }
 
+/// SQLite's journal modes for a writable store file.
+///
+/// See [PRAGMA journal_mode](https://www.sqlite.org/pragma.html#pragma_journal_mode) and
+/// [Write-Ahead Logging](https://www.sqlite.org/wal.html).
+public enum SQLiteJournalMode: String, Sendable, Hashable, CaseIterable {
+    /// Write-ahead log: readers go on while one connection writes, as in Core Data's SQLite stores.
+    case wal = "WAL"
+    /// A rollback journal, deleted after each transaction (SQLite's own default).
+    case delete = "DELETE"
+    case truncate = "TRUNCATE"
+    case persist = "PERSIST"
+}
+
 /// How to add a store to a ``StoreCoordinator``: the equivalent of `NSPersistentStoreDescription`.
 ///
 /// ```swift
@@ -33,8 +46,16 @@ public struct StoreDescription: Sendable, Hashable {
     public var shouldInferMappingAutomatically: Bool
     /// Where a migrated copy of a read-only store is written (the original is never changed).
     public var migrationCachesDirectory: URL?
-    /// SQLite pragmas applied on opening, such as `["cache_size": "-8000"]`.
+    /// SQLite pragmas applied on opening, such as `["cache_size": "-8000"]`. A `journal_mode`
+    /// here takes precedence over ``sqliteJournalMode``.
     public var sqlitePragmas: [String: String]
+    /// The journal mode a writable SQLite store file is put in when it is added: ``SQLiteJournalMode/wal``
+    /// by default. Read-only stores keep their file's mode (they open `immutable=1`, so take no locks).
+    public var sqliteJournalMode: SQLiteJournalMode
+    /// How long, in seconds, a statement waits for a lock that another connection or process holds
+    /// before failing with "database is locked" (`SQLITE_BUSY`); 0 fails at once. 5 by default.
+    /// See [sqlite3_busy_timeout](https://www.sqlite.org/c3ref/busy_timeout.html).
+    public var sqliteBusyTimeout: TimeInterval
 
     public init(
         type: StoreType = .sqlite,
@@ -44,7 +65,9 @@ public struct StoreDescription: Sendable, Hashable {
         shouldMigrateStoreAutomatically: Bool = false,
         shouldInferMappingAutomatically: Bool = false,
         migrationCachesDirectory: URL? = nil,
-        sqlitePragmas: [String: String] = [:]
+        sqlitePragmas: [String: String] = [:],
+        sqliteJournalMode: SQLiteJournalMode = .wal,
+        sqliteBusyTimeout: TimeInterval = 5
     ) {
         self.type = type
         self.url = url
@@ -54,6 +77,8 @@ public struct StoreDescription: Sendable, Hashable {
         self.shouldInferMappingAutomatically = shouldInferMappingAutomatically
         self.migrationCachesDirectory = migrationCachesDirectory
         self.sqlitePragmas = sqlitePragmas
+        self.sqliteJournalMode = sqliteJournalMode
+        self.sqliteBusyTimeout = sqliteBusyTimeout
     }
 
     /// The configuration name the store is added with.

@@ -28,7 +28,11 @@ public struct Migrator: Sendable {
 
     /// Reads the model a store was built with (its `seed_model` table) and its configuration.
     public static func embeddedModel(of path: String) throws -> (model: Model, configuration: String, metadata: StoreMetadata) {
-        let queue = try StoreFile.openReadOnly(path)
+        try embeddedModel(of: path, in: StoreFile.openReadOnly(path))
+    }
+
+    /// Reads the model a store was built with through an open queue, then closes it.
+    static func embeddedModel(of path: String, in queue: DatabaseQueue) throws -> (model: Model, configuration: String, metadata: StoreMetadata) {
         defer { try? queue.close() }
         return try queue.read { db in
             try StoreFile.checkSeedStore(db, path: path)
@@ -44,6 +48,8 @@ public struct Migrator: Sendable {
     /// under (the merged model, for a seed beside user stores).
     /// - Throws: ``MigrationRefusal`` when no lightweight migration exists; ``StoreError`` when a check fails.
     public func migrate(_ source: String, to destination: Model, output: String, outputMode: mode_t = 0o444) throws -> Result {
+        // The file is copied below: a log of changes beside it must be in it first.
+        try StoreFile.foldWriteAheadLog(source)
         let (sourceModel, configuration, metadata) = try Self.embeddedModel(of: source)
         let plan = try MappingInference.infer(from: sourceModel, to: destination, configuration: configuration)
         let oldSchema = try StoreSchema(model: sourceModel, configuration: configuration)

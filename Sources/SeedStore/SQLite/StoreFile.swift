@@ -7,16 +7,32 @@ public enum StoreFile {
     /// Opens an existing store read-only (`mode=ro&immutable=1`): no locks, no journal, no writes.
     /// - Throws: ``StoreError`` naming the file when it is missing or not SQLite.
     public static func openReadOnly(_ path: String) throws(StoreError) -> DatabaseQueue {
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw StoreError(.notFound, path: path, "no such file; check the path")
-        }
         var configuration = Configuration()
         configuration.readonly = true
         configuration.foreignKeysEnabled = false
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         let encoded = absolute.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? absolute
+        return try open(path, location: "file:\(encoded)?mode=ro&immutable=1", configuration: configuration)
+    }
+
+    /// Opens an existing writable store to read it while other connections or processes may be
+    /// writing it: locks are taken and waited for, and a write-ahead log is read (an immutable
+    /// connection would ignore both).
+    /// - Throws: ``StoreError`` naming the file when it is missing or not SQLite.
+    static func openShared(_ path: String, busyTimeout: TimeInterval) throws(StoreError) -> DatabaseQueue {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = false
+        configuration.busyMode = busyTimeout > 0 ? .timeout(busyTimeout) : .immediateError
+        return try open(path, location: path, configuration: configuration)
+    }
+
+    /// Opens an existing file at `location` (its path or a URI for it) and reads its header.
+    private static func open(_ path: String, location: String, configuration: GRDB.Configuration) throws(StoreError) -> DatabaseQueue {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw StoreError(.notFound, path: path, "no such file; check the path")
+        }
         do {
-            let queue = try DatabaseQueue(path: "file:\(encoded)?mode=ro&immutable=1", configuration: configuration)
+            let queue = try DatabaseQueue(path: location, configuration: configuration)
             // Opening is lazy about the header; read it now so a non-SQLite file fails here.
             _ = try queue.read { db in try Int.fetchOne(db, sql: "PRAGMA schema_version") }
             return queue
@@ -24,6 +40,19 @@ public enum StoreFile {
             throw StoreError(.notASeedStore, path: path, "not an SQLite database; give a seed store (.sqlite)")
         } catch {
             throw StoreError(error, path: path, doing: "cannot open the store")
+        }
+    }
+
+    /// Folds a write-ahead log left beside a store file (by a process that ended without closing it)
+    /// back into the file, so the file alone holds the store before it is copied.
+    ///
+    /// SQLite does this when the last connection closes; opening and closing one does it here.
+    /// - Throws: ``StoreError`` (`refused`) when the log stays: another connection has the store open.
+    static func foldWriteAheadLog(_ path: String) throws(StoreError) {
+        guard FileManager.default.fileExists(atPath: path + "-wal") else { return }
+        try? openShared(path, busyTimeout: 5).close()
+        guard !FileManager.default.fileExists(atPath: path + "-wal") else {
+            throw StoreError(.refused, path: path, "the store is open in another connection or process (its write-ahead log \(path)-wal is in use); close it first")
         }
     }
 
@@ -89,9 +118,16 @@ extension StoreFile {
 
 extension StoreMetadata {
     /// Reads a store's metadata without a coordinator, from a `.sqlite` or a `.sqlite.gz` (inflated
-    /// to a temporary file, never into memory).
+    /// to a temporary file, never into memory). A write-ahead log beside the file is read too (and
+    /// folded into the file by SQLite when no other connection has the store open).
     /// - Throws: ``StoreError`` when the file is missing, not SQLite, not a seed store, or bad gzip.
     public static func read(at url: URL) throws(StoreError) -> StoreMetadata {
+        // A log beside the file holds changes the file lacks, which an immutable connection would not
+        // read. Such a store may be open, so only SQLite touches it: closing a descriptor opened here
+        // to sniff the file's type would drop this process's locks on it.
+        if FileManager.default.fileExists(atPath: url.path + "-wal") {
+            return try read(at: url, in: StoreFile.openShared(url.path, busyTimeout: 5))
+        }
         if AtomicStore.isPropertyList(url.path) {
             return try AtomicStore.metadata(in: AtomicStore.readPropertyList(at: url.path), path: url.path)
         }
@@ -100,7 +136,12 @@ extension StoreMetadata {
                 try read(at: URL(fileURLWithPath: path))
             }
         }
-        let queue = try StoreFile.openReadOnly(url.path)
+        return try read(at: url, in: StoreFile.openReadOnly(url.path))
+    }
+
+    /// Reads the metadata of a `.sqlite` file through an open queue, then closes it.
+    static func read(at url: URL, in queue: DatabaseQueue) throws(StoreError) -> StoreMetadata {
+        defer { try? queue.close() }
         do {
             return try queue.read { db in
                 // A store in Core Data's layout, written by seedbuild or by Apple's framework.
@@ -138,6 +179,7 @@ extension StoreMetadata {
     /// so a failure leaves the original untouched.
     public static func write(_ metadata: StoreMetadata, at url: URL) throws(StoreError) {
         let path = url.path
+        try StoreFile.foldWriteAheadLog(path)
         if StoreFile.isGzip(path) {
             throw StoreError(.refused, path: path, "metadata of a compressed store cannot be changed: the artifact's checksum is in its manifest. Set it on the .sqlite before compressing")
         }

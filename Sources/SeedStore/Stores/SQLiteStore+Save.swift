@@ -14,7 +14,9 @@ extension SQLiteStore {
         var newMetadata = metadata
         do {
             try queue.inDatabase { db in
-                try db.inTransaction {
+                // IMMEDIATE takes the write lock at BEGIN, where the busy timeout applies; a deferred
+                // transaction that read first fails at once (SQLITE_BUSY) when another writer got there.
+                try db.inTransaction(.immediate) {
                     // Foreign keys are checked at each statement, not deferred to COMMIT: a link to a row
                     // another save deleted fails this store before any store after it has committed.
                     try checkVersions(db, changes)

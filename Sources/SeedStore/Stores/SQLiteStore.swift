@@ -56,6 +56,7 @@ public class SQLiteStore: PersistentStore {
                 }
                 hasVersionTable = try queue.read { db in try db.tableExists(Self.versionTable) }
             }
+            if storePath != nil, !description.isReadOnly { try Self.setJournalMode(of: queue, description: description) }
         } catch {
             try? queue.close()
             if let storePath, !exists { try? FileManager.default.removeItem(atPath: storePath) }
@@ -63,7 +64,21 @@ public class SQLiteStore: PersistentStore {
         }
     }
 
-    private static func openQueue(path: String?, description: StoreDescription) throws -> DatabaseQueue {
+    /// Puts a writable store file in the description's journal mode, once it is known to be a seed
+    /// store (so a foreign file that is refused is left in its own mode).
+    private static func setJournalMode(of queue: DatabaseQueue, description: StoreDescription) throws {
+        if description.sqlitePragmas.keys.contains(where: { $0.lowercased() == "journal_mode" }) { return }
+        let wanted = description.sqliteJournalMode.rawValue
+        let mode = try queue.writeWithoutTransaction { db in try String.fetchOne(db, sql: "PRAGMA journal_mode = \(wanted)") }
+        // SQLite answers with the mode in force, unchanged when another connection prevents the switch.
+        guard mode?.uppercased() == wanted else {
+            throw StoreError(
+                .refused, path: description.displayName,
+                "cannot put the store in journal mode \(wanted): it stays in \(mode ?? "?") mode, likely because another connection has it open; close it or use sqliteJournalMode = .\(mode?.lowercased() ?? "wal")")
+        }
+    }
+
+    static func openQueue(path: String?, description: StoreDescription) throws -> DatabaseQueue {
         // Pragma values cannot be bound; accept only plain words and numbers so none can smuggle SQL in.
         for (name, value) in description.sqlitePragmas
         where name.isEmpty || value.isEmpty || !(name + value).allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) {
@@ -74,6 +89,7 @@ public class SQLiteStore: PersistentStore {
         var configuration = GRDB.Configuration()
         configuration.readonly = description.isReadOnly && path != nil
         configuration.foreignKeysEnabled = !description.isReadOnly
+        configuration.busyMode = description.sqliteBusyTimeout > 0 ? .timeout(description.sqliteBusyTimeout) : .immediateError
         let pragmas = description.sqlitePragmas
         configuration.prepareDatabase { db in
             PredicateFunctions.register(in: db)
