@@ -44,6 +44,11 @@ struct CoreDataOracleTests {
     @Test func oraclesArePresent() {
         // Guards the parameterised test below against passing on no cases at all.
         #expect(Self.cases().count >= 20, "no oracle cases found in \(Self.oracles.path); the shared folder belongs beside the repository")
+        // Apple's stores are in WAL mode: opened other than immutable, SQLite would leave -wal and
+        // -shm files in the shared folder (and lock it between tests). Every reader here opens them immutable.
+        let leftovers = (FileManager.default.enumerator(atPath: Self.oracles.path)?.allObjects as? [String] ?? [])
+            .filter { $0.hasSuffix("-wal") || $0.hasSuffix("-shm") || $0.hasSuffix("-journal") }
+        #expect(leftovers.isEmpty, "files written into the shared oracles: \(leftovers)")
     }
 
     @Test(arguments: cases())
@@ -90,7 +95,7 @@ struct CoreDataOracleTests {
     func layoutEqualsApples(_ oracle: Case) throws {
         let model = try Self.model(oracle)
         let layout = try CoreDataSchema(model: model, configuration: "Default")
-        let queue = try DatabaseQueue(path: oracle.folder.appendingPathComponent(try #require(oracle.store)).path, configuration: { var c = Configuration(); c.readonly = true; return c }())
+        let queue = try StoreFile.openReadOnly(oracle.folder.appendingPathComponent(try #require(oracle.store)).path)
         defer { try? queue.close() }
         try queue.read { db in
             // The persistent-history tables (and their entity numbers from 16001) come from a store
@@ -152,7 +157,7 @@ struct CoreDataMetadataTests {
     @Test(arguments: CoreDataOracleTests.cases().filter { $0.store != nil })
     func oracleMetadataReads(_ oracle: CoreDataOracleTests.Case) throws {
         let url = oracle.folder.appendingPathComponent(try #require(oracle.store))
-        let queue = try DatabaseQueue(path: url.path, configuration: { var c = Configuration(); c.readonly = true; return c }())
+        let queue = try StoreFile.openReadOnly(url.path)
         defer { try? queue.close() }
         let row = try #require(try queue.read { db in try Row.fetchOne(db, sql: "SELECT Z_UUID, Z_PLIST FROM Z_METADATA") })
         let metadata = try CoreDataMetadata.read(row["Z_PLIST"], uuid: row["Z_UUID"], path: url.path)
@@ -192,7 +197,7 @@ struct CoreDataValuesTests {
         let model = try ModelLoader.load(Self.oracles.appendingPathComponent("alemar11__CoreDataPlus/SampleModel/SampleModel.xcdatamodeld/SampleModel.xcdatamodel").path)
         let person = try #require(model.entity(named: "Person"))
         let (updatedAt, id) = (try #require(person.attribute(named: "updatedAt")), try #require(person.attribute(named: "id")))
-        let queue = try DatabaseQueue(path: url.path, configuration: { var c = Configuration(); c.readonly = true; return c }())
+        let queue = try StoreFile.openReadOnly(url.path)
         defer { try? queue.close() }
         let rows = try queue.read { db in try Row.fetchAll(db, sql: "SELECT ZUPDATEDAT, ZID FROM ZPERSON") }
         #expect(!rows.isEmpty)
@@ -223,7 +228,7 @@ struct CoreDataValuesTests {
 
         // Apple's store holds both kinds: inline (01) and external (02) images.
         let url = Self.oracles.appendingPathComponent("wireapp__wire-ios-data-model/stores/store2-52-0.wiredatabase")
-        let queue = try DatabaseQueue(path: url.path, configuration: { var c = Configuration(); c.readonly = true; return c }())
+        let queue = try StoreFile.openReadOnly(url.path)
         defer { try? queue.close() }
         let inline = try #require(try queue.read { db in try Data.fetchOne(db, sql: "SELECT ZIMAGESMALLPROFILEDATA FROM ZUSER WHERE ZIMAGESMALLPROFILEDATA IS NOT NULL") })
         let image = Attribute(name: "imageSmallProfileData", type: .binary, allowsExternalBinaryDataStorage: true)
