@@ -31,17 +31,25 @@ struct InheritanceTests {
         """
 
     private func build() throws -> (BuiltStore, Model) {
-        let modelPath = directory.write("places.json", Self.modelJSON)
-        directory.write("in/towns.csv", "code,name,population\nCAN,Canterbury,55000\nASH,Ashford,83000\n")
-        directory.write("in/villages.csv", "code,name,parish\nCHI,Chilham,Chilham\nWYE,Wye,Wye with Hinxhill\n")
-        directory.write("in/hamlets.csv", "code,name,parish,farms\nYOC,Yockletts,Waltham,3\n")
-        directory.write("in/postcodes.csv", "postcode,place_code\nCT1 1AA,CAN\nCT4 8DB,CHI\nTN25 5AA,WYE\nCT4 6NU,YOC\nTN24 8AA,ASH\n")
+        let (built, modelPath) = try buildStore(Self.modelJSON, files: [
+            "towns.csv": "code,name,population\nCAN,Canterbury,55000\nASH,Ashford,83000\n",
+            "villages.csv": "code,name,parish\nCHI,Chilham,Chilham\nWYE,Wye,Wye with Hinxhill\n",
+            "hamlets.csv": "code,name,parish,farms\nYOC,Yockletts,Waltham,3\n",
+            "postcodes.csv": "postcode,place_code\nCT1 1AA,CAN\nCT4 8DB,CHI\nTN25 5AA,WYE\nCT4 6NU,YOC\nTN24 8AA,ASH\n",
+        ])
+        return (built, try ModelLoader.load(modelPath))
+    }
+
+    /// Builds from a JSON model and CSVs in `in/` (the build starts from `postcodes.csv`); returns the store and the model's path.
+    private func buildStore(_ modelJSON: String, files: [String: String]) throws -> (BuiltStore, String) {
+        let modelPath = directory.write("model.json", modelJSON)
+        for (name, text) in files { directory.write("in/\(name)", text) }
         var options = BuildOptions(files: [directory.path("in/postcodes.csv")])
         options.model = modelPath
         options.outputDirectory = directory.path("out")
         var (request, _) = try options.resolve(project: nil)
         request.buildTime = Date(timeIntervalSince1970: 1_700_000_000)
-        return (try SeedBuilder().build(request), try ModelLoader.load(modelPath))
+        return (try SeedBuilder().build(request), modelPath)
     }
 
     @Test func treeIsOneTableWithAnEntityColumn() throws {
@@ -181,14 +189,10 @@ struct InheritanceTests {
               ]
             }
             """
-        let modelPath = directory.write("towns.json", v1)
-        directory.write("in/towns.csv", "code,name,population\nCAN,Canterbury,55000\nASH,Ashford,83000\n")
-        directory.write("in/postcodes.csv", "postcode,town_code\nCT1 1AA,CAN\nTN24 8AA,ASH\nCT2 7AA,CAN\n")
-        var options = BuildOptions(files: [directory.path("in/postcodes.csv")])
-        options.model = modelPath
-        options.outputDirectory = directory.path("out")
-        let (request, _) = try options.resolve(project: nil)
-        let built = try SeedBuilder().build(request)
+        let (built, _) = try buildStore(v1, files: [
+            "towns.csv": "code,name,population\nCAN,Canterbury,55000\nASH,Ashford,83000\n",
+            "postcodes.csv": "postcode,town_code\nCT1 1AA,CAN\nTN24 8AA,ASH\nCT2 7AA,CAN\n",
+        ])
 
         let destination = try ModelLoader.load(json: Data(v2.utf8), source: ModelSource(file: "towns-2.json"))
         #expect(destination.entity(named: "Town")?.parentEntity == "Place" && destination.entity(named: "Town")?.attributes.count == 1)
