@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SeedPipeline
+import SeedStore
 
 /// The flags every building command shares (`seedbuild build` and the default command).
 struct BuildFlags: ParsableArguments {
@@ -36,6 +37,9 @@ struct BuildFlags: ParsableArguments {
 
     @Option(name: .customLong("max-record-size"), help: ArgumentHelp("The longest CSV record accepted, in bytes (K, M, G suffixes; default 16M); a longer one is a rejected row.", valueName: "size"))
     var maxRecordSize: String?
+
+    @Option(help: ArgumentHelp("The store's layout: coredata (Core Data's own, which a Core Data app adds to its coordinator; the default) or plain (seedbuild's compact one).", valueName: "coredata|plain"))
+    var format: StoreLayout?
 
     @Option(name: .customLong("data-version"), help: "The release's data version, a whole number that must grow (default: build time as yyyyMMddHHmm).")
     var dataVersion: Int64?
@@ -121,6 +125,7 @@ struct BuildFlags: ParsableArguments {
         options.maxRejects = maxRejects
         options.mapping = mapping
         options.dataVersion = dataVersion
+        options.format = format
         options.ignoredColumns = ignoredColumns
         if let size = maxRecordSize.flatMap(Self.bytes) { options.maxRecordBytes = size }
         for pair in sources {
@@ -154,4 +159,12 @@ struct BuildFlags: ParsableArguments {
     var showsProgress: Bool {
         !json && !quiet && isatty(STDERR_FILENO) == 1
     }
+}
+
+extension StoreLayout: ExpressibleByArgument {
+    public init?(argument: String) {
+        self.init(rawValue: argument.lowercased())
+    }
+
+    public static var allValueStrings: [String] { allCases.map(\.name) }
 }

@@ -19,7 +19,7 @@ struct QueryCommand: ParsableCommand {
     @Option(name: .customLong("store"), help: ArgumentHelp("A store to add: PATH[:CONFIGURATION][:ro] (repeatable). Without a configuration, the one in its metadata.", valueName: "path[:configuration][:ro]"))
     var stores: [String] = []
 
-    @Option(name: .customLong("model"), help: "A model to merge: .xcdatamodeld, .xcdatamodel, JSON, .momd or .mom (repeatable).")
+    @Option(name: .customLong("model"), help: "A model to merge: .xcdatamodeld, .xcdatamodel, JSON, .momd or .mom (repeatable; default: the first store's own, as seedbuild embedded it or Core Data cached it).")
     var models: [String] = []
 
     @Argument(help: "The entity to fetch.")
@@ -48,7 +48,6 @@ struct QueryCommand: ParsableCommand {
 
     func validate() throws {
         if stores.isEmpty { throw ValidationError("give at least one --store") }
-        if models.isEmpty { throw ValidationError("give at least one --model") }
         for key in sort where FetchSortDescriptor(argument: key) == nil {
             throw ValidationError("--sort takes KEY, KEY:asc or KEY:desc, got \"\(key)\"")
         }

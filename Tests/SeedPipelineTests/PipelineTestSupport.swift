@@ -116,9 +116,22 @@ func packagedRelease(
     return directory.path("out-\(version)")
 }
 
-/// Runs a query against a built store opened read-only.
+/// Runs a query against a built store opened read-only, in the plain layout's tables: a store in
+/// Core Data's layout (the builder's default) is read through its plain conversion, so one query
+/// checks what either layout holds.
 func query<T>(_ path: String, _ body: (Database) throws -> T) throws -> T {
-    try StoreFile.openReadOnly(path).read(body)
+    guard try StoreFile.layout(at: path) == .coreData else { return try StoreFile.openReadOnly(path).read(body) }
+    let plain = FileManager.default.temporaryDirectory.appendingPathComponent("plain-view-\(UUID().uuidString).sqlite").path
+    defer { try? FileManager.default.removeItem(atPath: plain) }
+    try LayoutConversion.convert(path, to: .plain, output: plain)
+    let queue = try StoreFile.openReadOnly(plain)
+    defer { try? queue.close() }
+    return try queue.read(body)
+}
+
+/// The content digest of a store's tables as they are, in its own layout, read back.
+func storedDigest(_ path: String) throws -> String {
+    try StoreFile.openReadOnly(path).read { db in try ContentDigest.compute(db, schema: StoreFile.embeddedSchema(db, path: path)) }
 }
 
 /// The files an install left in `folder`, sorted, but for its hidden `.<dataset>.lock`, which stays.

@@ -9,8 +9,9 @@ struct SampleRuntimeTests {
     private let directory = TemporaryDirectory()
 
     /// Builds the sample seed with the bundle's current model (v2) or a given version's folder.
-    private func buildSample(model: String = "schemas/PostCodesModel.xcdatamodeld", into folder: String) throws -> URL {
+    private func buildSample(model: String = "schemas/PostCodesModel.xcdatamodeld", into folder: String, layout: StoreLayout) throws -> URL {
         var options = BuildOptions(files: [repositoryPath("seeds/postcodes.csv")])
+        options.format = layout
         options.model = repositoryPath(model)
         // Stamped for the app's merged model, as the nightly job does: Core Data compares every entity.
         options.userModels = [repositoryPath("schemas/UserModel.xcdatamodeld")]
@@ -28,12 +29,14 @@ struct SampleRuntimeTests {
         ])
     }
 
-    @Test func seedReadOnlyBesideUserStoreLinkedByFetchedProperty() throws {
-        let seedURL = try buildSample(into: "seed")
+    @Test(arguments: StoreLayout.allCases)
+    func seedReadOnlyBesideUserStoreLinkedByFetchedProperty(_ layout: StoreLayout) throws {
+        let seedURL = try buildSample(into: "seed", layout: layout)
         let original = try Data(contentsOf: seedURL)
         let coordinator = StoreCoordinator(model: try mergedSampleModel())
         let seed = try coordinator.addStore(StoreDescription(type: .sqlite, url: seedURL, configuration: "PostCodesConf", isReadOnly: true))
-        let user = try coordinator.addStore(StoreDescription(type: .sqlite, url: directory.url.appendingPathComponent("user/User.sqlite"), configuration: "UserConf"))
+        let user = try coordinator.addStore(StoreDescription(
+            type: .sqlite, url: directory.url.appendingPathComponent("user/User.sqlite"), configuration: "UserConf", storeLayout: layout))
         #expect(seed.entityNames == ["County", "Postcode"] && user.entityNames == ["Rating"])
 
         let context = ObjectContext(coordinator: coordinator)
@@ -71,8 +74,9 @@ struct SampleRuntimeTests {
         #expect(try Data(contentsOf: seedURL) == original)
     }
 
-    @Test func v1SeedOpensUnderTheV2ModelThroughMigration() throws {
-        let v1URL = try buildSample(model: "schemas/PostCodesModel.xcdatamodeld/PostCodesModel.xcdatamodel", into: "v1")
+    @Test(arguments: StoreLayout.allCases)
+    func v1SeedOpensUnderTheV2ModelThroughMigration(_ layout: StoreLayout) throws {
+        let v1URL = try buildSample(model: "schemas/PostCodesModel.xcdatamodeld/PostCodesModel.xcdatamodel", into: "v1", layout: layout)
         let original = try Data(contentsOf: v1URL)
         let merged = try mergedSampleModel()
 

@@ -11,10 +11,10 @@ struct ContextSaveTests {
         return try #require(try context.fetch(request).first)
     }
 
-    @Test(arguments: [StoreType.sqlite, .inMemory])
-    func validationListsEveryProblemAndWritesNothing(type: StoreType) throws {
+    @Test(arguments: [StoreType.sqlite, .inMemory], StoreLayout.allCases)
+    func validationListsEveryProblemAndWritesNothing(type: StoreType, layout: StoreLayout) throws {
         let directory = TemporaryDirectory()
-        let coordinator = try shopCoordinator(directory, catalog: type, notes: type)
+        let coordinator = try shopCoordinator(directory, catalog: type, notes: type, layout: layout)
         let context = ObjectContext(coordinator: coordinator)
         try populateShop(context)
         let bad = try context.insert(entity: "Product")
@@ -60,9 +60,10 @@ struct ContextSaveTests {
         try context.save()
     }
 
-    @Test func updatesDeletesAndRelationships() throws {
+    @Test(arguments: StoreLayout.allCases)
+    func updatesDeletesAndRelationships(_ layout: StoreLayout) throws {
         let directory = TemporaryDirectory()
-        let coordinator = try shopCoordinator(directory)
+        let coordinator = try shopCoordinator(directory, layout: layout)
         let context = ObjectContext(coordinator: coordinator)
         let objects = try populateShop(context)
         let apple = objects["A-1"]!
@@ -90,9 +91,9 @@ struct ContextSaveTests {
     }
 
     /// Two contexts read Apple; the first saves a price and stock change; the second then saves its own change.
-    private func conflict(_ policy: MergePolicy) throws -> (first: ObjectContext, second: ObjectContext, stored: ManagedObject, coordinator: StoreCoordinator, directory: TemporaryDirectory) {
+    private func conflict(_ policy: MergePolicy, layout: StoreLayout) throws -> (first: ObjectContext, second: ObjectContext, stored: ManagedObject, coordinator: StoreCoordinator, directory: TemporaryDirectory) {
         let directory = TemporaryDirectory()
-        let coordinator = try shopCoordinator(directory)
+        let coordinator = try shopCoordinator(directory, layout: layout)
         try populateShop(ObjectContext(coordinator: coordinator))
         let first = ObjectContext(coordinator: coordinator)
         let second = ObjectContext(coordinator: coordinator)
@@ -112,8 +113,9 @@ struct ContextSaveTests {
         return (apple.double("price"), apple.integer("stock"), apple.string("name"))
     }
 
-    @Test func mergePolicyErrorRefusesTheSave() throws {
-        let setup = try conflict(.error)
+    @Test(arguments: StoreLayout.allCases)
+    func mergePolicyErrorRefusesTheSave(_ layout: StoreLayout) throws {
+        let setup = try conflict(.error, layout: layout)
         let error = try #require(throws: ContextError.self) { try setup.second.save() }
         #expect(error.kind == .mergeConflict)
         #expect(error.problems == ["Product 1: read at version 1, stored version is 2"])
@@ -121,35 +123,40 @@ struct ContextSaveTests {
         #expect(setup.second.hasChanges)
     }
 
-    @Test func mergePolicyStoreTrumps() throws {
-        let setup = try conflict(.storeTrumps)
+    @Test(arguments: StoreLayout.allCases)
+    func mergePolicyStoreTrumps(_ layout: StoreLayout) throws {
+        let setup = try conflict(.storeTrumps, layout: layout)
         try setup.second.save()
         #expect(try stored(setup.coordinator) == (0.7, 11, "Green apple"), "the stored price wins; the untouched name change is kept")
         #expect(setup.stored.double("price") == 0.7)
     }
 
-    @Test func mergePolicyObjectTrumps() throws {
-        let setup = try conflict(.objectTrumps)
+    @Test(arguments: StoreLayout.allCases)
+    func mergePolicyObjectTrumps(_ layout: StoreLayout) throws {
+        let setup = try conflict(.objectTrumps, layout: layout)
         try setup.second.save()
         #expect(try stored(setup.coordinator) == (0.9, 11, "Green apple"), "this context's changes win; the other's stock change stays")
     }
 
-    @Test func mergePolicyOverwrite() throws {
-        let setup = try conflict(.overwrite)
+    @Test(arguments: StoreLayout.allCases)
+    func mergePolicyOverwrite(_ layout: StoreLayout) throws {
+        let setup = try conflict(.overwrite, layout: layout)
         try setup.second.save()
         #expect(try stored(setup.coordinator) == (0.9, 10, "Green apple"), "the whole object as this context saw it replaces the stored one")
     }
 
-    @Test func mergePolicyRollback() throws {
-        let setup = try conflict(.rollback)
+    @Test(arguments: StoreLayout.allCases)
+    func mergePolicyRollback(_ layout: StoreLayout) throws {
+        let setup = try conflict(.rollback, layout: layout)
         try setup.second.save()
         #expect(try stored(setup.coordinator) == (0.7, 11, "Apple"), "this context's changes are discarded")
         #expect(setup.stored.double("price") == 0.7 && !setup.stored.hasChanges)
     }
 
-    @Test func refreshAndFetchedPropertyCache() throws {
+    @Test(arguments: StoreLayout.allCases)
+    func refreshAndFetchedPropertyCache(_ layout: StoreLayout) throws {
         let directory = TemporaryDirectory()
-        let coordinator = try shopCoordinator(directory)
+        let coordinator = try shopCoordinator(directory, layout: layout)
         let context = ObjectContext(coordinator: coordinator)
         try populateShop(context)
         let apple = try product(context, "A-1")

@@ -63,9 +63,10 @@ struct FetchTests {
         #expect(try context.fetch(FetchRequest(entity: "Product", predicate: variables, sortDescriptors: [FetchSortDescriptor("sku")])).map { $0.string("sku") } == ["A-1", "A-2"])
     }
 
-    @Test func keyPathErrorsNameTheEntity() throws {
+    @Test(arguments: StoreLayout.allCases)
+    func keyPathErrorsNameTheEntity(_ layout: StoreLayout) throws {
         let directory = TemporaryDirectory()
-        let context = ObjectContext(coordinator: try shopCoordinator(directory))
+        let context = ObjectContext(coordinator: try shopCoordinator(directory, layout: layout))
         try populateShop(context)
         let unknown = #expect(throws: FetchPredicateError.self) { try context.strings("Product", "colour == 'red'", key: "sku") }
         #expect(unknown?.message.contains("Product has no attribute or relationship named \"colour\"") == true)
@@ -76,9 +77,10 @@ struct FetchTests {
         #expect(throws: ContextError.self) { try context.strings("Widget", key: "sku") }
     }
 
-    @Test func sortingAndLimits() throws {
+    @Test(arguments: StoreLayout.allCases)
+    func sortingAndLimits(_ layout: StoreLayout) throws {
         let directory = TemporaryDirectory()
-        let context = ObjectContext(coordinator: try shopCoordinator(directory))
+        let context = ObjectContext(coordinator: try shopCoordinator(directory, layout: layout))
         try populateShop(context)
         #expect(try context.strings("Product", key: "sku", sort: [FetchSortDescriptor("price", ascending: false)]) == ["S-1", "H-1", "A-2", "A-1", "B-1"])
         #expect(try context.strings("Product", key: "sku", sort: [FetchSortDescriptor("category.name", ascending: false), FetchSortDescriptor("stock")]) == ["S-1", "H-1", "A-2", "B-1", "A-1"])

@@ -59,10 +59,15 @@ func shopModel(productExtras: String = "") throws -> Model {
 }
 
 /// A coordinator over the shop model with a catalog store and a notes store of the given types.
-func shopCoordinator(_ directory: TemporaryDirectory, catalog: StoreType = .sqlite, notes: StoreType = .sqlite) throws -> StoreCoordinator {
+/// SQLite and in-memory stores are laid out in `layout` (atomic stores keep the plain one).
+func shopCoordinator(
+    _ directory: TemporaryDirectory, catalog: StoreType = .sqlite, notes: StoreType = .sqlite, layout: StoreLayout = .plain
+) throws -> StoreCoordinator {
     let coordinator = StoreCoordinator(model: try shopModel())
-    try coordinator.addStore(StoreDescription(type: catalog, url: catalog == .inMemory ? nil : directory.url("catalog.\(catalog.rawValue)"), configuration: "Catalog"))
-    try coordinator.addStore(StoreDescription(type: notes, url: notes == .inMemory ? nil : directory.url("notes.\(notes.rawValue)"), configuration: "Notes"))
+    try coordinator.addStore(StoreDescription(
+        type: catalog, url: catalog == .inMemory ? nil : directory.url("catalog.\(catalog.rawValue)"), configuration: "Catalog", storeLayout: layout))
+    try coordinator.addStore(StoreDescription(
+        type: notes, url: notes == .inMemory ? nil : directory.url("notes.\(notes.rawValue)"), configuration: "Notes", storeLayout: layout))
     return coordinator
 }
 

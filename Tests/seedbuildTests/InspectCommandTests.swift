@@ -1,4 +1,5 @@
 import Foundation
+import SeedStore
 import Testing
 
 @Suite("seedbuild inspect, compress and keygen")
@@ -19,9 +20,12 @@ struct InspectCommandTests {
         let store = try runSeedbuild(["inspect", "build/seed/postcodes.sqlite", "--json"], in: project.url)
         #expect(store.status == 0, "\(store.stderr)")
         let object = try json(store.stdout)
-        let metadataKeys = String(decoding: try shellOutput("sqlite3 '\(project.path("build/seed/postcodes.sqlite"))' 'SELECT key FROM seed_metadata'"), as: UTF8.self)
-            .split(separator: "\n").map(String.init)
+        // The seed is in Core Data's layout: its metadata is Z_METADATA's property list, every key printed.
+        let rows = String(decoding: try shellOutput("sqlite3 '\(project.path("build/seed/postcodes.sqlite"))' 'SELECT count(*) FROM Z_METADATA'"), as: UTF8.self)
+        #expect(rows.trimmingCharacters(in: .whitespacesAndNewlines) == "1")
+        let metadataKeys = try StoreMetadata.read(at: URL(fileURLWithPath: project.path("build/seed/postcodes.sqlite"))).values.keys
         #expect(Set(object.keys) == Set(metadataKeys + ["inspectedFile"]))
+        #expect(Set(["contentDigest", "dataVersion", "rowCounts", "sources", "buildTime"]).isSubset(of: object.keys))
         #expect((object["versionHashes"] as? [String: String])?.values.allSatisfy { $0.count == 64 } == true)
         #expect(object["dataVersion"] as? Int == 5)
 

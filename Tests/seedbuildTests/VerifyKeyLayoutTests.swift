@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-/// A store seedbuild built passes `seedbuild verify`, whatever the column order of its model.
+/// A store seedbuild built in the plain layout (whose keyed tables are `WITHOUT ROWID`) passes
+/// `seedbuild verify`, whatever the column order of its model.
 @Suite("verify on WITHOUT ROWID tables")
 struct VerifyKeyLayoutTests {
     /// Shaped like LoopKit's CachedCarbObject: many NOT NULL attributes that sort before the key
@@ -38,7 +39,7 @@ struct VerifyKeyLayoutTests {
 
             """)
         let build = try runSeedbuild(
-            ["build", "carbs/cachedcarbobjects.csv", "--model", "carbs/model.json", "--dataset", "cachedcarbobjects", "--out", "carbs/out"], in: project.url)
+            ["build", "carbs/cachedcarbobjects.csv", "--model", "carbs/model.json", "--dataset", "cachedcarbobjects", "--out", "carbs/out", "--format", "plain"], in: project.url)
         #expect(build.status == 0, "\(build.stderr)")
         for file in ["carbs/out/cachedcarbobjects.sqlite", "carbs/out/manifest.json"] {
             let verify = try runSeedbuild(["verify", file, "--model", "carbs/model.json"], in: project.url)

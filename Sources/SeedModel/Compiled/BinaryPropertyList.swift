@@ -2,7 +2,7 @@
 ///
 /// Foundation's `PropertyListSerialization` hands UIDs back as a private class on Linux, so
 /// compiled models are read with ``BinaryPropertyList`` instead.
-enum PropertyListValue: Sendable, Equatable {
+public enum PropertyListValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case integer(Int64)

@@ -22,6 +22,8 @@ public struct BuildRequest: Sendable {
     public var buildTime: Date
     /// A CSV record longer than this is a rejected row, never held whole in memory.
     public var maxRecordBytes = CSVReader.defaultMaxRecordBytes
+    /// The store's layout: Core Data's (which a Core Data app adds to its coordinator) or plain.
+    public var layout: StoreLayout = .coreData
 
     public init(
         model: Model, userModels: [Model] = [], configuration: String, sources: [String: String],

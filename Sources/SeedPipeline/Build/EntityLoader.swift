@@ -51,6 +51,14 @@ final class EntityLoader: @unchecked Sendable {
         }
     }
 
+    /// The `VALUES` tuple of one row: a placeholder per column, converted into Core Data's stored form where needed.
+    private var placeholders: String {
+        table.columns.compactMap { column in
+            if case .primaryKey = column.kind { return nil }
+            return table.boundExpression(for: column)
+        }.joined(separator: ", ")
+    }
+
     var stagingTable: String { "staging_\(table.name)" }
 
     var isRowidTable: Bool { table.primaryKey == .rowid }
@@ -61,7 +69,7 @@ final class EntityLoader: @unchecked Sendable {
     /// Loads the file: one thread parses and converts rows into batches while this one inserts them.
     func load(_ reader: CSVReader, into db: Database, progress: @escaping @Sendable (Int, Int) -> Void) throws -> Result {
         let columns = insertColumns.map(quoteIdentifier).joined(separator: ", ")
-        let placeholders = Array(repeating: "?", count: insertColumns.count).joined(separator: ", ")
+        let placeholders = self.placeholders
         let direct = try BulkInsert(db, sql: "INSERT INTO \(quoteIdentifier(table.name)) (\(columns)) VALUES (\(placeholders))")
         // Rows in key order go in \(Self.rowsPerStatement) to a statement: fewer steps through the VDBE per row.
         let chunk = Self.rowsPerStatement
@@ -167,7 +175,7 @@ final class EntityLoader: @unchecked Sendable {
                     let field = keyTracker!.field
                     rejects.add(RowError(
                         file: file, line: record.line, column: field + 1, field: header[field],
-                        reason: "duplicate \(table.name).\(table.keyColumn) \"\(record.string(field))\": line \(previousLine) has it already; keys must be unique",
+                        reason: "duplicate \(table.entity.name).\(table.keyColumn) \"\(record.string(field))\": line \(previousLine) has it already; keys must be unique",
                         record: String(decoding: record.rawBytes, as: UTF8.self)))
                     continue
                 case .staging:
@@ -315,19 +323,19 @@ final class EntityLoader: @unchecked Sendable {
     private func describe(_ failure: (feed: Int, failure: ConversionFailure?), record: CSVRecord) -> (field: Int, reason: String) {
         switch mapping.feeds[failure.feed] {
         case .attribute(let field, let attribute):
-            if let conversion = failure.failure { return (field, "\(table.name).\(attribute.name): \(conversion.reason)") }
-            return (field, "\(table.name).\(attribute.name) is required but the field is empty; fill it in")
+            if let conversion = failure.failure { return (field, "\(table.entity.name).\(attribute.name): \(conversion.reason)") }
+            return (field, "\(table.entity.name).\(attribute.name) is required but the field is empty; fill it in")
         case .reference(let fields, let relationship, let destination, let key):
             let names = key.count == 1 ? key[0].name : "(" + key.map(\.name).joined(separator: ", ") + ")"
             if fields.allSatisfy({ record.isEmpty($0) }) {
-                return (fields[0], "\(table.name).\(relationship.name) is required but the field is empty; give a \(destination).\(names) value")
+                return (fields[0], "\(table.entity.name).\(relationship.name) is required but the field is empty; give a \(destination).\(names) value")
             }
             let given = fields.map { record.string($0) }.joined(separator: ", ")
             let missing = fields.first { record.isEmpty($0) }
             if let missing, key.count > 1 {
-                return (missing, "\(table.name).\(relationship.name): \(destination).\(names) needs every part, and \(header[missing]) is empty")
+                return (missing, "\(table.entity.name).\(relationship.name): \(destination).\(names) needs every part, and \(header[missing]) is empty")
             }
-            return (fields[0], "\(table.name).\(relationship.name): no \(destination) with \(names) \"\(given)\" in \(sourceFiles[destination] ?? destination); add it there or fix this value")
+            return (fields[0], "\(table.entity.name).\(relationship.name): no \(destination) with \(names) \"\(given)\" in \(sourceFiles[destination] ?? destination); add it there or fix this value")
         case .absent, .absentReference:
             return (0, "unexpected failure")
         }

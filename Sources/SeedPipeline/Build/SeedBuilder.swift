@@ -19,7 +19,7 @@ public struct SeedBuilder: Sendable {
     public init() {}
 
     public func build(_ request: BuildRequest, progress: (@Sendable (BuildProgress) -> Void)? = nil) throws -> BuiltStore {
-        let schema = try StoreSchema(model: try request.stampModel(), configuration: request.configuration)
+        let schema = try StoreSchema(model: try request.stampModel(), configuration: request.configuration, layout: request.layout)
         // Refuses a derivation that cannot be computed before any row is read.
         let derived = try schema.derivedUpdates(now: request.buildTime)
         try OutputLock.createFolder(request.outputDirectory)
@@ -100,6 +100,8 @@ public struct SeedBuilder: Sendable {
             // A small cache measured fastest for building indexes (4 MiB: 0.67 s for 1M rows, 32 MiB: 1.4 s)
             // and bounds memory whatever the input size; with it, sorting on every core halved the index
             // build again (1.20 → 0.63 s). 8 KiB pages loaded and indexed 2.7M rows faster than 4 or 16 KiB.
+            // Core Data's files use incremental auto-vacuum, chosen before any table exists.
+            if schema.layout == .coreData { try db.execute(sql: "PRAGMA auto_vacuum = 2") }
             try db.execute(sql: "PRAGMA page_size = 8192; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -4096; PRAGMA temp_store = FILE; PRAGMA threads = \(ProcessInfo.processInfo.activeProcessorCount)")
             try db.inTransaction {
             for statement in schema.createTableStatements { try db.execute(sql: statement) }
@@ -117,15 +119,17 @@ public struct SeedBuilder: Sendable {
                     }
                     loads.sources.append(source)
                     // Several files into one table: its digest is read back once all are in.
-                    loads.tableDigests[table.name] = table.isTree ? nil : tableDigest
+                    // Core Data's values are converted by the INSERT, after the loader hashed them: read back.
+                    loads.tableDigests[table.name] = table.isTree || table.layout == .coreData ? nil : tableDigest
                     loads.rowCounts[entity] = source.rowsLoaded
                 }
-                if referenced.contains(table.name) {
+                if referenced.contains(table.entity.name) {
                     for key in Self.lookupKeys(of: table.entity) {
-                        references[Self.lookupName(table.name, key: key)] = try Self.primaryKeys(of: table, key: key, db: db)
+                        references[Self.lookupName(table.entity.name, key: key)] = try Self.primaryKeys(of: table, key: key, db: db)
                     }
                 }
             }
+            if schema.layout == .coreData { try Self.fillCoreDataColumns(schema, db: db) }
             try loads.timings.measure("indexes") {
                 for statement in schema.indexStatements { try db.execute(sql: statement) }
             }
@@ -192,8 +196,8 @@ public struct SeedBuilder: Sendable {
     /// Key value (parts joined by U+001F) → primary key of a loaded table, for filling references to it.
     private static func primaryKeys(of table: EntityTable, key: [Attribute], db: Database) throws -> [String: Int64] {
         var keys: [String: Int64] = [:]
-        let value = key.map { "CAST(\(quoteIdentifier($0.name)) AS TEXT)" }.joined(separator: " || char(31) || ")
-        let present = key.map { "\(quoteIdentifier($0.name)) IS NOT NULL" }.joined(separator: " AND ")
+        let value = key.map { "CAST(\(quoteIdentifier(table.columnName(for: $0.name))) AS TEXT)" }.joined(separator: " || char(31) || ")
+        let present = key.map { "\(quoteIdentifier(table.columnName(for: $0.name))) IS NOT NULL" }.joined(separator: " AND ")
         let rows = try Row.fetchCursor(db, sql: "SELECT \(value), \(quoteIdentifier(table.keyColumn)) FROM \(quoteIdentifier(table.name)) WHERE \(present)")
         while let row = try rows.next() {
             if let value: String = row[0] { keys[value] = row[1] }

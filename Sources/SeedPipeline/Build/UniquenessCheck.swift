@@ -40,7 +40,7 @@ struct UniquenessCheck {
             try db.execute(sql: "DROP TABLE \(staging)")
         }
         for constraint in table.entity.uniquenessConstraints where constraint != [table.keyColumn] {
-            let columns = constraint.map(quoteIdentifier)
+            let columns = constraint.map { quoteIdentifier(table.columnName(for: $0)) }
             let list = columns.joined(separator: ", ")
             let notNull = columns.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")
             let tuple = columns.map { "CAST(\($0) AS TEXT)" }.joined(separator: " || char(31) || ")
@@ -77,7 +77,7 @@ struct UniquenessCheck {
             for value in duplicates.sorted() {
                 rejects.add(RowError(
                     file: file, line: 0, column: firstField + 1, field: header[firstField],
-                    reason: "duplicate \(table.name).(\(constraint.joined(separator: ", "))) \"\(value.replacingOccurrences(of: "\u{1F}", with: ", "))\": later rows with it were dropped (the input is a pipe, so their lines cannot be named)",
+                    reason: "duplicate \(table.entity.name).\(constraint.count == 1 ? constraint[0] : "(" + constraint.joined(separator: ", ") + ")") \"\(value.replacingOccurrences(of: "\u{1F}", with: ", "))\": later rows with it were dropped (the input is a pipe, so their lines cannot be named)",
                     record: ""))
             }
             return
@@ -114,7 +114,7 @@ struct UniquenessCheck {
                 let shown = parts.joined(separator: ", ")
                 rejects.add(RowError(
                     file: file, line: record.line, column: firstField + 1, field: header[firstField],
-                    reason: "duplicate \(table.name).(\(constraint.joined(separator: ", "))) \"\(shown)\": line \(first) has it already; the uniqueness constraint allows one",
+                    reason: "duplicate \(table.entity.name).\(constraint.count == 1 ? constraint[0] : "(" + constraint.joined(separator: ", ") + ")") \"\(shown)\": line \(first) has it already; the uniqueness constraint allows one",
                     record: String(decoding: record.rawBytes, as: UTF8.self)))
             } else {
                 firstLine[tuple] = record.line

@@ -11,20 +11,20 @@ extension ColumnMapping {
         let properties = propertyNames(of: table, keys: keys)
         let lines = columns.map { column -> String in
             let near = NameSuggestions.nearest(to: column.element, among: properties, normalize: normalize)
-            let hint = near.isEmpty ? "no property of \(table.name) is close" : "did you mean \(near.joined(separator: " or "))?"
+            let hint = near.isEmpty ? "no property of \(table.entity.name) is close" : "did you mean \(near.joined(separator: " or "))?"
             return "\(column.element): \(hint)"
         }
         let first = columns[0].element
         return IngestError(
             .badData, file: file, line: 1, column: columns[0].offset + 1, field: first,
-            "\(columns.count == 1 ? "a column matches" : "\(columns.count) columns match") no property of \(table.name), so \(columns.count == 1 ? "its" : "their") values would be lost: \(lines.joined(separator: "; ")). Rename the column, map it in --mapping ({\"\(table.name)\": {\"\(first)\": \"property\"}}), or skip it on purpose with --ignore-column \(first) or {\"\(table.name)\": {\"\(first)\": null}} in the mapping file")
+            "\(columns.count == 1 ? "a column matches" : "\(columns.count) columns match") no property of \(table.entity.name), so \(columns.count == 1 ? "its" : "their") values would be lost: \(lines.joined(separator: "; ")). Rename the column, map it in --mapping ({\"\(table.entity.name)\": {\"\(first)\": \"property\"}}), or skip it on purpose with --ignore-column \(first) or {\"\(table.entity.name)\": {\"\(first)\": null}} in the mapping file")
     }
 
     /// The names a column can take for this table: attributes, and to-one relationships with their key form.
     static func propertyNames(of table: EntityTable, keys: [String: [[Attribute]]]) -> [String] {
         table.columns.flatMap { column -> [String] in
             switch column.kind {
-            case .primaryKey, .entity: []
+            case .primaryKey, .entity, .version, .toOneEntity, .toOneOrder, .toManyWithoutInverse: []
             case .attribute(let attribute): [attribute.name]
             case .toOne(let relationship):
                 [relationship.name] + (keys[relationship.destination] ?? []).joined().map { "\(relationship.name)_\($0.name)" }

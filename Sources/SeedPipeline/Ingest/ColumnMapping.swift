@@ -53,7 +53,7 @@ public struct ColumnMapping: Sendable {
             if let other = fieldsByName[Self.normalize(target)] {
                 throw IngestError(
                     .badData, file: file, line: 1, column: index + 1, field: name,
-                    "columns \(other + 1) \"\(header[other])\" and \(index + 1) \"\(name)\" both name \(table.name).\(normalizedRenames[Self.normalize(header[other])] ?? header[other]) (names are compared ignoring case, '_', '-' and spaces); rename or drop one, or skip one with --ignore-column")
+                    "columns \(other + 1) \"\(header[other])\" and \(index + 1) \"\(name)\" both name \(table.entity.name).\(normalizedRenames[Self.normalize(header[other])] ?? header[other]) (names are compared ignoring case, '_', '-' and spaces); rename or drop one, or skip one with --ignore-column")
             }
             fieldsByName[Self.normalize(target)] = index
         }
@@ -63,9 +63,17 @@ public struct ColumnMapping: Sendable {
             case .primaryKey:
                 continue
             case .entity:
-                // Every row of the file is of one entity: a constant, fed as the column's default.
-                let name = entity?.name ?? table.name
-                feeds.append(.absent(Attribute(name: column.name, type: .string, isOptional: false, defaultValue: name)))
+                // Every row of the file is of one entity: a constant, fed as the column's default
+                // (its name, or Core Data's entity number).
+                let value = table.entityValue(entity?.name ?? table.entity.name)
+                let type: AttributeType = value.integerValue == nil ? .string : .integer64
+                feeds.append(.absent(Attribute(name: column.name, type: type, isOptional: false, defaultValue: value.displayText)))
+            case .version:
+                // Core Data's Z_OPT: 1 for a row as first inserted.
+                feeds.append(.absent(Attribute(name: column.name, type: .integer64, isOptional: false, defaultValue: "1")))
+            case .toOneEntity(let relationship), .toOneOrder(let relationship), .toManyWithoutInverse(_, let relationship):
+                // Filled from the loaded rows once every table is in (SeedBuilder+CoreData).
+                feeds.append(.absentReference(relationship))
             case .attribute(let attribute) where entity.map { $0.attribute(named: attribute.name) == nil } ?? false:
                 // Another entity's attribute in the tree's table.
                 feeds.append(.absent(attribute))
@@ -87,7 +95,7 @@ public struct ColumnMapping: Sendable {
                 } else {
                     throw IngestError(
                         .badData, file: file, line: 1, field: attribute.name,
-                        "no column for required attribute \(entity?.name ?? table.name).\(attribute.name); add a column named \"\(attribute.name)\" or map one to it with --mapping")
+                        "no column for required attribute \(entity?.name ?? table.entity.name).\(attribute.name); add a column named \"\(attribute.name)\" or map one to it with --mapping")
                 }
             case .toOne(let relationship):
                 let candidates = keys[relationship.destination] ?? []
@@ -97,7 +105,7 @@ public struct ColumnMapping: Sendable {
                 } else if candidates.isEmpty, let field = fieldsByName[Self.normalize(relationship.name)] {
                     throw IngestError(
                         .badData, file: file, line: 1, column: field + 1, field: header[field],
-                        "\(table.name).\(relationship.name) cannot be filled from CSV: \(relationship.destination) has no uniqueness constraint to look its objects up by; add one in the model")
+                        "\(table.entity.name).\(relationship.name) cannot be filled from CSV: \(relationship.destination) has no uniqueness constraint to look its objects up by; add one in the model")
                 } else if entity?.relationship(named: relationship.name)?.isOptional ?? relationship.isOptional {
                     // No column feeds it: it needs no key.
                     feeds.append(.absentReference(relationship))
@@ -110,8 +118,8 @@ public struct ColumnMapping: Sendable {
                     throw IngestError(
                         .badData, file: file, line: 1, field: relationship.name,
                         forms.isEmpty
-                            ? "no column can feed required relationship \(entity?.name ?? table.name).\(relationship.name): \(relationship.destination) has no uniqueness constraint; add one in the model"
-                            : "no column for required relationship \(entity?.name ?? table.name).\(relationship.name); add \(forms.joined(separator: ", or "))")
+                            ? "no column can feed required relationship \(entity?.name ?? table.entity.name).\(relationship.name): \(relationship.destination) has no uniqueness constraint; add one in the model"
+                            : "no column for required relationship \(entity?.name ?? table.entity.name).\(relationship.name); add \(forms.joined(separator: ", or "))")
                 }
             }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import SeedModel
+import SeedStore
 
 /// The build's settings as a user gives them: command-line values over `seedbuild.json` over defaults.
 public struct BuildOptions: Sendable {
@@ -19,6 +20,8 @@ public struct BuildOptions: Sendable {
     public var maxRecordBytes = CSVReader.defaultMaxRecordBytes
     /// The app's user models, merged with the seed model to check fetched properties that cross stores.
     public var userModels: [String]?
+    /// The store layout; nil takes `seedbuild.json`'s, else Core Data's.
+    public var format: StoreLayout?
 
     public static let defaultOutputDirectory = "build/seed"
 
@@ -74,6 +77,7 @@ public struct BuildOptions: Sendable {
             outputDirectory: outputDirectory ?? project?.out ?? Self.defaultOutputDirectory,
             dataset: dataset, maxRejects: maxRejects, dataVersion: dataVersion)
         request.maxRecordBytes = maxRecordBytes
+        request.layout = format ?? project?.format ?? .coreData
         return (request, warnings)
     }
 }

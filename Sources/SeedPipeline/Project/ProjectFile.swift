@@ -1,4 +1,5 @@
 import Foundation
+import SeedStore
 
 /// `seedbuild.json`: the project's defaults, so the nightly job needs no flags.
 ///
@@ -27,6 +28,8 @@ public struct ProjectFile: Sendable, Equatable {
     public var mapping: String?
     public var out: String?
     public var publish: String?
+    /// The store layout: `coredata` (the default) or `plain`.
+    public var format: StoreLayout?
 
     public init() {}
 
@@ -57,7 +60,7 @@ public struct ProjectFile: Sendable, Equatable {
             guard let string = value as? String else { throw fail("\"\(key)\" must be a string") }
             return string
         }
-        let allowed: Set<String> = ["model", "userModels", "configuration", "dataset", "sources", "mapping", "out", "publish"]
+        let allowed: Set<String> = ["model", "userModels", "configuration", "dataset", "sources", "mapping", "out", "publish", "format"]
         if let unknown = object.keys.filter({ !allowed.contains($0) }).sorted().first {
             throw fail("unknown key \"\(unknown)\"; allowed keys are \(allowed.sorted().joined(separator: ", "))")
         }
@@ -65,6 +68,12 @@ public struct ProjectFile: Sendable, Equatable {
         project.model = try string("model").map(resolve)
         project.configuration = try string("configuration")
         project.dataset = try string("dataset")
+        if let format = try string("format") {
+            guard let layout = StoreLayout(rawValue: format) else {
+                throw fail("\"format\" must be \(StoreLayout.allCases.map { "\"\($0.name)\"" }.joined(separator: " or ")), not \"\(format)\"")
+            }
+            project.format = layout
+        }
         project.mapping = try string("mapping").map(resolve)
         project.out = try string("out").map(resolve)
         project.publish = try string("publish").map { $0.contains("://") ? $0 : resolve($0) }

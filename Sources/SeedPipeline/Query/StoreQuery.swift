@@ -63,10 +63,9 @@ public struct StoreQuery: Sendable {
     ///   ``CoordinatorError`` for a store that cannot be added; ``FetchPredicateError``,
     ///   ``ContextError`` for a predicate, entity or fetched property that does not fit the model.
     public func run() throws -> QueryResult {
-        let model = try Model.merged(models.map { path throws(ModelError) in try ModelLoader.load(path) })
-        let coordinator = StoreCoordinator(model: model)
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("seedbuild-query-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
+        var urls: [URL] = []
         for store in stores {
             var url = URL(fileURLWithPath: store.path)
             if StoreFile.isGzip(url.path) {
@@ -84,6 +83,11 @@ public struct StoreQuery: Sendable {
             guard FileManager.default.fileExists(atPath: url.path) else {
                 throw StoreError(.notFound, path: url.path, "no such store; check the path (a query only opens existing stores)")
             }
+            urls.append(url)
+        }
+        let model = try models.isEmpty ? storesOwnModel(urls) : Model.merged(models.map { path throws(ModelError) in try ModelLoader.load(path) })
+        let coordinator = StoreCoordinator(model: model)
+        for (store, url) in zip(stores, urls) {
             let configuration = try store.configuration ?? StoreMetadata.read(at: url).configuration ?? model.defaultStoreConfiguration
             let type = StoreType(contentsOf: url)
             // A query only reads: every store opens read-only (`:ro` is accepted and implied), so
@@ -109,6 +113,17 @@ public struct StoreQuery: Sendable {
             rows.append(QueryResult.Row(object: object, fetched: fetched))
         }
         return QueryResult(entity: entity, fetchedProperties: fetchedProperties, rows: rows)
+    }
+
+    /// The model of the first store: the whole model a Core Data seed embeds, the one Core Data
+    /// cached in its own store, or a plain store's configuration model.
+    private func storesOwnModel(_ urls: [URL]) throws -> Model {
+        guard let first = urls.first, StoreType(contentsOf: first) == .sqlite else {
+            throw ModelError.invalid("give the model with --model: only an SQLite store carries its own", source: nil)
+        }
+        let queue = try StoreFile.openReadOnly(first.path)
+        defer { try? queue.close() }
+        return try queue.read { db in try StoreFile.embeddedModel(db, path: first.path).model }
     }
 }
 

@@ -50,24 +50,30 @@ extension Verifier {
     private func renamedValueMismatches(_ plan: MigrationPlan, original: String, migrated: String) throws -> [String] {
         let renames = plan.changes.filter { $0.kind == .renameAttribute }
         guard !renames.isEmpty else { return [] }
-        let (oldModel, configuration, _) = try Migrator.embeddedModel(of: original)
-        let oldSchema = try StoreSchema(model: oldModel, configuration: configuration)
+        // Either layout: tables and columns are named by each store's own schema.
+        let original = original
+        let oldSchema = try StoreFile.openReadOnly(original).read { db in try StoreFile.embeddedSchema(db, path: original) }
         let queue = try StoreFile.openReadOnly(migrated)
         defer { try? queue.close() }
+        let newSchema = try queue.read { db in try StoreFile.embeddedSchema(db, path: migrated) }
         var problems: [String] = []
         try queue.inDatabase { db in
             try db.execute(sql: "ATTACH DATABASE ? AS original", arguments: ["file:\(original)?mode=ro&immutable=1"])
             defer { try? db.execute(sql: "DETACH DATABASE original") }
             for change in renames {
                 guard let newAttribute = change.property, let oldAttribute = change.oldName,
-                    let sourceEntity = plan.sourceEntities[change.entity], let oldTable = oldSchema.table(for: sourceEntity)
+                    let sourceEntity = plan.sourceEntities[change.entity], let oldTable = oldSchema.table(for: sourceEntity),
+                    let newTable = newSchema.table(for: change.entity)
                 else { continue }
-                let oldKey = oldTable.keyColumn
-                let newKey = plan.sourceProperties[change.entity]?.first { $0.value == oldKey }?.key ?? oldKey
+                // Rows keep their Z_PK through a migration; a table keyed by an attribute is matched on it.
+                var newKey = newTable.keyColumn
+                if case .attribute(let key) = oldTable.primaryKey {
+                    newKey = newTable.columnName(for: plan.sourceProperties[change.entity]?.first { $0.value == key }?.key ?? key)
+                }
                 let differing = try Int.fetchOne(db, sql: """
-                    SELECT count(*) FROM main.\(quoteIdentifier(change.entity)) n
-                    JOIN original.\(quoteIdentifier(sourceEntity)) o ON o.\(quoteIdentifier(oldKey)) = n.\(quoteIdentifier(newKey))
-                    WHERE n.\(quoteIdentifier(newAttribute)) IS NOT o.\(quoteIdentifier(oldAttribute))
+                    SELECT count(*) FROM main.\(quoteIdentifier(newTable.name)) n
+                    JOIN original.\(quoteIdentifier(oldTable.name)) o ON o.\(quoteIdentifier(oldTable.keyColumn)) = n.\(quoteIdentifier(newKey))
+                    WHERE n.\(quoteIdentifier(newTable.columnName(for: newAttribute))) IS NOT o.\(quoteIdentifier(oldTable.columnName(for: oldAttribute)))
                     """) ?? 0
                 if differing > 0 {
                     problems.append("\(differing) values of \(sourceEntity).\(oldAttribute) did not arrive in \(change.entity).\(newAttribute)")

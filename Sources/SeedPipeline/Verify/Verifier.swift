@@ -88,22 +88,44 @@ public struct Verifier: Sendable {
         }
         defer { try? queue.close() }
         return try queue.read { db -> StoreMetadata? in
-            let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
-            report.check("application_id", applicationID == StoreMetadata.applicationID,
-                         String(format: "0x%08X, seed stores have 0x%08X", applicationID, StoreMetadata.applicationID))
-            guard applicationID == StoreMetadata.applicationID else { return nil }
+            let layout = try StoreFile.layout(of: db)
+            if layout == .plain {
+                let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+                report.check("application_id", applicationID == StoreMetadata.applicationID,
+                             String(format: "0x%08X, seed stores have 0x%08X", applicationID, StoreMetadata.applicationID))
+                guard applicationID == StoreMetadata.applicationID else { return nil }
+            }
             let quick = try String.fetchAll(db, sql: "PRAGMA quick_check")
             report.check("quick_check", quick == ["ok"], quick.prefix(3).joined(separator: "; "))
             let violations = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").count
             report.check("foreign_key_check", violations == 0, "\(violations) rows with a missing parent")
             let metadata = try StoreMetadata.read(from: db)
             let schema = try? StoreFile.embeddedSchema(db, path: path)
+            if layout == .coreData { try checkCoreDataKeys(db, schema: schema, report: &report) }
             for (entity, expected) in metadata.rowCounts.sorted(by: { $0.key < $1.key }) {
                 let count = try schema?.rowCount(of: entity, in: db)
                     ?? Int64.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(entity))") ?? -1
                 report.check("rows \(entity)", count == expected, "\(count) rows, metadata says \(expected)")
             }
             return report.checks.allSatisfy(\.passed) ? metadata : nil
+        }
+    }
+
+    /// Core Data's bookkeeping: `Z_PRIMARYKEY` lists every entity of the stamped model with its
+    /// number and parent, and each root's `Z_MAX` covers the highest `Z_PK` (else new rows would collide).
+    private func checkCoreDataKeys(_ db: Database, schema: StoreSchema?, report: inout VerificationReport) throws {
+        guard let schema, let coreData = schema.coreData else {
+            report.check("Z_PRIMARYKEY", false, "the store has no embedded model to check its entity numbers against")
+            return
+        }
+        let rows = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT")
+        let stored = rows.map { CoreDataSchema.PrimaryKeyRow(entity: $0[0], name: $0[1], superEntity: $0[2]) }
+        let differing = zip(stored, coreData.primaryKeyRows).filter { $0 != $1 }.count + abs(stored.count - coreData.primaryKeyRows.count)
+        report.check("Z_PRIMARYKEY", differing == 0, "\(stored.count) entities, the model has \(coreData.primaryKeyRows.count); \(differing) differ in number, name or parent")
+        for table in schema.tables {
+            let highest = try Int64.fetchOne(db, sql: "SELECT coalesce(max(Z_PK), 0) FROM \(quoteIdentifier(table.name))") ?? 0
+            let max = rows.first { ($0[1] as String) == table.entity.name }.map { $0[3] as Int64 } ?? -1
+            report.check("Z_MAX \(table.entity.name)", max >= highest, "Z_MAX \(max), highest Z_PK \(highest)")
         }
     }
 

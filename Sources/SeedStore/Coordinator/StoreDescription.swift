@@ -56,6 +56,9 @@ public struct StoreDescription: Sendable, Hashable {
     /// before failing with "database is locked" (`SQLITE_BUSY`); 0 fails at once. 5 by default.
     /// See [sqlite3_busy_timeout](https://www.sqlite.org/c3ref/busy_timeout.html).
     public var sqliteBusyTimeout: TimeInterval
+    /// The layout a store the runtime creates is laid out in (a store that exists keeps its own):
+    /// ``StoreLayout/plain`` by default; ``StoreLayout/coreData`` makes a file Core Data opens too.
+    public var storeLayout: StoreLayout
 
     public init(
         type: StoreType = .sqlite,
@@ -67,7 +70,8 @@ public struct StoreDescription: Sendable, Hashable {
         migrationCachesDirectory: URL? = nil,
         sqlitePragmas: [String: String] = [:],
         sqliteJournalMode: SQLiteJournalMode = .wal,
-        sqliteBusyTimeout: TimeInterval = 5
+        sqliteBusyTimeout: TimeInterval = 5,
+        storeLayout: StoreLayout = .plain
     ) {
         self.type = type
         self.url = url
@@ -79,6 +83,7 @@ public struct StoreDescription: Sendable, Hashable {
         self.sqlitePragmas = sqlitePragmas
         self.sqliteJournalMode = sqliteJournalMode
         self.sqliteBusyTimeout = sqliteBusyTimeout
+        self.storeLayout = storeLayout
     }
 
     /// The configuration name the store is added with.

@@ -29,22 +29,23 @@ public enum CoreDataMetadata {
     }
 
     /// The `Z_PLIST` bytes for a store's metadata; the UUID goes in `Z_UUID`, not in the list.
+    /// The same metadata gives the same bytes (keys sorted), so built stores are reproducible.
     public static func propertyList(_ metadata: StoreMetadata) throws -> Data {
         typealias Ours = StoreMetadata.Key
-        var list: [String: Any] = [:]
+        var list: [String: PropertyListValue] = [:]
         for (key, value) in metadata.values where ![Ours.storeType, Ours.storeUUID, Ours.versionHashes, Ours.modelVersionIdentifiers, Ours.hashEncodingVersion].contains(key) {
             if let plist = propertyListValue(value) { list[key] = plist }
         }
         let hashes = metadata.versionHashes
-        list[Key.storeType] = "SQLite"
-        list[Key.hashes] = hashes
-        list[Key.hashesVersion] = hashesVersion
-        list[Key.identifiers] = metadata[Ours.modelVersionIdentifiers]?.arrayValue?.compactMap(\.stringValue) ?? []
-        list[Key.framework] = frameworkVersion
-        list[Key.autoVacuum] = "2"
-        list[Key.checksum] = Model.versionChecksum(of: hashes)
-        list[Key.digest] = Model.versionHashesDigest(of: hashes)
-        return try PropertyListSerialization.data(fromPropertyList: list, format: .binary, options: 0)
+        list[Key.storeType] = .string("SQLite")
+        list[Key.hashes] = .dictionary(hashes.mapValues { .data(Array($0)) })
+        list[Key.hashesVersion] = .integer(Int64(hashesVersion))
+        list[Key.identifiers] = .array((metadata[Ours.modelVersionIdentifiers]?.arrayValue?.compactMap(\.stringValue) ?? []).map(PropertyListValue.string))
+        list[Key.framework] = .integer(Int64(frameworkVersion))
+        list[Key.autoVacuum] = .string("2")
+        list[Key.checksum] = .string(Model.versionChecksum(of: hashes))
+        list[Key.digest] = .string(Model.versionHashesDigest(of: hashes))
+        return Data(BinaryPropertyListWriter.write(.dictionary(list)))
     }
 
     /// Reads a `Z_PLIST` (and the row's `Z_UUID`) as ``StoreMetadata``: Core Data's keys under
@@ -70,15 +71,15 @@ public enum CoreDataMetadata {
     }
 
     /// A property-list value for a JSON value; nil for `null`, which has none.
-    static func propertyListValue(_ value: JSONValue) -> Any? {
+    static func propertyListValue(_ value: JSONValue) -> PropertyListValue? {
         switch value {
         case .null: nil
-        case .bool(let bool): bool
-        case .integer(let number): number
-        case .double(let number): number
-        case .string(let text): text
-        case .array(let values): values.compactMap(propertyListValue)
-        case .object(let values): values.compactMapValues(propertyListValue)
+        case .bool(let bool): .bool(bool)
+        case .integer(let number): .integer(number)
+        case .double(let number): .real(number)
+        case .string(let text): .string(text)
+        case .array(let values): .array(values.compactMap(propertyListValue))
+        case .object(let values): .dictionary(values.compactMapValues(propertyListValue))
         }
     }
 }

@@ -81,14 +81,16 @@ public struct CoreDataSchema: Sendable {
     ]
 
     /// Lays out the entities of one configuration of `model`, the model the store is stamped for.
-    public init(model: Model, configuration name: String) throws(ModelError) {
+    /// - Parameter storedNumbers: the entity numbers of an existing store's `Z_PRIMARYKEY`, which
+    ///   win over the model's order for the entities they name.
+    public init(model: Model, configuration name: String, storedNumbers: [String: Int] = [:]) throws(ModelError) {
         guard let configuration = model.configuration(named: name) else {
             throw .invalid(
                 "no configuration named \"\(name)\"; the model has \(model.configurationNames.joined(separator: ", "))", source: model.source)
         }
         let ordered = model.entitiesInTreeOrder
         var numbers: [String: Int] = [:]
-        for (index, entity) in ordered.enumerated() { numbers[entity.name] = index + 1 }
+        for (index, entity) in ordered.enumerated() { numbers[entity.name] = storedNumbers[entity.name] ?? index + 1 }
         entityNumbers = numbers
         primaryKeyRows = ordered.map { entity in
             PrimaryKeyRow(entity: numbers[entity.name]!, name: entity.name, superEntity: entity.parentEntity.flatMap { numbers[$0] } ?? 0)

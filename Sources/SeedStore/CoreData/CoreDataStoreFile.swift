@@ -39,6 +39,11 @@ public enum CoreDataStoreFile {
         guard let blob, !blob.isEmpty else {
             throw StoreError(.notASeedStore, path: path, "Z_MODELCACHE holds no model; give the app's .momd or .xcdatamodeld instead")
         }
+        return try model(fromCache: blob, name: url.deletingPathExtension().lastPathComponent, path: path)
+    }
+
+    /// The model in a `Z_MODELCACHE` blob.
+    static func model(fromCache blob: Data, name: String, path: String) throws -> Model {
         let archive: Data
         do {
             archive = try RawInflate.inflate(blob, limit: maximumModelBytes)
@@ -46,7 +51,7 @@ public enum CoreDataStoreFile {
             throw StoreError(.notASeedStore, path: path, "the model cached in Z_MODELCACHE does not inflate: \(error.reason)")
         }
         return try ModelLoader.load(
-            compiledModel: archive, name: url.deletingPathExtension().lastPathComponent,
+            compiledModel: archive, name: name,
             source: ModelSource(file: "\(path), the model cached in Z_MODELCACHE"))
     }
 

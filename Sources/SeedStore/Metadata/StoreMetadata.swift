@@ -71,35 +71,4 @@ public struct StoreMetadata: Sendable, Hashable {
     public var dataVersion: Int64? { values[Key.dataVersion]?.integerValue }
     public var storeUUID: String? { values[Key.storeUUID]?.stringValue }
     public var contentDigest: String? { values[Key.contentDigest]?.stringValue }
-
-    /// Reads the metadata from an open store.
-    public static func read(from db: Database) throws -> StoreMetadata {
-        var values: [String: JSONValue] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT key, value FROM \(tableName)") {
-            let key: String = row["key"]
-            let text: String = row["value"]
-            values[key] = (try? JSONValue(jsonText: text)) ?? .string(text)
-        }
-        return StoreMetadata(values: values)
-    }
-
-    /// Stamps a newly laid-out store: this metadata, the configuration's model embedded in
-    /// `seed_model`, and the header's `application_id` and `user_version`.
-    public func stamp(_ db: Database, schema: StoreSchema) throws {
-        try write(to: db)
-        try db.execute(sql: "CREATE TABLE \(Self.modelTableName) (configuration TEXT NOT NULL PRIMARY KEY, model TEXT NOT NULL) WITHOUT ROWID")
-        try db.execute(
-            sql: "INSERT INTO \(Self.modelTableName) (configuration, model) VALUES (?, ?)",
-            arguments: [schema.configuration, String(decoding: try schema.model.canonicalJSON(configuration: schema.configuration), as: UTF8.self)])
-        try db.execute(sql: "PRAGMA application_id = \(Self.applicationID); PRAGMA user_version = \(Self.storeFormatVersion)")
-    }
-
-    /// Replaces the metadata of an open, writable store.
-    public func write(to db: Database) throws {
-        try db.execute(sql: "CREATE TABLE IF NOT EXISTS \(Self.tableName) (key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID")
-        try db.execute(sql: "DELETE FROM \(Self.tableName)")
-        for key in values.keys.sorted() {
-            try db.execute(sql: "INSERT INTO \(Self.tableName) (key, value) VALUES (?, ?)", arguments: [key, values[key]!.jsonText])
-        }
-    }
 }

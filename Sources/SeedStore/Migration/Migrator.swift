@@ -50,6 +50,9 @@ public struct Migrator: Sendable {
     public func migrate(_ source: String, to destination: Model, output: String, outputMode: mode_t = 0o444) throws -> Result {
         // The file is copied below: a log of changes beside it must be in it first.
         try StoreFile.foldWriteAheadLog(source)
+        if try StoreFile.layout(at: source) == .coreData {
+            return try migrateCoreDataStore(source, to: destination, output: output, outputMode: outputMode)
+        }
         let (sourceModel, configuration, metadata) = try Self.embeddedModel(of: source)
         let plan = try MappingInference.infer(from: sourceModel, to: destination, configuration: configuration)
         let oldSchema = try StoreSchema(model: sourceModel, configuration: configuration)
@@ -91,6 +94,22 @@ public struct Migrator: Sendable {
             throw error
         }
         try AtomicFile.commit(temporary, to: output, mode: outputMode)
+        return result
+    }
+
+    /// Migrates a store in Core Data's layout through the plain one: converted, rebuilt, converted back,
+    /// laid out (and numbered) for the destination model.
+    private func migrateCoreDataStore(_ source: String, to destination: Model, output: String, outputMode: mode_t) throws -> Result {
+        let plainSource = AtomicFile.temporaryPath(for: output) + "-from"
+        let plainOutput = AtomicFile.temporaryPath(for: output) + "-to"
+        defer {
+            try? FileManager.default.removeItem(atPath: plainSource)
+            try? FileManager.default.removeItem(atPath: plainOutput)
+        }
+        try LayoutConversion.convert(source, to: .plain, output: plainSource, outputMode: 0o644)
+        var result = try migrate(plainSource, to: destination, output: plainOutput, outputMode: 0o644)
+        try LayoutConversion.convert(plainOutput, to: .coreData, output: output, model: destination, outputMode: outputMode)
+        result.outputPath = output
         return result
     }
 

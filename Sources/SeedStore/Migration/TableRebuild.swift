@@ -84,6 +84,9 @@ struct TableRebuild {
                 }
             case .toOne(let relationship):
                 expressions.append(try toOneExpression(relationship, in: table, from: oldTable, sourceName: properties[relationship.name]))
+            case .version, .toOneEntity, .toOneOrder, .toManyWithoutInverse:
+                // Tables rebuilt here are in the plain layout; Migrator converts Core Data's around the rebuild.
+                expressions.append("NULL")
             }
         }
         let rows = oldTable.isTree ? " WHERE old.\(quoteIdentifier(Model.entityColumn)) = \(sqlLiteral(source))" : ""

@@ -53,7 +53,7 @@ struct PredicateSQL {
                 // NSPredicate's NOT is two-valued: a comparison with nil is false, so its negation is true.
                 return "NOT coalesce(\(try compile(inner)), 0)"
             case .between(let value, let lower, let upper):
-                let (low, high) = (asNumber(lower, against: value), asNumber(upper, against: value))
+                let (low, high) = (stored(asNumber(lower, against: value), against: value), stored(asNumber(upper, against: value), against: value))
                 return "(\(try numeric(value)) BETWEEN \(try numeric(low)) AND \(try numeric(high)))"
             case .comparison(let lhs, let op, let rhs, let options):
                 return try comparison(lhs, op, rhs, options)
@@ -66,6 +66,7 @@ struct PredicateSQL {
             var (lhs, rhs) = (lhs, rhs)
             if options.isEmpty, ![.beginsWith, .endsWith, .contains, .like].contains(op) {
                 (lhs, rhs) = (asNumber(lhs, against: rhs), asNumber(rhs, against: lhs))
+                (lhs, rhs) = (stored(lhs, against: rhs), stored(rhs, against: lhs))
             }
             let fold: (String) -> String = options.isEmpty ? { $0 } : { "seed_fold(\($0), \(options.rawValue))" }
             if op == .in {
@@ -162,6 +163,17 @@ struct PredicateSQL {
             }
         }
 
+        /// Values compared with an attribute, in the form its column keeps them (Core Data's layout
+        /// keeps dates since 2001 and UUIDs as bytes), so the comparison runs on the stored column and its index.
+        private func stored(_ expression: FetchPredicate.Expression, against other: FetchPredicate.Expression) -> FetchPredicate.Expression {
+            guard case .keyPath(let path) = other, let (owner, column) = storedColumnAndTable(path) else { return expression }
+            switch expression {
+            case .value(let value): return .value(owner.encode(value, in: column))
+            case .list(let items): return .list(items.map { stored($0, against: other) })
+            default: return expression
+            }
+        }
+
         private func isTextDecimal(_ expression: FetchPredicate.Expression) -> Bool {
             guard case .keyPath(let path) = expression, let column = storedColumn(path), column.type == "TEXT",
                 case .attribute(let attribute) = column.kind
@@ -171,12 +183,17 @@ struct PredicateSQL {
 
         /// The column a key path ends at in its table, found after ``column(_:)`` accepted the path.
         private func storedColumn(_ path: [String]) -> EntityTable.Column? {
+            storedColumnAndTable(path)?.column
+        }
+
+        private func storedColumnAndTable(_ path: [String]) -> (table: EntityTable, column: EntityTable.Column)? {
             var current = table
             for name in path.dropLast() {
                 guard let relationship = current.entity.relationship(named: name), let destination = schema.table(for: relationship.destination) else { return nil }
                 current = destination
             }
-            return current.columns.first { $0.name == path.last }
+            guard let last = path.last, let column = current.column(for: last) else { return nil }
+            return (current, column)
         }
 
         /// The column a key path names, joining through to-one relationships.
@@ -187,39 +204,39 @@ struct PredicateSQL {
                 let isLast = offset == path.count - 1
                 if let attribute = current.entity.attribute(named: name) {
                     guard isLast else {
-                        throw FetchPredicateError(format: format, position: nil, "\(current.name).\(name) is an attribute; a key path can only go on through a to-one relationship")
+                        throw FetchPredicateError(format: format, position: nil, "\(current.entity.name).\(name) is an attribute; a key path can only go on through a to-one relationship")
                     }
                     guard !attribute.isTransient else {
-                        throw FetchPredicateError(format: format, position: nil, "\(current.name).\(name) is transient and not stored; it cannot be used in a fetch")
+                        throw FetchPredicateError(format: format, position: nil, "\(current.entity.name).\(name) is transient and not stored; it cannot be used in a fetch")
                     }
-                    return "\(alias).\(quoteIdentifier(name))"
+                    return "\(alias).\(quoteIdentifier(current.columnName(for: name)))"
                 }
                 guard let relationship = current.entity.relationship(named: name) else {
                     let known = current.entity.attributes.map(\.name) + current.entity.relationships.map(\.name)
                     throw FetchPredicateError(
                         format: format, position: nil,
-                        "\(current.name) has no attribute or relationship named \"\(name)\"; it has \(known.joined(separator: ", "))")
+                        "\(current.entity.name) has no attribute or relationship named \"\(name)\"; it has \(known.joined(separator: ", "))")
                 }
                 guard !relationship.isToMany else {
-                    throw FetchPredicateError(format: format, position: nil, "\(current.name).\(name) is a to-many relationship; key paths can only go through to-one relationships")
+                    throw FetchPredicateError(format: format, position: nil, "\(current.entity.name).\(name) is a to-many relationship; key paths can only go through to-one relationships")
                 }
                 guard let destination = schema.table(for: relationship.destination) else {
-                    throw FetchPredicateError(format: format, position: nil, "\(current.name).\(name) leads to \(relationship.destination), which is not in this store")
+                    throw FetchPredicateError(format: format, position: nil, "\(current.entity.name).\(name) leads to \(relationship.destination), which is not in this store")
                 }
                 let storedHere = current.columns.contains { if case .toOne(let r) = $0.kind { r.name == name } else { false } }
-                if isLast, storedHere { return "\(alias).\(quoteIdentifier(name))" }
-                let pk = quoteIdentifier(Model.primaryKeyColumn)
+                if isLast, storedHere { return "\(alias).\(quoteIdentifier(current.columnName(for: name)))" }
+                let pk = quoteIdentifier(destination.keyColumn)
                 // The alias is named after the key path, so a sort key and the predicate share one join.
                 let nextAlias = quoteIdentifier("j." + path[...offset].joined(separator: "."))
                 let join: String
                 if storedHere {
-                    join = "LEFT JOIN \(quoteIdentifier(destination.name)) AS \(nextAlias) ON \(nextAlias).\(pk) = \(alias).\(quoteIdentifier(name))"
+                    join = "LEFT JOIN \(quoteIdentifier(destination.name)) AS \(nextAlias) ON \(nextAlias).\(pk) = \(alias).\(quoteIdentifier(current.columnName(for: name)))"
                 } else if let inverse = relationship.inverse,
                     destination.columns.contains(where: { if case .toOne(let r) = $0.kind { r.name == inverse } else { false } })
                 {
-                    join = "LEFT JOIN \(quoteIdentifier(destination.name)) AS \(nextAlias) ON \(nextAlias).\(quoteIdentifier(inverse)) = \(alias).\(pk)"
+                    join = "LEFT JOIN \(quoteIdentifier(destination.name)) AS \(nextAlias) ON \(nextAlias).\(quoteIdentifier(destination.columnName(for: inverse))) = \(alias).\(quoteIdentifier(current.keyColumn))"
                 } else {
-                    throw FetchPredicateError(format: format, position: nil, "\(current.name).\(name) is not stored as a to-one column on either side")
+                    throw FetchPredicateError(format: format, position: nil, "\(current.entity.name).\(name) is not stored as a to-one column on either side")
                 }
                 if !joins.contains(join) { joins.append(join) }
                 if isLast { return "\(nextAlias).\(pk)" }

@@ -25,7 +25,7 @@ public enum ContentDigest {
             return (table.name, "SELECT \(columns) FROM \(quoteIdentifier(table.name)) ORDER BY \(quoteIdentifier(table.keyColumn))")
         }
         tables += schema.joinTables.map { join in
-            (join.name, "SELECT * FROM \(quoteIdentifier(join.name)) ORDER BY \"source\", \"destination\"")
+            (join.name, "SELECT * FROM \(quoteIdentifier(join.name)) ORDER BY \(quoteIdentifier(join.sourceColumn)), \(quoteIdentifier(join.destinationColumn))")
         }
         var combined = TableDigest()
         for (name, sql) in tables.sorted(by: { $0.0 < $1.0 }) {

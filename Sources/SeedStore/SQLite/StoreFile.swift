@@ -10,9 +10,14 @@ public enum StoreFile {
         var configuration = Configuration()
         configuration.readonly = true
         configuration.foreignKeysEnabled = false
+        return try open(path, location: immutableURI(path), configuration: configuration)
+    }
+
+    /// The URI filename opening `path` read-only and immutable, for opening or `ATTACH`.
+    static func immutableURI(_ path: String) -> String {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         let encoded = absolute.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? absolute
-        return try open(path, location: "file:\(encoded)?mode=ro&immutable=1", configuration: configuration)
+        return "file:\(encoded)?mode=ro&immutable=1"
     }
 
     /// Opens an existing writable store to read it while other connections or processes may be
@@ -65,6 +70,8 @@ public enum StoreFile {
             applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
             formatVersion = try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0
             hasMetadata = try db.tableExists(StoreMetadata.tableName)
+            // Core Data's layout keeps its metadata in Z_METADATA and leaves the header alone.
+            if !hasMetadata, try StoreFile.layout(of: db) == .coreData { return }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
             throw StoreError(.notASeedStore, path: path, "not an SQLite database; give a seed store (.sqlite)")
         } catch {
@@ -144,14 +151,6 @@ extension StoreMetadata {
         defer { try? queue.close() }
         do {
             return try queue.read { db in
-                // A store in Core Data's layout, written by seedbuild or by Apple's framework.
-                if try !db.tableExists(StoreMetadata.tableName), try db.tableExists("Z_METADATA"),
-                    let row = try Row.fetchOne(db, sql: "SELECT Z_UUID, Z_PLIST FROM Z_METADATA LIMIT 1") {
-                    guard let plist = row["Z_PLIST"] as Data? else {
-                        throw StoreError(.notASeedStore, path: url.path, "Z_METADATA holds no property list; the store is damaged")
-                    }
-                    return try CoreDataMetadata.read(plist, uuid: row["Z_UUID"], path: url.path)
-                }
                 try StoreFile.checkSeedStore(db, path: url.path)
                 return try StoreMetadata.read(from: db)
             }
@@ -204,6 +203,7 @@ extension StoreMetadata {
 extension StoreFile {
     /// The model a store was built with (its `seed_model` table) and its configuration.
     public static func embeddedModel(_ db: Database, path: String) throws -> (model: Model, configuration: String) {
+        if try layout(of: db) == .coreData { return try coreDataModel(db, path: path) }
         guard let row = try Row.fetchOne(db, sql: "SELECT configuration, model FROM \(StoreMetadata.modelTableName) LIMIT 1") else {
             throw StoreError(.notASeedStore, path: path, "the store has no embedded model (\(StoreMetadata.modelTableName)); rebuild it with seedbuild")
         }
@@ -215,6 +215,22 @@ extension StoreFile {
     /// The layout of the store, from its embedded model.
     public static func embeddedSchema(_ db: Database, path: String) throws -> StoreSchema {
         let (model, configuration) = try embeddedModel(db, path: path)
-        return try StoreSchema(model: model, configuration: configuration)
+        return try StoreSchema(model: model, configuration: configuration, layout: layout(of: db), entityNumbers: entityNumbers(in: db))
+    }
+
+    /// The model of a store in Core Data's layout: the one seedbuild embedded in its metadata, else
+    /// the one Core Data cached in `Z_MODELCACHE` (every entity, in the Default configuration).
+    private static func coreDataModel(_ db: Database, path: String) throws -> (model: Model, configuration: String) {
+        if let row = try Row.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA LIMIT 1"), let plist = row[0] as Data?,
+            let list = try? PropertyListSerialization.propertyList(from: plist, format: nil) as? [String: Any],
+            let json = list[StoreMetadata.CoreDataKey.model] as? String {
+            let configuration = list[StoreMetadata.Key.configuration] as? String ?? SeedModel.Configuration.defaultName
+            return (try ModelLoader.load(json: Data(json.utf8), source: ModelSource(file: path, version: "embedded")), configuration)
+        }
+        guard let blob = try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE"), !blob.isEmpty else {
+            throw StoreError(.notASeedStore, path: path, "the Core Data store has no embedded or cached model; give the app's model with --model")
+        }
+        let model = try CoreDataStoreFile.model(fromCache: blob, name: URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent, path: path)
+        return (model, SeedModel.Configuration.defaultName)
     }
 }

@@ -13,11 +13,20 @@ public struct EntityTable: Sendable {
     public struct Column: Sendable {
         public enum Kind: Sendable {
             case primaryKey
-            /// ``Model/entityColumn``: the entity of each row of an inheritance tree.
+            /// The entity of each row: ``Model/entityColumn`` (its name) of an inheritance tree in the
+            /// plain layout, `Z_ENT` (its number) in Core Data's.
             case entity
+            /// `Z_OPT`, the row's version, in Core Data's layout.
+            case version
             case attribute(Attribute)
             /// A to-one relationship, holding the destination's primary key.
             case toOne(Relationship)
+            /// Core Data's `Z<n>_<REL>`: the entity number of a to-one's destination inside a tree.
+            case toOneEntity(Relationship)
+            /// Core Data's `Z_FOK_<REL>`: the row's position in the inverse ordered to-many.
+            case toOneOrder(Relationship)
+            /// Core Data's `Z<n><REL>`: the source's key of a to-many without inverse, kept on the destination.
+            case toManyWithoutInverse(entity: String, Relationship)
         }
 
         public let name: String
@@ -27,10 +36,14 @@ public struct EntityTable: Sendable {
         public let isNotNull: Bool
         /// The `DEFAULT` clause's literal, if any.
         public let defaultLiteral: String?
+        /// The entity declaring the attribute or relationship (Core Data gives two entities of a
+        /// tree that declare the same name a column each).
+        public var owner: String?
     }
 
     public struct ForeignKey: Sendable, Equatable {
         public let column: String
+        /// The destination's root entity.
         public let destination: String
     }
 
@@ -45,14 +58,20 @@ public struct EntityTable: Sendable {
     /// `WITHOUT ROWID` table), the other attributes by name, then to-one columns by name.
     public let columns: [Column]
     public let foreignKeys: [ForeignKey]
-
-    public var name: String { entity.name }
+    /// The SQL name of the table: the root entity's name, or Core Data's `Z<ROOT>`.
+    public let name: String
+    public let layout: StoreLayout
+    /// Core Data's entity numbers (`Z_ENT`), over the whole model the store is stamped for.
+    public let entityNumbers: [String: Int]
 
     /// Whether the table holds an inheritance tree, its rows told apart by ``Model/entityColumn``.
     public var isTree: Bool { members.count > 1 }
 
     init(entity: Entity, members: [String] = [], kinds: [String: [String]] = [:], storage: RelationshipStorage, referenced: Bool) {
         self.entity = entity
+        self.name = entity.name
+        self.layout = .plain
+        self.entityNumbers = [:]
         self.members = members.isEmpty ? [entity.name] : members
         self.kinds = kinds
         if !referenced, let key = entity.singleAttributeKey {
@@ -62,10 +81,10 @@ public struct EntityTable: Sendable {
         }
         var columns: [Column] = []
         if primaryKey == .rowid {
-            columns.append(Column(name: Model.primaryKeyColumn, kind: .primaryKey, type: "INTEGER", isNotNull: true, defaultLiteral: nil))
+            columns.append(Column(name: Model.primaryKeyColumn, kind: .primaryKey, type: "INTEGER", isNotNull: true, defaultLiteral: nil, owner: nil))
         }
         if members.count > 1 {
-            columns.append(Column(name: Model.entityColumn, kind: .entity, type: "TEXT", isNotNull: true, defaultLiteral: nil))
+            columns.append(Column(name: Model.entityColumn, kind: .entity, type: "TEXT", isNotNull: true, defaultLiteral: nil, owner: nil))
         }
         // A WITHOUT ROWID table keeps its key first: SQLite 3.40's quick_check and integrity_check
         // report a false "NULL value in" when the key comes after NOT NULL columns (docs/store-format.md).
@@ -75,14 +94,65 @@ public struct EntityTable: Sendable {
             columns.append(Column(
                 // A derived value is computed after the rows are in, so its column takes NULL until then.
                 name: attribute.name, kind: .attribute(attribute), type: Self.storageType(of: attribute.type),
-                isNotNull: !attribute.isOptional && attribute.derivation == nil, defaultLiteral: Self.defaultLiteral(of: attribute)))
+                isNotNull: !attribute.isOptional && attribute.derivation == nil, defaultLiteral: Self.defaultLiteral(of: attribute), owner: nil))
         }
         var foreignKeys: [ForeignKey] = []
         for relationship in entity.relationships where storage.place(of: relationship.name, in: entity.name) == .column {
             columns.append(Column(
                 name: relationship.name, kind: .toOne(relationship), type: "INTEGER",
-                isNotNull: !relationship.isOptional, defaultLiteral: nil))
+                isNotNull: !relationship.isOptional, defaultLiteral: nil, owner: nil))
             foreignKeys.append(ForeignKey(column: relationship.name, destination: relationship.destination))
+        }
+        self.columns = columns
+        self.foreignKeys = foreignKeys
+    }
+
+    /// Lays out one of Core Data's tables: `entity` is the tree flattened into its root.
+    init(coreData table: CoreDataSchema.Table, entity: Entity, kinds: [String: [String]], model: Model, entityNumbers: [String: Int]) {
+        self.entity = entity
+        self.name = table.name
+        self.layout = .coreData
+        self.entityNumbers = entityNumbers
+        self.members = table.members
+        self.kinds = kinds
+        primaryKey = .rowid
+        func relationship(_ name: String) -> Relationship? { entity.relationship(named: name) }
+        var columns: [Column] = []
+        var foreignKeys: [ForeignKey] = []
+        for column in table.columns {
+            let kind: Column.Kind
+            var owner: String?
+            switch column.kind {
+            case .primaryKey: kind = .primaryKey
+            case .entity: kind = .entity
+            case .version: kind = .version
+            case .attribute(let declaring, let name):
+                guard let attribute = entity.attribute(named: name) else { continue }
+                kind = .attribute(attribute)
+                owner = declaring
+            case .toOne(let declaring, let name):
+                guard let relationship = relationship(name) else { continue }
+                kind = .toOne(relationship)
+                owner = declaring
+                foreignKeys.append(ForeignKey(column: column.name, destination: relationship.destination))
+            case .toOneEntity(let declaring, let name):
+                guard let relationship = relationship(name) else { continue }
+                kind = .toOneEntity(relationship)
+                owner = declaring
+            case .toOneOrder(let declaring, let name):
+                guard let relationship = relationship(name) else { continue }
+                kind = .toOneOrder(relationship)
+                owner = declaring
+            case .toManyWithoutInverse(let source, let name):
+                guard let relationship = model.entity(named: source).flatMap({ model.allRelationships(of: $0).first { $0.name == name } }) else { continue }
+                kind = .toManyWithoutInverse(entity: source, relationship)
+                owner = source
+            }
+            var isNotNull = false
+            if case .attribute(let attribute) = kind { isNotNull = !attribute.isOptional && attribute.derivation == nil }
+            var defaultLiteral: String?
+            if case .attribute(let attribute) = kind { defaultLiteral = Self.defaultLiteral(of: attribute, layout: .coreData) }
+            columns.append(Column(name: column.name, kind: kind, type: column.type, isNotNull: isNotNull, defaultLiteral: defaultLiteral, owner: owner))
         }
         self.columns = columns
         self.foreignKeys = foreignKeys
@@ -164,10 +234,11 @@ public struct EntityTable: Sendable {
         }
     }
 
-    private static func defaultLiteral(of attribute: Attribute) -> String? {
+    static func defaultLiteral(of attribute: Attribute, layout: StoreLayout = .plain) -> String? {
         guard let text = attribute.effectiveDefaultValue,
             case .success(let value) = FieldConverter.convertDefault(text, as: attribute.type)
         else { return nil }
-        return value.sqlLiteral(fieldText: text)
+        guard layout == .coreData else { return value.sqlLiteral(fieldText: text) }
+        return CoreDataValues.encode(StoreValue(value, fieldText: text), for: attribute).sqlLiteral
     }
 }

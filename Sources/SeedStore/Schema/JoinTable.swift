@@ -2,15 +2,24 @@ import SeedModel
 
 /// The join table of a many-to-many, ordered or inverse-less to-many relationship.
 ///
-/// Named `<Entity>_<relationship>` after the side that owns it, with columns `source` and
-/// `destination` holding primary keys, and `position` for an ordered relationship.
+/// In the plain layout, named `<Entity>_<relationship>` after the side that owns it, with columns
+/// `source` and `destination` holding primary keys, and `position` for an ordered relationship. In
+/// Core Data's, a many-to-many's `Z_<n><REL>` table with its `Z_<n><INVERSE>` columns.
 public struct JoinTable: Sendable, Equatable {
+    /// The root entity of the side that owns the table.
     public let sourceEntity: String
     public let relationship: String
+    /// The destination's root entity.
     public let destinationEntity: String
     /// The inverse relationship on the destination, if any.
     public let inverse: String?
     public let isOrdered: Bool
+    public let name: String
+    public let sourceColumn: String
+    public let destinationColumn: String
+    /// The column ordering the destinations of one source, for an ordered relationship.
+    public let positionColumn: String?
+    public let layout: StoreLayout
 
     init(entity: String, relationship: Relationship, destinationInverse: Relationship?) {
         sourceEntity = entity
@@ -18,9 +27,27 @@ public struct JoinTable: Sendable, Equatable {
         destinationEntity = relationship.destination
         inverse = destinationInverse?.name
         isOrdered = relationship.isOrdered || (destinationInverse?.isOrdered ?? false)
+        name = "\(entity)_\(relationship.name)"
+        sourceColumn = "source"
+        destinationColumn = "destination"
+        positionColumn = isOrdered ? "position" : nil
+        layout = .plain
     }
 
-    public var name: String { "\(sourceEntity)_\(relationship)" }
+    /// One of Core Data's join tables; `relationship` is the source side's, both entities given as roots.
+    init(coreData join: CoreDataSchema.JoinTable, sourceRoot: String, relationship: Relationship, destinationRoot: String) {
+        sourceEntity = sourceRoot
+        self.relationship = relationship.name
+        destinationEntity = destinationRoot
+        inverse = relationship.inverse
+        name = join.name
+        // The first key column points at the relationship's side (A), the second at the inverse's (B).
+        sourceColumn = join.columns[0].name
+        destinationColumn = join.columns[1].name
+        positionColumn = join.columns.first { $0.kind == .toOneOrder(entity: join.relationship.entity, name: join.relationship.name) }?.name
+        isOrdered = positionColumn != nil
+        layout = .coreData
+    }
 
     public var createStatement: String {
         let pk = quoteIdentifier(Model.primaryKeyColumn)

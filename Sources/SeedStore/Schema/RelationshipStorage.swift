@@ -14,12 +14,16 @@ struct RelationshipStorage: Sendable {
         case inverse
         /// A join table; this side is its `source` column.
         case joinTable(JoinTable)
+        /// Core Data's to-many without inverse: this column of the destination's table holds the source's key.
+        case foreignColumn(String)
     }
 
-    private var places: [String: Place] = [:]
-    private(set) var joinTables: [JoinTable] = []
+    var places: [String: Place] = [:]
+    var joinTables: [JoinTable] = []
     /// Entities some stored column or join table points at by primary key.
-    private(set) var referencedEntities = Set<String>()
+    var referencedEntities = Set<String>()
+
+    init() {}
 
     init(model: Model) {
         for entity in model.entities {
@@ -70,7 +74,7 @@ struct RelationshipStorage: Sendable {
         places[Self.key(entity, relationship)] ?? .inverse
     }
 
-    private static func key(_ entity: String, _ relationship: String) -> String {
+    static func key(_ entity: String, _ relationship: String) -> String {
         "\(entity)\u{0}\(relationship)"
     }
 }

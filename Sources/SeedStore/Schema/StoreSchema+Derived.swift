@@ -28,13 +28,17 @@ extension StoreSchema {
             for column in table.columns {
                 guard case .attribute(let attribute) = column.kind, let derivation = attribute.derivation else { continue }
                 do {
-                    let (expression, arguments) = try derivedExpression(derivation.expression, in: table, now: now)
+                    var (expression, arguments) = try derivedExpression(derivation.expression, in: table, now: now)
+                    // now() is bound in the column's stored form (Core Data's layout counts from 2001).
+                    if derivation.expression.trimmingCharacters(in: .whitespaces) == "now()" {
+                        arguments = [table.encode(.real(now.timeIntervalSince1970), in: column).databaseValue]
+                    }
                     let sql = "UPDATE \(quoteIdentifier(table.name)) AS \"row\" SET \(quoteIdentifier(column.name)) = \(expression)"
                     updates.append(DerivedUpdate(table: table.name, attribute: attribute.name, sql: sql, arguments: arguments))
                 } catch {
                     diagnostics.append(ModelDiagnostic(
                         .error, "the derivation \"\(derivation.expression)\" cannot be computed: \(error.reason); seed stores compute an attribute or to-one key path, lowercase:(), uppercase:(), canonical:(), now() and to-many.@count",
-                        source: table.entity.origin ?? model.source, entity: table.name, property: attribute.name))
+                        source: table.entity.origin ?? model.source, entity: table.entity.name, property: attribute.name))
                 }
             }
         }
@@ -76,38 +80,43 @@ extension StoreSchema {
     private func keyPath(_ path: String, in table: EntityTable) throws(Unsupported) -> String {
         let parts = path.trimmingCharacters(in: .whitespaces).split(separator: ".").map(String.init)
         if parts.count == 1, table.entity.attribute(named: parts[0])?.isStored == true {
-            return "\"row\".\(quoteIdentifier(parts[0]))"
+            return "\"row\".\(quoteIdentifier(table.columnName(for: parts[0])))"
         }
         guard parts.count == 2, let relationship = table.entity.relationship(named: parts[0]), !relationship.isToMany,
-            storage.place(of: relationship.name, in: table.name) == .column,
+            storage.place(of: relationship.name, in: table.entity.name) == .column,
             let destination = self.table(for: relationship.destination),
             destination.entity.attribute(named: parts[1])?.isStored == true
         else {
-            throw Unsupported(reason: "\"\(path)\" is not an attribute of \(table.name) or of one of its to-one relationships")
+            throw Unsupported(reason: "\"\(path)\" is not an attribute of \(table.entity.name) or of one of its to-one relationships")
         }
-        return "(SELECT \(quoteIdentifier(parts[1])) FROM \(quoteIdentifier(destination.name)) WHERE \(quoteIdentifier(destination.keyColumn)) = \"row\".\(quoteIdentifier(relationship.name)))"
+        return "(SELECT \(quoteIdentifier(destination.columnName(for: parts[1]))) FROM \(quoteIdentifier(destination.name)) WHERE \(quoteIdentifier(destination.keyColumn)) = \"row\".\(quoteIdentifier(table.columnName(for: relationship.name))))"
     }
 
     /// The number of objects a to-many relationship of the row holds.
     private func count(_ name: String, in table: EntityTable) throws(Unsupported) -> String {
         guard let relationship = table.entity.relationship(named: name), relationship.isToMany else {
-            throw Unsupported(reason: "\"\(name)\" is not a to-many relationship of \(table.name)")
+            throw Unsupported(reason: "\"\(name)\" is not a to-many relationship of \(table.entity.name)")
         }
         let key = "\"row\".\(quoteIdentifier(table.keyColumn))"
-        switch storage.place(of: relationship.name, in: table.name) {
+        switch storage.place(of: relationship.name, in: table.entity.name) {
         case .joinTable(let join):
-            return "(SELECT count(*) FROM \(quoteIdentifier(join.name)) WHERE \"source\" = \(key))"
+            return "(SELECT count(*) FROM \(quoteIdentifier(join.name)) WHERE \(quoteIdentifier(join.sourceColumn)) = \(key))"
+        case .foreignColumn(let column):
+            guard let destination = self.table(for: relationship.destination) else {
+                throw Unsupported(reason: "\(table.entity.name).\(name) is not stored in this store")
+            }
+            return "(SELECT count(*) FROM \(quoteIdentifier(destination.name)) WHERE \(quoteIdentifier(column)) = \(key))"
         case .inverse:
             if let inverse = relationship.inverse, let destination = self.table(for: relationship.destination),
-                case .column = storage.place(of: inverse, in: destination.name) {
-                return "(SELECT count(*) FROM \(quoteIdentifier(destination.name)) WHERE \(quoteIdentifier(inverse)) = \(key))"
+                case .column = storage.place(of: inverse, in: destination.entity.name) {
+                return "(SELECT count(*) FROM \(quoteIdentifier(destination.name)) WHERE \(quoteIdentifier(destination.columnName(for: inverse))) = \(key))"
             }
             if let inverse = relationship.inverse, case .joinTable(let join) = storage.place(of: inverse, in: relationship.destination) {
-                return "(SELECT count(*) FROM \(quoteIdentifier(join.name)) WHERE \"destination\" = \(key))"
+                return "(SELECT count(*) FROM \(quoteIdentifier(join.name)) WHERE \(quoteIdentifier(join.destinationColumn)) = \(key))"
             }
-            throw Unsupported(reason: "\(table.name).\(name) is not stored in this store")
+            throw Unsupported(reason: "\(table.entity.name).\(name) is not stored in this store")
         case .column:
-            throw Unsupported(reason: "\(table.name).\(name) is not a to-many relationship")
+            throw Unsupported(reason: "\(table.entity.name).\(name) is not a to-many relationship")
         }
     }
 }

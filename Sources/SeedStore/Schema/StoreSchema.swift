@@ -18,6 +18,9 @@ public struct StoreSchema: Sendable {
     /// store is stamped with (Core Data's rule; see ``SeedModel/Model/fits(storedHashes:)``).
     public let wholeModel: Model
     public let configuration: String
+    public let layout: StoreLayout
+    /// Core Data's layout of the configuration, when the store is in that layout.
+    public let coreData: CoreDataSchema?
     /// Entity tables in load order: every table a to-one column references comes before it.
     public let tables: [EntityTable]
     public let joinTables: [JoinTable]
@@ -29,15 +32,32 @@ public struct StoreSchema: Sendable {
     /// Lays out the entities of one configuration.
     /// - Throws: ``ModelError`` when the configuration does not exist or its relationships form a cycle
     ///   of required to-one references that no load order can satisfy.
-    public init(model: Model, configuration: String) throws(ModelError) {
+    /// - Parameter entityNumbers: Core Data's entity numbers read from an existing store's `Z_PRIMARYKEY`.
+    public init(model: Model, configuration: String, layout storeLayout: StoreLayout = .plain, entityNumbers: [String: Int] = [:]) throws(ModelError) {
         let restricted = try model.restricted(to: configuration)
         try Self.checkStorable(restricted)
         self.model = restricted
         self.wholeModel = model
         self.configuration = configuration
+        self.layout = storeLayout
         let trees = try TreeLayout(model: restricted)
         self.tableNames = trees.tableNames
         let layout = trees.layout
+        guard storeLayout == .plain else {
+            let coreData = try CoreDataSchema(model: model, configuration: configuration, storedNumbers: entityNumbers)
+            self.coreData = coreData
+            var tables: [String: EntityTable] = [:]
+            for table in coreData.tables {
+                guard let entity = layout.entity(named: table.root) else { continue }
+                tables[table.root] = EntityTable(coreData: table, entity: entity, kinds: trees.kinds, model: model, entityNumbers: coreData.entityNumbers)
+            }
+            let storage = RelationshipStorage(coreData: coreData, layout: layout, model: model, tables: tables)
+            self.storage = storage
+            self.tables = try Self.loadOrder(tables, model: restricted)
+            self.joinTables = storage.joinTables
+            return
+        }
+        self.coreData = nil
         let storage = RelationshipStorage(model: layout)
         self.storage = storage
         let referenced = storage.referencedEntities
@@ -69,7 +89,7 @@ public struct StoreSchema: Sendable {
     /// The table holding an entity's rows: its own, or its inheritance tree's.
     public func table(for entity: String) -> EntityTable? {
         let name = tableNames[entity] ?? entity
-        return tables.first { $0.name == name }
+        return tables.first { $0.entity.name == name }
     }
 
     /// How many rows of exactly this entity (not its sub-entities) the store holds.
@@ -77,7 +97,8 @@ public struct StoreSchema: Sendable {
         guard let table = table(for: entity) else { return 0 }
         guard table.isTree else { return try Int64.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(table.name))") ?? 0 }
         return try Int64.fetchOne(
-            db, sql: "SELECT count(*) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(Model.entityColumn)) = ?", arguments: [entity]) ?? 0
+            db, sql: "SELECT count(*) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(table.entityColumn?.name ?? Model.entityColumn)) = ?",
+            arguments: [table.entityValue(entity).databaseValue]) ?? 0
     }
 
     /// Every entity the store holds, sub-entities included.
@@ -85,12 +106,14 @@ public struct StoreSchema: Sendable {
 
     /// `CREATE TABLE` statements for every entity and join table, without secondary indexes.
     public var createTableStatements: [String] {
-        tables.map(\.createStatement) + joinTables.map(\.createStatement)
+        if let coreData { return coreData.createTableStatements }
+        return tables.map(\.createStatement) + joinTables.map(\.createStatement)
     }
 
     /// Secondary and unique indexes, created after the data is loaded (much faster than keeping them up to date).
     public var indexStatements: [String] {
-        tables.flatMap(\.indexStatements) + joinTables.flatMap(\.indexStatements)
+        if let coreData { return coreData.indexStatements(model: wholeModel) }
+        return tables.flatMap(\.indexStatements) + joinTables.flatMap(\.indexStatements)
     }
 
     /// Orders tables so that each comes after the tables its to-one columns reference.

@@ -6,7 +6,8 @@ extension SQLiteStore {
     public func fetch(_ request: StoreFetch) throws -> [StoreRow] {
         let table = try table(request.entity)
         guard let query = try query(request, table: table, counting: false) else { return [] }
-        let valueColumns = table.columns.filter { if case .primaryKey = $0.kind { false } else { true } }.map(\.name)
+        let valueColumns = table.columns.filter(\.holdsObjectValue)
+        let entityColumn = table.entityColumn
         let sortCount = request.sortDescriptors.count
         return try queue.read { db in
             var rows: [StoreRow] = []
@@ -17,11 +18,20 @@ extension SQLiteStore {
                 columns.removeAll(keepingCapacity: true)
                 for value in row.databaseValues { columns.append(StoreValue(value)) }
                 var values = [String: StoreValue](minimumCapacity: valueColumns.count)
-                for (offset, name) in valueColumns.enumerated() { values[name] = columns[offset + 1] }
+                // A tree's row names its own entity, which may be a sub-entity of the one fetched.
+                var entity = request.entity
+                if table.isTree, let entityColumn, let offset = valueColumns.firstIndex(where: { $0.name == entityColumn.name }) {
+                    entity = table.entityName(from: columns[offset + 1]) ?? request.entity
+                }
+                for (offset, column) in valueColumns.enumerated() {
+                    let value = column.name == entityColumn?.name ? StoreValue.text(entity) : table.decode(columns[offset + 1], in: column)
+                    // Two entities of a tree may each have a column for one name (Core Data's layout): the row's entity's counts.
+                    if let property = column.property, values[property] == nil || table.column(for: property, of: entity)?.name == column.name {
+                        values[property] = value
+                    }
+                }
                 let version = columns[valueColumns.count + 1].integerValue ?? 1
                 let sortValues = sortCount == 0 ? [] : Array(columns[(valueColumns.count + 2)...])
-                // A tree's row names its own entity, which may be a sub-entity of the one fetched.
-                let entity = table.isTree ? values[Model.entityColumn]?.stringValue ?? request.entity : request.entity
                 rows.append(StoreRow(entity: entity, key: columns[0], values: values, version: version, sortValues: sortValues))
             }
             return rows
@@ -48,9 +58,9 @@ extension SQLiteStore {
             arguments = compiled.arguments
         }
         let key = "t0.\(quoteIdentifier(table.keyColumn))"
-        if let kinds = table.entityFilter(for: request.entity) {
-            conditions.append("t0.\(quoteIdentifier(Model.entityColumn)) IN (\(Array(repeating: "?", count: kinds.count).joined(separator: ", ")))")
-            arguments += kinds.map(StoreValue.text)
+        if let kinds = table.entityFilter(for: request.entity), let entityColumn = table.entityColumn {
+            conditions.append("t0.\(quoteIdentifier(entityColumn.name)) IN (\(Array(repeating: "?", count: kinds.count).joined(separator: ", ")))")
+            arguments += kinds.map(table.entityValue)
         }
         if let keys = request.keys {
             guard !keys.isEmpty else { return nil }
@@ -69,11 +79,10 @@ extension SQLiteStore {
             return ("SELECT count(*) FROM (\(inner))", arguments)
         }
         var columns = [key]
-        for column in table.columns {
-            if case .primaryKey = column.kind { continue }
+        for column in table.columns where column.holdsObjectValue {
             columns.append("t0.\(quoteIdentifier(column.name))")
         }
-        columns.append(versionExpression(entity: table.name, key: key))
+        columns.append(versionExpression(table: table, alias: "t0"))
         columns += sortColumns
         let orderTerms = zip(sortColumns, request.sortDescriptors).map { "\($0) \($1.ascending ? "ASC" : "DESC")" } + [key]
         let sql = "SELECT " + columns.joined(separator: ", ") + from + whereClause
@@ -89,10 +98,12 @@ extension SQLiteStore {
         return " LIMIT ? OFFSET ?"
     }
 
-    /// The version of the row `key` names: its `seed_object_version` entry, else 1.
-    func versionExpression(entity: String, key: String) -> String {
-        hasVersionTable
-            ? "coalesce((SELECT version FROM \(Self.versionTable) WHERE entity = \(sqlLiteral(entity)) AND key = \(key)), 1)"
+    /// The version of the row at `alias`: Core Data's `Z_OPT`, or its `seed_object_version` entry, else 1.
+    func versionExpression(table: EntityTable, alias: String) -> String {
+        if let column = table.versionColumn { return "coalesce(\(alias).\(quoteIdentifier(column)), 1)" }
+        let key = "\(alias).\(quoteIdentifier(table.keyColumn))"
+        return hasVersionTable
+            ? "coalesce((SELECT version FROM \(Self.versionTable) WHERE entity = \(sqlLiteral(table.entity.name)) AND key = \(key)), 1)"
             : "1"
     }
 
@@ -107,31 +118,43 @@ extension SQLiteStore {
             throw StoreError(.refused, path: path, "\(entity) has no relationship \(name) stored in \(storeDescription.displayName)")
         }
         let keyArgument = StatementArguments([key.databaseValue])
-        switch schema.storage.place(of: name, in: table.name) {
+        switch schema.storage.place(of: name, in: table.entity.name) {
         case .column:
             let value = try DatabaseValue.fetchOne(
-                db, sql: "SELECT \(quoteIdentifier(name)) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(table.keyColumn)) = ?", arguments: keyArgument)
+                db, sql: "SELECT \(quoteIdentifier(table.columnName(for: name))) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(table.keyColumn)) = ?",
+                arguments: keyArgument)
             return value.map(StoreValue.init).flatMap { $0.isNull ? nil : [$0] } ?? []
         case .joinTable(let join):
-            let order = join.isOrdered ? "position, destination" : "destination"
+            let (source, destination) = (quoteIdentifier(join.sourceColumn), quoteIdentifier(join.destinationColumn))
+            let order = join.positionColumn.map { "\(quoteIdentifier($0)), \(destination)" } ?? destination
             return try DatabaseValue.fetchAll(
-                db, sql: "SELECT destination FROM \(quoteIdentifier(join.name)) WHERE source = ? ORDER BY \(order)", arguments: keyArgument
+                db, sql: "SELECT \(destination) FROM \(quoteIdentifier(join.name)) WHERE \(source) = ? ORDER BY \(order)", arguments: keyArgument
+            ).map(StoreValue.init)
+        case .foreignColumn(let column):
+            guard let destination = schema.table(for: relationship.destination) else { return [] }
+            return try DatabaseValue.fetchAll(
+                db,
+                sql: "SELECT \(quoteIdentifier(destination.keyColumn)) FROM \(quoteIdentifier(destination.name)) WHERE \(quoteIdentifier(column)) = ? ORDER BY 1",
+                arguments: keyArgument
             ).map(StoreValue.init)
         case .inverse:
             guard let inverse = relationship.inverse, let destination = schema.table(for: relationship.destination) else { return [] }
-            switch schema.storage.place(of: inverse, in: destination.name) {
+            switch schema.storage.place(of: inverse, in: destination.entity.name) {
             case .column:
+                // Core Data keeps an ordered to-many's order in the inverse's Z_FOK_ column.
+                let order = destination.orderColumn(forToOne: inverse).map { "\(quoteIdentifier($0)), 1" } ?? "1"
                 return try DatabaseValue.fetchAll(
                     db,
-                    sql: "SELECT \(quoteIdentifier(destination.keyColumn)) FROM \(quoteIdentifier(destination.name)) WHERE \(quoteIdentifier(inverse)) = ? ORDER BY 1",
+                    sql: "SELECT \(quoteIdentifier(destination.keyColumn)) FROM \(quoteIdentifier(destination.name)) WHERE \(quoteIdentifier(destination.columnName(for: inverse))) = ? ORDER BY \(order)",
                     arguments: keyArgument
                 ).map(StoreValue.init)
             case .joinTable(let join):
-                let order = join.isOrdered ? "position, source" : "source"
+                let (source, destinationColumn) = (quoteIdentifier(join.sourceColumn), quoteIdentifier(join.destinationColumn))
+                let order = join.layout == .plain ? join.positionColumn.map { "\(quoteIdentifier($0)), \(source)" } ?? source : source
                 return try DatabaseValue.fetchAll(
-                    db, sql: "SELECT source FROM \(quoteIdentifier(join.name)) WHERE destination = ? ORDER BY \(order)", arguments: keyArgument
+                    db, sql: "SELECT \(source) FROM \(quoteIdentifier(join.name)) WHERE \(destinationColumn) = ? ORDER BY \(order)", arguments: keyArgument
                 ).map(StoreValue.init)
-            case .inverse:
+            case .inverse, .foreignColumn:
                 return []
             }
         }

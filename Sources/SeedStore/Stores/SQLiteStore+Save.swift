@@ -60,7 +60,7 @@ extension SQLiteStore {
             let table = try table(entity)
             let keyColumn = quoteIdentifier(table.keyColumn)
             let version = try Int64.fetchOne(
-                db, sql: "SELECT \(versionExpression(entity: table.name, key: "t0." + keyColumn)) FROM \(quoteIdentifier(table.name)) AS t0 WHERE t0.\(keyColumn) = ?",
+                db, sql: "SELECT \(versionExpression(table: table, alias: "t0")) FROM \(quoteIdentifier(table.name)) AS t0 WHERE t0.\(keyColumn) = ?",
                 arguments: [key.databaseValue])
             guard version != expected else { continue }
             let stored = version == nil ? nil : try storedRow(db, table: table, key: key)
@@ -71,31 +71,39 @@ extension SQLiteStore {
 
     func storedRow(_ db: Database, table: EntityTable, key: StoreValue) throws -> StoreRow? {
         let keyColumn = "t0." + quoteIdentifier(table.keyColumn)
-        let columns = table.columns.filter { if case .primaryKey = $0.kind { false } else { true } }.map(\.name)
-        let select = (columns.map { "t0." + quoteIdentifier($0) } + [versionExpression(entity: table.name, key: keyColumn)]).joined(separator: ", ")
+        let columns = table.columns.filter(\.holdsObjectValue)
+        let select = (columns.map { "t0." + quoteIdentifier($0.name) } + [versionExpression(table: table, alias: "t0")]).joined(separator: ", ")
         guard let row = try Row.fetchOne(db, sql: "SELECT \(select) FROM \(quoteIdentifier(table.name)) AS t0 WHERE \(keyColumn) = ?", arguments: [key.databaseValue])
         else { return nil }
+        var entity = table.entity.name
+        if table.isTree, let offset = columns.firstIndex(where: { $0.name == table.entityColumn?.name }) {
+            entity = table.entityName(from: StoreValue(row[offset] as DatabaseValue)) ?? entity
+        }
         var values: [String: StoreValue] = [:]
-        for (offset, name) in columns.enumerated() { values[name] = StoreValue(row[offset] as DatabaseValue) }
-        let entity = table.isTree ? values[Model.entityColumn]?.stringValue ?? table.name : table.name
+        for (offset, column) in columns.enumerated() {
+            guard let property = column.property, values[property] == nil || table.column(for: property, of: entity)?.name == column.name else { continue }
+            values[property] = column.name == table.entityColumn?.name ? .text(entity) : table.decode(StoreValue(row[offset] as DatabaseValue), in: column)
+        }
         return StoreRow(entity: entity, key: key, values: values, version: row[columns.count])
     }
 
     /// Inserts rows, tables a to-one column references first, taking each to-one stored on the
     /// inserted row from `links` so required references are set by the INSERT itself.
     private func insertRows(_ db: Database, _ inserts: [StoreChanges.Insert], links: inout [StoreChanges.Link]) throws -> [StoreValue] {
-        let order = Dictionary(uniqueKeysWithValues: schema.tables.enumerated().map { ($1.name, $0) })
-        func position(_ entity: String) -> Int { schema.table(for: entity).flatMap { order[$0.name] } ?? 0 }
+        let order = Dictionary(uniqueKeysWithValues: schema.tables.enumerated().map { ($1.entity.name, $0) })
+        func position(_ entity: String) -> Int { schema.table(for: entity).flatMap { order[$0.entity.name] } ?? 0 }
         let sequence = inserts.indices.sorted { (position(inserts[$0].entity), $0) < (position(inserts[$1].entity), $1) }
         var keys = [StoreValue?](repeating: nil, count: inserts.count)
         for index in sequence {
             let insert = inserts[index]
             let table = try table(insert.entity)
             var values = insert.values
-            if table.isTree { values[Model.entityColumn] = .text(insert.entity) }
             links.removeAll { link in
+                // A one-to-one that Core Data keeps on both sides, or a to-one into a tree (with its entity
+                // number column), is written by its link, which sets the other columns too.
                 guard link.kind == .set, link.source == .inserted(index), link.entity == insert.entity,
-                    schema.storage.place(of: link.relationship, in: table.name) == .column
+                    schema.storage.place(of: link.relationship, in: table.entity.name) == .column, !hasMirrorColumn(table, link.relationship),
+                    table.entityColumn(forToOne: link.relationship) == nil
                 else { return false }
                 switch link.destination {
                 case nil: values[link.relationship] = .null
@@ -106,14 +114,35 @@ extension SQLiteStore {
                 }
                 return true
             }
-            let names = table.columns.compactMap { column -> String? in
-                if case .primaryKey = column.kind { return nil }
-                return values[column.name] == nil ? nil : column.name
+            var names: [String] = []
+            var arguments: [StoreValue] = []
+            for column in table.columns {
+                switch column.kind {
+                case .entity:
+                    names.append(column.name)
+                    arguments.append(table.entityValue(insert.entity))
+                case .version:
+                    names.append(column.name)
+                    arguments.append(1)
+                default:
+                    guard let property = column.property, let value = values[property],
+                        table.column(for: property, of: insert.entity)?.name == column.name
+                    else { continue }
+                    names.append(column.name)
+                    arguments.append(table.encode(value, in: column))
+                }
+            }
+            if table.layout == .coreData {
+                // Core Data numbers a tree's rows from Z_MAX on its root's Z_PRIMARYKEY row.
+                let root = table.entityValue(table.entity.name).databaseValue
+                try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + 1 WHERE Z_ENT = ?", arguments: [root])
+                names.append(table.keyColumn)
+                arguments.append(.integer(try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [root]) ?? 1))
             }
             let sql = names.isEmpty
                 ? "INSERT INTO \(quoteIdentifier(table.name)) DEFAULT VALUES"
                 : "INSERT INTO \(quoteIdentifier(table.name)) (\(names.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
-            try db.execute(sql: sql, arguments: StatementArguments(names.map { values[$0]!.databaseValue }))
+            try db.execute(sql: sql, arguments: StatementArguments(arguments.map(\.databaseValue)))
             switch table.primaryKey {
             case .rowid: keys[index] = .integer(db.lastInsertedRowID)
             case .attribute(let name): keys[index] = values[name] ?? .null
@@ -126,16 +155,24 @@ extension SQLiteStore {
     private func apply(_ update: StoreChanges.Update, _ db: Database) throws -> Int64 {
         let table = try table(update.entity)
         let names = update.values.keys.sorted()
+        let columns = names.map { table.column(for: $0, of: update.entity) }
         if !names.isEmpty {
-            let assignments = names.map { "\(quoteIdentifier($0)) = ?" }.joined(separator: ", ")
+            let assignments = zip(names, columns).map { "\(quoteIdentifier($1?.name ?? $0)) = ?" }.joined(separator: ", ")
+            let values = zip(names, columns).map { name, column in column.map { table.encode(update.values[name]!, in: $0) } ?? update.values[name]! }
             try db.execute(
                 sql: "UPDATE \(quoteIdentifier(table.name)) SET \(assignments) WHERE \(quoteIdentifier(table.keyColumn)) = ?",
-                arguments: StatementArguments(names.map { update.values[$0]!.databaseValue } + [update.key.databaseValue]))
+                arguments: StatementArguments(values.map(\.databaseValue) + [update.key.databaseValue]))
+        }
+        if let version = table.versionColumn {
+            let column = quoteIdentifier(version)
+            let key = quoteIdentifier(table.keyColumn)
+            try db.execute(sql: "UPDATE \(quoteIdentifier(table.name)) SET \(column) = coalesce(\(column), 1) + 1 WHERE \(key) = ?", arguments: [update.key.databaseValue])
+            return try Int64.fetchOne(db, sql: "SELECT \(column) FROM \(quoteIdentifier(table.name)) WHERE \(key) = ?", arguments: [update.key.databaseValue]) ?? 2
         }
         // Versions are kept by table, so an object fetched as its parent entity has the same one.
         try db.execute(
             sql: "INSERT INTO \(Self.versionTable) (entity, key, version) VALUES (?, ?, 2) ON CONFLICT (entity, key) DO UPDATE SET version = version + 1",
-            arguments: [table.name, update.key.databaseValue])
-        return try Int64.fetchOne(db, sql: "SELECT version FROM \(Self.versionTable) WHERE entity = ? AND key = ?", arguments: [table.name, update.key.databaseValue]) ?? 2
+            arguments: [table.entity.name, update.key.databaseValue])
+        return try Int64.fetchOne(db, sql: "SELECT version FROM \(Self.versionTable) WHERE entity = ? AND key = ?", arguments: [table.entity.name, update.key.databaseValue]) ?? 2
     }
 }

@@ -27,12 +27,6 @@ public class SQLiteStore: PersistentStore {
     /// - Throws: ``StoreError`` when the file is missing for a read-only store, or cannot be opened or created.
     init(description: StoreDescription, model: Model) throws {
         storeDescription = description
-        do {
-            schema = try StoreSchema(model: model, configuration: description.configurationName)
-        } catch {
-            throw StoreError(.refused, path: description.displayName, error.description)
-        }
-        entityNames = schema.entityNames
         let path = description.url?.path
         let exists = path.map { FileManager.default.fileExists(atPath: $0) } ?? false
         if description.type == .sqlite, let path, !exists, description.isReadOnly {
@@ -44,23 +38,42 @@ public class SQLiteStore: PersistentStore {
         }
         let queue = try Self.openQueue(path: storePath, description: description)
         self.queue = queue
-        let schema = self.schema
         do {
-            if storePath == nil || !exists {
+            // A file that exists keeps its layout; a new store takes the description's.
+            let isNew = storePath == nil || !exists
+            let (layout, numbers): (StoreLayout, [String: Int]) = isNew ? (description.storeLayout, [:]) : try queue.inDatabase { db in
+                try StoreFile.checkSeedStore(db, path: storePath!)
+                return (try StoreFile.layout(of: db), try StoreFile.entityNumbers(in: db))
+            }
+            let schema = try Self.layOut(model, description: description, layout: layout, entityNumbers: numbers)
+            self.schema = schema
+            entityNames = schema.entityNames
+            if isNew {
+                if layout == .coreData {
+                    // Core Data's files use incremental auto-vacuum, which must be chosen before any table exists.
+                    try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA auto_vacuum = 2") }
+                }
                 metadata = try queue.write { db in try Self.initialize(db, schema: schema, storeType: description.type) }
             } else {
                 metadata = try queue.inDatabase { db in
-                    try StoreFile.checkSeedStore(db, path: storePath!)
-                    if !description.isReadOnly, try !db.tableExists(Self.versionTable) { try Self.createVersionTable(db) }
+                    if layout == .plain, !description.isReadOnly, try !db.tableExists(Self.versionTable) { try Self.createVersionTable(db) }
                     return try StoreMetadata.read(from: db)
                 }
-                hasVersionTable = try queue.read { db in try db.tableExists(Self.versionTable) }
             }
+            hasVersionTable = try layout == .plain && queue.read { db in try db.tableExists(Self.versionTable) }
             if storePath != nil, !description.isReadOnly { try Self.setJournalMode(of: queue, description: description) }
         } catch {
             try? queue.close()
             if let storePath, !exists { try? FileManager.default.removeItem(atPath: storePath) }
             throw StoreError(error, path: path ?? description.displayName, doing: "cannot open the store")
+        }
+    }
+
+    private static func layOut(_ model: Model, description: StoreDescription, layout: StoreLayout, entityNumbers: [String: Int]) throws(StoreError) -> StoreSchema {
+        do {
+            return try StoreSchema(model: model, configuration: description.configurationName, layout: layout, entityNumbers: entityNumbers)
+        } catch {
+            throw StoreError(.refused, path: description.displayName, error.description)
         }
     }
 
@@ -109,7 +122,8 @@ public class SQLiteStore: PersistentStore {
     /// Lays out an empty store: tables, indexes, version table, metadata, embedded model, header stamps.
     static func initialize(_ db: Database, schema: StoreSchema, storeType: StoreType) throws -> StoreMetadata {
         for statement in schema.createTableStatements + schema.indexStatements { try db.execute(sql: statement) }
-        try createVersionTable(db)
+        // Core Data's layout keeps each row's version in its Z_OPT column.
+        if schema.layout == .plain { try createVersionTable(db) }
         typealias Key = StoreMetadata.Key
         var metadata = StoreMetadata()
         metadata[Key.storeType] = .string(storeType.rawValue)

@@ -104,3 +104,27 @@ extension StoreValue {
 
     public init(_ value: Int) { self = .integer(Int64(value)) }
 }
+
+extension StoreValue {
+    /// The stored form of a value converted from text (`fieldText` is the text it came from).
+    public init(_ value: FieldValue, fieldText: String) {
+        switch value {
+        case .integer(let number): self = .integer(number)
+        case .real(let number): self = .real(number)
+        case .fieldText: self = .text(fieldText)
+        case .text(let text): self = .text(text)
+        case .blob(let bytes): self = .blob(Data(bytes))
+        }
+    }
+
+    /// The value as an SQL literal, for `DEFAULT` clauses (user values are always bound instead).
+    public var sqlLiteral: String {
+        switch self {
+        case .null: "NULL"
+        case .integer(let value): String(value)
+        case .real(let value): FieldValue.sqliteText(value)
+        case .text(let value): "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
+        case .blob(let bytes): "X'" + bytes.map { String(format: "%02X", $0) }.joined() + "'"
+        }
+    }
+}

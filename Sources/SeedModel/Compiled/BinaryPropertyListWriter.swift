@@ -1,11 +1,11 @@
-@testable import SeedModel
-
-/// Writes a ``PropertyListValue`` as a binary property list, so tests can make archives the
-/// reader must handle (flags spelled the oldest way, damaged structures) without a Mac.
-struct BinaryPropertyListWriter {
+/// Writes a ``PropertyListValue`` as a binary property list (`bplist00`), the same bytes for the
+/// same value: dictionary keys in sorted order (Foundation's writer follows the dictionary's
+/// hash order, which changes from run to run), so stores stamped with one are reproducible.
+/// Tests also use it to make archives the reader must handle without a Mac.
+public struct BinaryPropertyListWriter {
     private var objects: [[UInt8]] = []
 
-    static func write(_ value: PropertyListValue) -> [UInt8] {
+    public static func write(_ value: PropertyListValue) -> [UInt8] {
         var writer = BinaryPropertyListWriter()
         let top = writer.add(value)
         return writer.finish(top: top)

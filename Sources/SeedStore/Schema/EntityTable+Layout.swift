@@ -1,0 +1,118 @@
+import Foundation
+import SeedModel
+
+/// The layout seam: how a table names the columns of properties and entities and how it keeps
+/// values. The runtime speaks in property names and ``StoreValue``s as `docs/store-format.md`
+/// defines them (dates since 1970, UUIDs as text); these turn them into the table's own.
+extension EntityTable {
+    /// The column of an attribute or to-one relationship; for a tree where two entities declare the
+    /// same name (Core Data gives each a column), the one `entity` (or its ancestors) declares.
+    public func column(for property: String, of entity: String? = nil) -> Column? {
+        let candidates = columns.filter { $0.property == property }
+        guard candidates.count > 1, let entity else { return candidates.first }
+        return candidates.first { $0.owner.map { kinds[$0]?.contains(entity) ?? false } ?? false } ?? candidates.first
+    }
+
+    /// The SQL name of a property's column (in the plain layout, the property's own name).
+    public func columnName(for property: String, of entity: String? = nil) -> String {
+        column(for: property, of: entity)?.name ?? property
+    }
+
+    /// The column naming each row's entity, if the table has one.
+    public var entityColumn: Column? {
+        columns.first { if case .entity = $0.kind { true } else { false } }
+    }
+
+    /// Core Data's `Z_OPT`: the row's version, kept in the row.
+    public var versionColumn: String? {
+        columns.first { if case .version = $0.kind { true } else { false } }?.name
+    }
+
+    /// The column holding the order of the rows in the inverse ordered to-many of a to-one relationship.
+    public func orderColumn(forToOne relationship: String) -> String? {
+        columns.first { if case .toOneOrder(let to) = $0.kind { to.name == relationship } else { false } }?.name
+    }
+
+    /// The column holding the destination entity number of a to-one relationship into a tree.
+    public func entityColumn(forToOne relationship: String) -> String? {
+        columns.first { if case .toOneEntity(let to) = $0.kind { to.name == relationship } else { false } }?.name
+    }
+
+    /// How the entity column stores an entity: its name, or Core Data's entity number.
+    public func entityValue(_ entity: String) -> StoreValue {
+        switch layout {
+        case .plain: .text(entity)
+        case .coreData: entityNumbers[entity].map { .integer(Int64($0)) } ?? .null
+        }
+    }
+
+    /// The entity a stored entity-column value names.
+    public func entityName(from value: StoreValue) -> String? {
+        switch layout {
+        case .plain: return value.stringValue
+        case .coreData:
+            guard let number = value.integerValue else { return nil }
+            return members.first { entityNumbers[$0] == Int(number) }
+        }
+    }
+
+    /// The stored form of a runtime value in a column.
+    public func encode(_ value: StoreValue, in column: Column) -> StoreValue {
+        guard layout == .coreData, case .attribute(let attribute) = column.kind else { return value }
+        return CoreDataValues.encode(value, for: attribute)
+    }
+
+    /// The stored form of a runtime value of a property (values of other names pass unchanged).
+    public func encode(_ value: StoreValue, property: String) -> StoreValue {
+        guard layout == .coreData, let column = column(for: property) else { return value }
+        return encode(value, in: column)
+    }
+
+    /// The runtime value of a stored column value.
+    public func decode(_ value: StoreValue, in column: Column) -> StoreValue {
+        guard layout == .coreData, case .attribute(let attribute) = column.kind, !value.isNull else { return value }
+        return (try? CoreDataValues.decode(value, for: attribute)) ?? value
+    }
+
+    /// The SQL a bound runtime value of `column` is written through: `?`, or a conversion into
+    /// Core Data's form where SQLite's column affinity does not do it (see ``CoreDataValues``).
+    public func boundExpression(for column: Column) -> String {
+        guard layout == .coreData, case .attribute(let attribute) = column.kind else { return "?" }
+        switch attribute.type {
+        case .date: return "(? - \(CoreDataValues.referenceDateOffset))"
+        case .uuid: return "\(CoreDataValues.uuidFunction)(?)"
+        case .binary where attribute.allowsExternalBinaryDataStorage: return "\(CoreDataValues.inlineFunction)(?)"
+        default: return "?"
+        }
+    }
+}
+
+extension EntityTable {
+    /// The SQL reading a column at `alias` as the runtime's value (the inverse of ``boundExpression(for:)``).
+    public func readExpression(for column: Column, alias: String) -> String {
+        let sql = "\(alias).\(quoteIdentifier(column.name))"
+        guard layout == .coreData, case .attribute(let attribute) = column.kind else { return sql }
+        switch attribute.type {
+        case .date: return "(\(sql) + \(CoreDataValues.referenceDateOffset))"
+        case .uuid: return "\(CoreDataValues.uuidTextFunction)(\(sql))"
+        case .decimal: return "\(CoreDataValues.decimalTextFunction)(\(sql))"
+        case .binary where attribute.allowsExternalBinaryDataStorage: return "\(CoreDataValues.inlineBytesFunction)(\(sql))"
+        default: return sql
+        }
+    }
+}
+
+extension EntityTable.Column {
+    /// The property (or, for the entity column, ``Model/entityColumn``) the runtime keys the column's values by.
+    public var property: String? {
+        switch kind {
+        case .attribute(let attribute): attribute.name
+        case .toOne(let relationship): relationship.name
+        case .entity: Model.entityColumn
+        case .primaryKey, .version, .toOneEntity, .toOneOrder, .toManyWithoutInverse: nil
+        }
+    }
+
+    /// Whether the runtime reads and writes the column as a value of the object (attributes, to-ones, entity).
+    public var holdsObjectValue: Bool { property != nil }
+}
