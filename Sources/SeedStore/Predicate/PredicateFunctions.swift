@@ -21,6 +21,7 @@ enum PredicateFunctions {
     static func register(in db: Database) {
         db.add(function: fold)
         db.add(function: like)
+        db.add(function: matchesFunction)
     }
 
     static func fold(_ text: String, options: Int) -> String {
