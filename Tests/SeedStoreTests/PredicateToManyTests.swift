@@ -42,6 +42,10 @@ struct PredicateToManyTests {
         // Distinct non-nil values, as a set of values is.
         ("products.name.@count == 3", ["Fruit"]),
         ("products.price.@count == 2", ["Fruit", "Tools"]),
+        // After the attribute, an aggregate reads the distinct non-nil values: Fruit's 0.5 and 1.25.
+        ("products.price.@sum == 1.75", ["Fruit"]),
+        ("products.price.@avg == 0.875", ["Fruit"]),
+        ("products.stock.@max == products.@max.stock", ["Fruit", "Tools"]),
         ("SUBQUERY(products, $p, $p.stock > 1).@count == 2", ["Fruit"]),
         // Inside SUBQUERY, plain key paths are the element.
         ("SUBQUERY(products, $p, $p.price > 10 AND stock < 2).@count > 0", ["Tools"]),
@@ -52,6 +56,11 @@ struct PredicateToManyTests {
         ("ALL products.tags.label == 'sale'", ["Fruit"]),
         ("products.tags.@count == 1", ["Fruit"]),
         ("products.tags.label.@count == 2", ["Tools"]),
+        // Each element once, as key-value coding collects a set: Tools reaches H-1 through both
+        // its tags, yet counts A-1 and H-1 once each (3 and 14 if counted per path).
+        ("products.tags.products.@count == 2", ["Fruit", "Tools"]),
+        ("products.tags.products.@sum.stock == 12", ["Fruit", "Tools"]),
+        ("SUBQUERY(products.tags.products, $p, $p.stock > 1).@count == 2", ["Fruit", "Tools"]),
         // MATCHES is an ICU expression over the whole string.
         ("ANY products.name MATCHES 'A.*t'", ["Fruit"]),
         ("ANY products.name MATCHES 'pp'", []),
@@ -85,6 +94,9 @@ struct PredicateToManyTests {
         ("products.@count == 2", ["sale"]),
         ("ANY products.category.name == 'Fruit'", ["sale"]),
         ("products.@sum.price == 12.5", ["sale"]),
+        // A to-one between two to-many relationships joins inside the subquery.
+        ("ANY products.category.products.sku == 'B-1'", ["sale"]),
+        ("products.category.products.@count == 5", ["sale"]),
     ]
 
     @Test(arguments: [StoreType.sqlite, .inMemory, .binary])

@@ -55,7 +55,7 @@ extension PredicateCompiler {
     /// `items.@count`, `items.name.@count` (distinct non-nil values), `items.@sum.price`,
     /// `@avg`, `@min`, `@max` as a scalar subquery. `@sum` and `@avg` count nil as 0, as
     /// key-value coding does; `@min` and `@max` skip nil; an empty collection sums to 0 and has
-    /// no average, minimum or maximum (nil).
+    /// no average, minimum or maximum (nil). `items.price.@sum` reads the distinct non-nil values.
     mutating func aggregate(_ path: [String], steps: [Step], from place: Place) throws(FetchPredicateError) -> String {
         let positions = steps.indices.filter { steps[$0].isAggregate }
         guard positions.count == 1, case .aggregate(let name) = steps[positions[0]] else {
@@ -86,15 +86,30 @@ extension PredicateCompiler {
             bindings[variable] = nil
         }
         let from = ([scope.from] + innerJoins.removeLast()).joined(separator: " ")
+        // After the attribute (`items.price.@sum`) the aggregate reads the set of its distinct
+        // values, as key-value coding collects them from a set; before it (`items.@sum.price`), every element.
+        let overValues = positions[0] == steps.count - 1 && !tail.isEmpty
+        var source = "FROM \(from) WHERE \(scope.conditions.joined(separator: " AND "))"
+        var value = column
+        if scope.isFlattened, !overValues {
+            // Each element once, though several paths reach it.
+            let key = "\(scope.element.alias).\(quoteIdentifier(scope.element.table.keyColumn))"
+            if tail.isEmpty {
+                value = key
+            } else {
+                source = "FROM (SELECT DISTINCT \(key), \(column) AS v \(source))"
+                value = "v"
+            }
+        }
         let function: String
         switch name {
-        case "@count": function = tail.isEmpty ? "count(*)" : "count(DISTINCT \(column))"
-        case "@sum": function = "coalesce(sum(\(column)), 0)"
-        case "@avg": function = "avg(coalesce(\(column), 0))"
-        case "@min": function = "min(\(column))"
-        default: function = "max(\(column))"
+        case "@count": function = tail.isEmpty && !scope.isFlattened ? "count(*)" : "count(DISTINCT \(value))"
+        case "@sum": function = overValues ? "coalesce(sum(DISTINCT \(value)), 0)" : "coalesce(sum(\(value)), 0)"
+        case "@avg": function = overValues ? "avg(DISTINCT \(value))" : "avg(coalesce(\(value), 0))"
+        case "@min": function = "min(\(value))"
+        default: function = "max(\(value))"
         }
-        return "(SELECT \(function) FROM \(from) WHERE \(scope.conditions.joined(separator: " AND ")))"
+        return "(SELECT \(function) \(source))"
     }
 
     /// `SUBQUERY(collection, $x, predicate).@count`: inside the predicate, `$x`, `SELF` and plain
@@ -116,7 +131,8 @@ extension PredicateCompiler {
         let condition = try compile(predicate)
         let from = ([scope.from] + innerJoins.removeLast()).joined(separator: " ")
         (root, bindings[variable]) = (savedRoot, savedBinding)
-        return "(SELECT count(*) FROM \(from) WHERE \(scope.conditions.joined(separator: " AND ")) AND \(condition))"
+        let count = scope.isFlattened ? "count(DISTINCT \(scope.element.alias).\(quoteIdentifier(scope.element.table.keyColumn)))" : "count(*)"
+        return "(SELECT \(count) FROM \(from) WHERE \(scope.conditions.joined(separator: " AND ")) AND \(condition))"
     }
 
     /// A comparison with managed objects, rewritten to their keys in this store.

@@ -130,17 +130,21 @@ extension PredicateCompiler {
         // The alias is named after the key path, so a sort key and the predicate share one join.
         let aliasName = (place.alias == "t0" ? "j." : place.alias + ".j.") + name.joined(separator: ".")
         let alias = quoteIdentifier(aliasName)
-        let key = quoteIdentifier(destination.keyColumn)
-        let join: String
-        if let column = place.table.column(forToOne: relationship.name) {
-            join = "LEFT JOIN \(quoteIdentifier(destination.name)) AS \(alias) ON \(alias).\(key) = \(place.alias).\(quoteIdentifier(column))"
-        } else if let inverse = relationship.inverse, let column = destination.column(forToOne: inverse) {
-            join = "LEFT JOIN \(quoteIdentifier(destination.name)) AS \(alias) ON \(alias).\(quoteIdentifier(column)) = \(place.alias).\(quoteIdentifier(place.table.keyColumn))"
-        } else {
-            throw error("\(place.table.name).\(relationship.name) is not stored as a to-one column on either side")
-        }
-        addJoin(join)
+        let link = try toOneLink(relationship, from: place, to: Place(alias: alias, table: destination))
+        addJoin("LEFT JOIN \(quoteIdentifier(destination.name)) AS \(alias) ON \(link)")
         return Place(alias: alias, table: destination)
+    }
+
+    /// The condition joining a to-one's destination row: its key equals this side's column, or its
+    /// column of the inverse equals this side's key (a one-to-one stored on the other side).
+    func toOneLink(_ relationship: Relationship, from place: Place, to destination: Place) throws(FetchPredicateError) -> String {
+        if let column = place.table.column(forToOne: relationship.name) {
+            return "\(destination.alias).\(quoteIdentifier(destination.table.keyColumn)) = \(place.alias).\(quoteIdentifier(column))"
+        }
+        if let inverse = relationship.inverse, let column = destination.table.column(forToOne: inverse) {
+            return "\(destination.alias).\(quoteIdentifier(column)) = \(place.alias).\(quoteIdentifier(place.table.keyColumn))"
+        }
+        throw error("\(place.table.name).\(relationship.name) is not stored as a to-one column on either side")
     }
 
     mutating func addJoin(_ join: String) {
@@ -158,6 +162,9 @@ extension PredicateCompiler {
         var from: String
         var conditions: [String]
         var element: Place
+        /// Whether the path goes on after its first to-many, so one element may be reached more
+        /// than once (`products.tags.products`); key-value coding collects the distinct elements.
+        var isFlattened: Bool
     }
 
     /// Opens the rows at the end of `steps` (which end at a to-many relationship).
@@ -170,17 +177,10 @@ extension PredicateCompiler {
             switch step {
             case .toOne(let relationship, _, let destination) where tables.isEmpty:
                 current = try joinToOne(relationship, from: current, to: destination, name: Array(path[...offset]))
-            case .toOne(let relationship, let table, let destination):
-                let alias = newAlias()
-                let key = quoteIdentifier(destination.keyColumn)
-                if let column = table.column(forToOne: relationship.name) {
-                    tables.append("JOIN \(quoteIdentifier(destination.name)) AS \(alias) ON \(alias).\(key) = \(current.alias).\(quoteIdentifier(column))")
-                } else if let inverse = relationship.inverse, let column = destination.column(forToOne: inverse) {
-                    tables.append("JOIN \(quoteIdentifier(destination.name)) AS \(alias) ON \(alias).\(quoteIdentifier(column)) = \(current.alias).\(quoteIdentifier(table.keyColumn))")
-                } else {
-                    throw error("\(table.name).\(relationship.name) is not stored as a to-one column on either side")
-                }
-                current = Place(alias: alias, table: destination)
+            case .toOne(let relationship, _, let destination):
+                let next = Place(alias: newAlias(), table: destination)
+                tables.append("JOIN \(quoteIdentifier(destination.name)) AS \(next.alias) ON \(try toOneLink(relationship, from: current, to: next))")
+                current = next
             case .toMany(let relationship, let table, let destination):
                 let hop = try toManyHop(relationship, from: current, in: table, to: destination)
                 for item in hop.items {
@@ -203,7 +203,8 @@ extension PredicateCompiler {
             conditions.append("\(filter.alias).\(quoteIdentifier(filter.table.entityColumnName)) IN (\(Array(repeating: "?", count: filter.values.count).joined(separator: ", ")))")
             arguments += filter.values
         }
-        return Scope(from: tables.joined(separator: " "), conditions: conditions, element: current)
+        let firstToMany = steps.firstIndex(where: \.isToMany) ?? steps.count
+        return Scope(from: tables.joined(separator: " "), conditions: conditions, element: current, isFlattened: firstToMany < steps.count - 1)
     }
 
     /// The tables one to-many hop reads, each `"Table" AS alias` with the condition linking it to
