@@ -161,6 +161,8 @@ struct PredicateToManyTests {
             ("tags.@count.label == 1", "@count ends a key path"),
             ("SUBQUERY(tags, $t, $t.label == 'x') == 1", "follow it with .@count"),
             ("SUBQUERY(category, $c, $c.name == 'x').@count == 1", "the collection of SUBQUERY must be a key path ending at a to-many relationship"),
+            ("SUBQUERY(tags.@count.products, $c, $c.sku == 'x').@count == 1", "the collection of SUBQUERY must be a key path ending at a to-many relationship"),
+            ("tags.@sum.label.@max == 1", "has more than one aggregate"),
             ("tags.colour == 'x'", "Tag has no attribute or relationship named \"colour\""),
             ("sku IN name", "IN needs a list"),
         ]
@@ -172,6 +174,16 @@ struct PredicateToManyTests {
         #expect(sort?.message.contains("goes through a to-many relationship") == true)
         let regex = #expect(throws: (any Error).self) { try context.strings("Product", "name MATCHES 'a('", key: "sku") }
         #expect("\(regex.map { String(describing: $0) } ?? "")".contains("not a valid ICU regular expression"))
+    }
+
+    /// A sort key may be an aggregate of a to-many: categories by how many products they hold.
+    @Test func sortingByAnAggregate() throws {
+        let directory = TemporaryDirectory()
+        let context = ObjectContext(coordinator: try shopCoordinator(directory))
+        try populateShop(context)
+        #expect(try context.strings("Category", key: "name", sort: [FetchSortDescriptor("products.@count")]) == ["Tools", "Fruit"])
+        #expect(try context.strings("Category", key: "name", sort: [FetchSortDescriptor("products.@max.price", ascending: false)]) == ["Tools", "Fruit"])
+        #expect(try context.strings("Tag", key: "label", sort: [FetchSortDescriptor("products.@sum.stock", ascending: false)]) == ["sale", "new"])
     }
 
     /// `$FETCH_SOURCE` alone is the object, so a fetched property can ask for its own to-many.

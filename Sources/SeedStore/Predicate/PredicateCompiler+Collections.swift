@@ -120,7 +120,9 @@ extension PredicateCompiler {
         guard keyPath.map({ $0.lowercased() }) == ["@count"] else {
             throw error("SUBQUERY(…) is a collection; follow it with .@count, as in SUBQUERY(items, $x, $x.price > 5).@count > 0")
         }
-        guard let (place, path) = base(of: collection), !path.isEmpty, try steps(path, from: place.table).last?.isToMany == true else {
+        guard let (place, path) = base(of: collection), !path.isEmpty, try steps(path, from: place.table).last?.isToMany == true,
+            try !steps(path, from: place.table).contains(where: \.isAggregate)
+        else {
             throw error("the collection of SUBQUERY must be a key path ending at a to-many relationship, as in SUBQUERY(items, $x, …); \(collection) is not")
         }
         let steps = try steps(path, from: place.table)
