@@ -70,8 +70,8 @@ struct FetchTests {
         try populateShop(context)
         let unknown = #expect(throws: FetchPredicateError.self) { try context.strings("Product", "colour == 'red'", key: "sku") }
         #expect(unknown?.message.contains("Product has no attribute or relationship named \"colour\"") == true)
-        let toMany = #expect(throws: FetchPredicateError.self) { try context.strings("Product", "tags.label == 'sale'", key: "sku") }
-        #expect(toMany?.message.contains("to-many") == true)
+        let toMany = #expect(throws: FetchPredicateError.self) { try context.strings("Product", "ANY category.name == 'Fruit'", key: "sku") }
+        #expect(toMany?.message.contains("ANY needs a key path through a to-many relationship") == true)
         let unbound = #expect(throws: FetchPredicateError.self) { try context.strings("Product", "sku == $SKU", key: "sku") }
         #expect(unbound?.message.contains("$SKU has no value") == true)
         #expect(throws: ContextError.self) { try context.strings("Widget", key: "sku") }

@@ -21,6 +21,10 @@ struct PredicateArgumentTests {
             (try FetchPredicate("name == %@", "50% off"), "name == \"50%% off\""),
             (try FetchPredicate("a == %@ AND b == %d", arguments: ["x", 3]), "a == \"x\" AND b == 3"),
             (try FetchPredicate("stock > %d AND %K BEGINSWITH %@", textArguments: ["2", "name", "Ap"]), "stock > 2 AND name BEGINSWITH \"Ap\""),
+            // %K goes on with more path; a keyword it names is printed escaped.
+            (try FetchPredicate("%K.name == %@", "category", "Tools"), "category.name == \"Tools\""),
+            (try FetchPredicate("ANY %K.sku == %@", "products", "A-1"), "ANY products.sku == \"A-1\""),
+            (try FetchPredicate("%K == 1 AND %K.x == 2", "IN", "a.self"), "#IN == 1 AND a.#self.x == 2"),
         ]
         for (predicate, printed) in cases {
             #expect(predicate.description == printed)
@@ -38,7 +42,7 @@ struct PredicateArgumentTests {
         ("%K == 1", [5], 0, "%K (placeholder 1) takes a key path as a string"),
         ("%K == 1", ["a b"], 0, "\"a b\" is not a key path"),
         ("%K == 1", ["a..b"], 0, "\"a..b\" is not a key path"),
-        ("%K == 1", ["IN"], 0, "\"IN\" is not a key path"),
+        ("%K == 1", ["1a"], 0, "\"1a\" is not a key path"),
         ("a IN %@", [[["x"]]], 5, "a list inside a list"),
         ("a == %0$@", ["x"], 5, "argument positions count from 1"),
         ("a == %3$@", ["x", "y"], 5, "%3$@ (placeholder 1) has no argument: 2 given"),

@@ -34,6 +34,26 @@ struct PredicateParserTests {
         ("age == 0x7fffffffffffffff", "age == 9223372036854775807"),
         ("age == -0x8000000000000000", "age == -9223372036854775808"),
         ("name LIKE 'a\\\\*b'", "name LIKE \"a\\\\*b\""),
+        // To-many forms (issue 15, item 2).
+        ("any tags.label == 'sale'", "ANY tags.label == \"sale\""),
+        ("SOME tags.label ==[c] 'x'", "ANY tags.label ==[c] \"x\""),
+        ("ALL products.price >= 1 AND NONE products.name LIKE[cd] 'a*'", "ALL products.price >= 1 AND NONE products.name LIKE[cd] \"a*\""),
+        ("ANY products.price BETWEEN {1, 2}", "ANY products.price BETWEEN {1, 2}"),
+        ("NOT ANY tags.label IN {'a', 'b'}", "NOT ANY tags.label IN {\"a\", \"b\"}"),
+        ("products.@count > 2", "products.@count > 2"),
+        ("products.name.@count == 3 OR @sum.products.stock < 10", "products.name.@count == 3 OR @sum.products.stock < 10"),
+        ("products.@avg.price > 1 AND products.@min.price < products.@max.price", "products.@avg.price > 1 AND products.@min.price < products.@max.price"),
+        ("subquery(products, $p, $p.stock > 1 AND (name MATCHES 'A.*' OR SELF == $p)).@count == 2",
+         "SUBQUERY(products, $p, $p.stock > 1 AND (name MATCHES \"A.*\" OR SELF == $p)).@count == 2"),
+        ("SUBQUERY(a, $x, SUBQUERY($x.b, $y, $y.c == $x.d).@count > 0).@count == 1", "SUBQUERY(a, $x, SUBQUERY($x.b, $y, $y.c == $x.d).@count > 0).@count == 1"),
+        ("SELF == $OBJECT OR SELF IN $LIST", "SELF == $OBJECT OR SELF IN $LIST"),
+        ("SELF.name == 'x'", "name == \"x\""),
+        ("name MATCHES[cd] '^a\\\\d+$'", "name MATCHES[cd] \"^a\\\\d+$\""),
+        ("'new' IN tags.label", "\"new\" IN tags.label"),
+        ("tags CONTAINS $TAG", "tags CONTAINS $TAG"),
+        // A keyword as a name is escaped with #, and prints escaped.
+        ("#IN == 1 AND a.#any == 2 AND #self.#SUBQUERY == 3", "#IN == 1 AND a.#any == 2 AND #self.#SUBQUERY == 3"),
+        ("#name == 1", "name == 1"),
     ])
     func parsesAndPrints(format: String, printed: String) throws {
         let predicate = try FetchPredicate(format)
@@ -50,11 +70,12 @@ struct PredicateParserTests {
         ("a == 'open", 5, "unterminated string"),
         ("a IN {1, 2", 10, "expected a comma or a closing }"),
         ("a BETWEEN 1", 10, "expected a pair {lower, upper}"),
-        ("a MATCHES 'x'", 2, "MATCHES"),
+        ("SUBQUERY(a, b, c == 1).@count == 0", 12, "a $VARIABLE naming each element"),
+        ("ANY NOT a == 1", 4, "expected a key path, a literal or a $VARIABLE, found NOT"),
         ("a ==[x] 'b'", 4, "string modifier"),
         ("a == $", 5, "variable name"),
-        ("a == #", 5, "unexpected character"),
-        ("a IN b", 5, "IN takes a list"),
+        ("a == #", 5, "a property name after #"),
+        ("a == ALL", 5, "expected a key path"),
         ("a. == 1", 3, "a property name after ."),
         ("a == 0 OR \u{65D}I == 0", 9, "unexpected character"),
         ("a == 0x", 5, "is not a base-16 integer"),
@@ -68,6 +89,21 @@ struct PredicateParserTests {
         #expect(error?.position == position, "\(format): \(error.map(String.init(describing:)) ?? "")")
         #expect(error?.message.contains(message) == true, "\(error?.message ?? "")")
         #expect(error?.description.contains("^") == true, "the description points at the position")
+    }
+
+    /// Apple's BNF leaves precedence open; NOT binds tightest, then AND, then OR, both grouping
+    /// from the left, as in C and SQL.
+    @Test func precedenceAndAssociativity() throws {
+        let a = FetchPredicate.comparison(.keyPath(["a"]), .equal, .value(.integer(1)), [])
+        let b = FetchPredicate.comparison(.keyPath(["b"]), .equal, .value(.integer(2)), [])
+        let c = FetchPredicate.comparison(.keyPath(["c"]), .equal, .value(.integer(3)), [])
+        #expect(try FetchPredicate("a == 1 OR b == 2 AND c == 3") == .or([a, .and([b, c])]))
+        #expect(try FetchPredicate("a == 1 AND b == 2 OR c == 3") == .or([.and([a, b]), c]))
+        #expect(try FetchPredicate("NOT a == 1 AND b == 2") == .and([.not(a), b]))
+        #expect(try FetchPredicate("NOT a == 1 OR b == 2 AND NOT c == 3") == .or([.not(a), .and([b, .not(c)])]))
+        #expect(try FetchPredicate("(a == 1 OR b == 2) AND c == 3") == .and([.or([a, b]), c]))
+        #expect(try FetchPredicate("ANY t.x == 1 AND b == 2") == .and([.quantified(.any, .comparison(.keyPath(["t", "x"]), .equal, .value(.integer(1)), [])), b]))
+        #expect(try FetchPredicate("NOT ANY t.x == 1") == .not(.quantified(.any, .comparison(.keyPath(["t", "x"]), .equal, .value(.integer(1)), []))))
     }
 
     @Test func hostileNestingIsRefusedNotACrash() {

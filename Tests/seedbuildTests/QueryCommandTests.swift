@@ -95,6 +95,12 @@ struct QueryCommandTests {
         let ct2 = ["CT2 0WG", "CT2 9TH", "CT25 3RS", "CT27 5QP", "CT27 9WP", "CT29 3WB"]
         #expect(try postcodes(["--where", "postcode BEGINSWITH %@ AND %K == %@", "--arg", "CT2", "--arg", "county.name", "--arg", "Kent"]) == ct2)
         #expect(try postcodes(["--where", "%2$K == %1$@ AND postcode BEGINSWITH $P", "--arg", "Kent", "--arg", "county.name", "--var", "P=CT2"]) == ct2)
+        // To-many forms from the command line: Kent's county holds the 23; each other county fewer.
+        let counties = ["query", "--store", "build/seed/postcodes.sqlite:PostCodesConf:ro"] + models + ["County", "--sort", "name"]
+        let large = try runSeedbuild(counties + ["--where", "postcodes.@count == %d AND ANY postcodes.postcode BEGINSWITH %@", "--arg", "23", "--arg", "CT2"], in: project.url)
+        #expect(large.status == 0, "\(large.stderr)")
+        #expect(large.stdout.split(separator: "\n").count == 1 && large.stdout.contains("\"name\":\"Kent\""), "\(large.stdout)")
+        #expect(try postcodes(["--where", "SUBQUERY(county.postcodes, $p, $p.postcode BEGINSWITH 'CT2').@count == 6 AND postcode MATCHES 'CT2 .*'"]) == ["CT2 0WG", "CT2 9TH"])
 
         let few = try runSeedbuild(stores + ["--where", "county.name == %@ AND postcode BEGINSWITH %@", "--arg", "Kent"], in: project.url)
         #expect(few.status == 65)

@@ -3,8 +3,13 @@
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let text = String(decoding: UnsafeRawBufferPointer(start: start, count: count), as: UTF8.self)
-    // Placeholders take text as a command line gives it: a number, a key path, a string.
-    for predicate in [try? FetchPredicate(text), try? FetchPredicate(text, textArguments: ["1", "a.b", "%x'\\"])].compactMap({ $0 }) {
+    // Placeholders take text as a command line gives it: a number, a key path, a string; and a
+    // key path of keywords, which prints escaped (#self.#IN).
+    let parsed = [
+        try? FetchPredicate(text), try? FetchPredicate(text, textArguments: ["1", "a.b", "%x'\\"]),
+        try? FetchPredicate(text, textArguments: ["self.IN"]),
+    ]
+    for predicate in parsed.compactMap({ $0 }) {
         // Whatever parses must print back to a format that parses to the same predicate.
         let again = try? FetchPredicate(predicate.description)
         precondition(again == predicate, "round trip failed for \(text): \(predicate.description)")

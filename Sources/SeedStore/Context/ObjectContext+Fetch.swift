@@ -98,11 +98,9 @@ extension ObjectContext {
         let bound = try predicate.substituting(format: format) { name, keyPath in
             switch name {
             case "FETCH_SOURCE":
-                guard !keyPath.isEmpty else {
-                    throw FetchPredicateError(
-                        format: format, position: nil,
-                        "compare $FETCH_SOURCE through a key attribute, such as $FETCH_SOURCE.postcode; objects in other stores cannot be compared directly")
-                }
+                // The object itself matches only in its own store (`ANY owners == $FETCH_SOURCE`);
+                // across stores, compare through a key attribute, such as $FETCH_SOURCE.postcode.
+                if keyPath.isEmpty { return .object(object.objectID) }
                 return .value(try object.value(atKeyPath: keyPath, format: format))
             case "FETCHED_PROPERTY":
                 if keyPath == ["name"] { return .value(.text(property.name)) }

@@ -7,6 +7,7 @@ extension FetchPredicate: CustomStringConvertible {
         case .or(let parts): return parts.map { $0.nested }.joined(separator: " OR ")
         case .not(let inner): return "NOT " + inner.nested
         case .between(let value, let lower, let upper): return "\(value) BETWEEN {\(lower), \(upper)}"
+        case .quantified(let quantifier, let inner): return "\(quantifier.rawValue) \(inner)"
         case .comparison(let lhs, let op, let rhs, let options):
             var modifier = ""
             if !options.isEmpty {
@@ -27,8 +28,13 @@ extension FetchPredicate: CustomStringConvertible {
 extension FetchPredicate.Expression: CustomStringConvertible {
     public var description: String {
         switch self {
-        case .keyPath(let path): return path.joined(separator: ".")
-        case .variable(let name, let path): return "$" + ([name] + path).joined(separator: ".")
+        case .keyPath(let path): return Self.format(path)
+        case .variable(let name, let path): return "$" + name + (path.isEmpty ? "" : "." + Self.format(path))
+        case .evaluatedObject: return "SELF"
+        // An object has no literal form: this names it for people, and does not parse back.
+        case .object(let id): return "<\(id)>"
+        case .subquery(let collection, let variable, let predicate, let path):
+            return "SUBQUERY(\(collection), $\(variable), \(predicate))" + (path.isEmpty ? "" : "." + Self.format(path))
         case .list(let items): return "{" + items.map(\.description).joined(separator: ", ") + "}"
         case .value(let value):
             switch value {
@@ -43,5 +49,12 @@ extension FetchPredicate.Expression: CustomStringConvertible {
             default: return value.displayText
             }
         }
+    }
+
+    /// Key path components joined by dots, a keyword or other non-name escaped with `#` (`#IN`).
+    static func format(_ path: [String]) -> String {
+        path.map { name in
+            PredicateLexer.isName(name) && !PredicateLexer.keywords.contains(name.uppercased()) ? name : "#" + name
+        }.joined(separator: ".")
     }
 }

@@ -36,15 +36,21 @@ extension FetchPredicate {
     }
 
     /// Replaces each variable by what `resolve` returns for its name and key path.
+    /// A `SUBQUERY`'s own variable is left in place inside it.
     func substituting(format: String, _ resolve: (String, [String]) throws -> Expression) throws -> FetchPredicate {
         func resolved(_ expression: Expression) throws -> Expression {
             switch expression {
-            case .keyPath, .value: return expression
+            case .keyPath, .value, .evaluatedObject, .object: return expression
             case .variable(let name, let keyPath): return try resolve(name, keyPath)
             case .list(let items):
                 var members: [Expression] = []
                 for item in items { members.append(try resolved(item)) }
                 return .list(members)
+            case .subquery(let collection, let variable, let predicate, let keyPath):
+                let inner = try predicate.substituting(format: format) { name, path in
+                    name == variable ? .variable(name, keyPath: path) : try resolve(name, path)
+                }
+                return .subquery(collection: try resolved(collection), variable: variable, predicate: inner, keyPath: keyPath)
             }
         }
         switch self {
@@ -62,6 +68,7 @@ extension FetchPredicate {
             return .comparison(try resolved(lhs), op, try resolved(rhs), options)
         case .between(let value, let lower, let upper):
             return .between(try resolved(value), lower: try resolved(lower), upper: try resolved(upper))
+        case .quantified(let quantifier, let inner): return .quantified(quantifier, try inner.substituting(format: format, resolve))
         }
     }
 }

@@ -71,11 +71,15 @@ struct PlaceholderBinder {
     private func typed(_ argument: PredicateArgument, specifier: String, name: String, position: Int) throws(FetchPredicateError) -> FetchPredicate.Expression {
         switch (specifier, argument) {
         case ("@", .value(let value)): return .value(value)
+        case ("@", .object(let id)): return .object(id)
         case ("@", .list(let items)):
             var members: [FetchPredicate.Expression] = []
             for item in items {
-                guard case .value(let value) = item else { throw error(position, "\(name): a list inside a list cannot be compared; pass a flat array") }
-                members.append(.value(value))
+                switch item {
+                case .value(let value): members.append(.value(value))
+                case .object(let id): members.append(.object(id))
+                case .list: throw error(position, "\(name): a list inside a list cannot be compared; pass a flat array")
+                }
             }
             return .list(members)
         case ("K", .value(.text(let path))): return try keyPath(path, name: name, position: position)
@@ -102,10 +106,11 @@ struct PlaceholderBinder {
         }
     }
 
-    /// A `%K` argument: names joined by dots, each a word the format syntax could hold, none a keyword.
+    /// A `%K` argument: names joined by dots, each a word the format syntax could hold. A keyword
+    /// is a name here, as in NSPredicate; the predicate prints it escaped (`#IN`).
     private func keyPath(_ path: String, name: String, position: Int) throws(FetchPredicateError) -> FetchPredicate.Expression {
         let names = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        for component in names where !PredicateLexer.isName(component) || PredicateLexer.keywords.contains(component.uppercased()) {
+        for component in names where !PredicateLexer.isName(component) {
             throw error(position, "\(name): \"\(path)\" is not a key path; give property names joined by dots, such as \"county.name\"")
         }
         return .keyPath(names)
@@ -114,6 +119,7 @@ struct PlaceholderBinder {
     private static func describe(_ argument: PredicateArgument) -> String {
         switch argument {
         case .list: "a list"
+        case .object(let id): "the object \(id)"
         case .value(.null): "nil"
         case .value(.text(let text)): "the string \"\(text)\""
         case .value(.blob): "data"

@@ -10,6 +10,9 @@ public enum PredicateArgument: Sendable, Hashable {
     case value(StoreValue)
     /// An array, for `IN %@` or `BETWEEN %@`.
     case list([PredicateArgument])
+    /// A managed object, for `SELF == %@`, `department == %@` or `%@ IN employees`. It matches
+    /// only in the store that holds it; an unsaved object matches nothing.
+    case object(ObjectID)
 }
 
 /// A Swift value that can be passed for a format placeholder.
@@ -88,4 +91,8 @@ extension Optional: PredicateArgumentConvertible where Wrapped: PredicateArgumen
 
 extension Array: PredicateArgumentConvertible where Element: PredicateArgumentConvertible {
     public var predicateArgument: PredicateArgument { .list(map(\.predicateArgument)) }
+}
+
+extension ObjectID: PredicateArgumentConvertible {
+    public var predicateArgument: PredicateArgument { .object(self) }
 }

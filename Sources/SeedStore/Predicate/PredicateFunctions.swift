@@ -21,14 +21,19 @@ enum PredicateFunctions {
     static func register(in db: Database) {
         db.add(function: fold)
         db.add(function: like)
+        db.add(function: matchesFunction)
         CoreDataValues.registerFunctions(in: db)
     }
 
+    /// Folds as Foundation's `compare(_:options:)` does with `.caseInsensitive` and/or
+    /// `.diacriticInsensitive`: full case folding (`ß` and `SS`, `ﬁ` and `FI` are equal), then
+    /// canonical decomposition, so composed and decomposed accents fold to the same bytes.
     static func fold(_ text: String, options: Int) -> String {
-        var result = text
-        if options & 2 != 0 { result = result.folding(options: .diacriticInsensitive, locale: nil) }
-        if options & 1 != 0 { result = result.lowercased() }
-        return result
+        var compare: String.CompareOptions = []
+        if options & 1 != 0 { compare.insert(.caseInsensitive) }
+        if options & 2 != 0 { compare.insert(.diacriticInsensitive) }
+        guard !compare.isEmpty else { return text }
+        return text.folding(options: compare, locale: nil).decomposedStringWithCanonicalMapping
     }
 
     /// One element of a `LIKE` pattern.

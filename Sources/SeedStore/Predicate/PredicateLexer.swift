@@ -2,6 +2,8 @@
 struct PredicateLexer {
     enum Token: Equatable {
         case identifier(String)
+        /// `#name`: a key path component that may be a keyword (`#IN`).
+        case escapedName(String)
         case variable(String)
         case string(String)
         case number(StoreValue)
@@ -15,6 +17,7 @@ struct PredicateLexer {
         var text: String {
             switch self {
             case .identifier(let name): name
+            case .escapedName(let name): "#" + name
             case .variable(let name): "$" + name
             case .string(let value): "'\(value)'"
             case .number(let value): value.displayText
@@ -56,6 +59,12 @@ struct PredicateLexer {
         if Self.startsWord(character) {
             return .identifier(readWord())
         }
+        if character == "#" {
+            index += 1
+            let name = readWord()
+            guard !name.isEmpty else { throw error(at: index - 1, "expected a property name after #, as in #IN to name a property called IN") }
+            return .escapedName(name)
+        }
         if character == "$" {
             index += 1
             let name = readWord()
@@ -96,8 +105,9 @@ struct PredicateLexer {
         case nil, .modifier: return true
         case .symbol(let symbol): return symbol != ")" && symbol != "}"
         case .identifier(let word):
-            return ["AND", "OR", "NOT", "IN", "BETWEEN", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE"].contains(word.uppercased())
-        case .variable, .string, .number, .placeholder, .end: return false
+            return ["AND", "OR", "NOT", "IN", "BETWEEN", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES", "ANY", "SOME", "ALL", "NONE"]
+                .contains(word.uppercased())
+        case .escapedName, .variable, .string, .number, .placeholder, .end: return false
         }
     }
 
@@ -110,6 +120,7 @@ struct PredicateLexer {
     static let keywords: Set<String> = [
         "AND", "OR", "NOT", "IN", "BETWEEN", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES",
         "TRUE", "FALSE", "YES", "NO", "NIL", "NULL", "TRUEPREDICATE", "FALSEPREDICATE",
+        "ANY", "SOME", "ALL", "NONE", "SELF", "SUBQUERY",
     ]
 
     /// Whether a whole string reads as one name (a property of a key path).

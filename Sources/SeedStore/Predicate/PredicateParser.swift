@@ -2,9 +2,17 @@
 ///
 ///     predicate  := and ( (OR | ||) and )*
 ///     and        := unary ( (AND | &&) unary )*
-///     unary      := (NOT | !) unary | ( predicate ) | TRUEPREDICATE | FALSEPREDICATE | comparison
+///     unary      := (NOT | !) unary | ( predicate ) | TRUEPREDICATE | FALSEPREDICATE
+///                 | (ANY | SOME | ALL | NONE) comparison | comparison
 ///     comparison := operand operator[modifier] operand | operand BETWEEN operand
-///     operand    := keypath | literal | $VARIABLE[.keypath] | { operand, … } | %@ | %K | %d | %f | …
+///     operand    := keypath | SELF[.keypath] | literal | $VARIABLE[.keypath] | { operand, … }
+///                 | SUBQUERY ( operand , $VARIABLE , predicate ) [.keypath]
+///                 | %@ | %K[.keypath] | %d | %f | …
+///     keypath    := name ( . name )*      where a name is a word or #word (a keyword as a name)
+///
+/// Apple's [BNF](https://developer.apple.com/library/archive/documentation/Cocoa/Conceptual/Predicates/Articles/pBNF.html)
+/// leaves precedence open; as in SQL and C, NOT binds tightest, then AND, then OR, and AND and OR
+/// group from the left.
 struct PredicateParser {
     private typealias Token = PredicateLexer.Token
 
@@ -81,6 +89,10 @@ struct PredicateParser {
         }
         if isKeyword("TRUEPREDICATE") { advance(); return .constant(true) }
         if isKeyword("FALSEPREDICATE") { advance(); return .constant(false) }
+        if case .identifier(let word) = current, let quantifier = Self.quantifiers[word.uppercased()] {
+            advance()
+            return .quantified(quantifier, try parseComparison())
+        }
         return try parseComparison()
     }
 
@@ -106,9 +118,6 @@ struct PredicateParser {
             advance()
         }
         let rhs = try parseOperand()
-        if op == .in, case .keyPath = rhs {
-            throw FetchPredicateError(format: format, position: tokens[index - 1].position, "IN takes a list {a, b, …} or a $VARIABLE, not a key path")
-        }
         return .comparison(lhs, op, rhs, options)
     }
 
@@ -128,11 +137,10 @@ struct PredicateParser {
             case "ENDSWITH": op = .endsWith
             case "CONTAINS": op = .contains
             case "LIKE": op = .like
-            case "MATCHES":
-                throw FetchPredicateError(format: format, position: tokens[index].position, "MATCHES (regular expressions) is not supported; use LIKE with * and ?")
-            default: throw expected("a comparison operator (==, !=, <, <=, >, >=, IN, BEGINSWITH, ENDSWITH, CONTAINS, LIKE, BETWEEN)")
+            case "MATCHES": op = .matches
+            default: throw expected("a comparison operator (==, !=, <, <=, >, >=, IN, BEGINSWITH, ENDSWITH, CONTAINS, LIKE, MATCHES, BETWEEN)")
             }
-        default: throw expected("a comparison operator (==, !=, <, <=, >, >=, IN, BEGINSWITH, ENDSWITH, CONTAINS, LIKE, BETWEEN)")
+        default: throw expected("a comparison operator (==, !=, <, <=, >, >=, IN, BEGINSWITH, ENDSWITH, CONTAINS, LIKE, MATCHES, BETWEEN)")
         }
         advance()
         return op
@@ -152,7 +160,12 @@ struct PredicateParser {
         case .placeholder(let specifier, let argument):
             let operand = try binder.operand(specifier: specifier, index: argument, position: tokens[index].position)
             advance()
+            // `%K.name` goes on from the key path the argument names.
+            if case .keyPath(let path) = operand { return .keyPath(path + (try parseKeyPathTail())) }
             return operand
+        case .escapedName(let name):
+            advance()
+            return .keyPath([name] + (try parseKeyPathTail()))
         case .symbol("{"):
             depth += 1
             defer { depth -= 1 }
@@ -176,7 +189,12 @@ struct PredicateParser {
             case "TRUE", "YES": advance(); return .value(.integer(1))
             case "FALSE", "NO": advance(); return .value(.integer(0))
             case "NIL", "NULL": advance(); return .value(.null)
-            case "AND", "OR", "NOT", "IN", "BETWEEN", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE":
+            case "SELF":
+                advance()
+                let path = try parseKeyPathTail()
+                return path.isEmpty ? .evaluatedObject : .keyPath(path)
+            case "SUBQUERY": return try parseSubquery()
+            case _ where PredicateLexer.keywords.contains(name.uppercased()):
                 throw expected("a key path, a literal or a $VARIABLE")
             default:
                 advance()
@@ -187,16 +205,40 @@ struct PredicateParser {
         }
     }
 
+    /// `SUBQUERY(collection, $x, predicate)` and the key path after it, such as `.@count`.
+    private mutating func parseSubquery() throws(FetchPredicateError) -> FetchPredicate.Expression {
+        advance()
+        guard current == .symbol("(") else { throw expected("( after SUBQUERY") }
+        advance()
+        depth += 1
+        defer { depth -= 1 }
+        let collection = try parseOperand()
+        guard current == .symbol(",") else { throw expected("a comma after the collection of SUBQUERY(collection, $x, predicate)") }
+        advance()
+        guard case .variable(let variable) = current else { throw expected("a $VARIABLE naming each element, as in SUBQUERY(items, $x, $x.price > 5)") }
+        advance()
+        guard current == .symbol(",") else { throw expected("a comma after the variable of SUBQUERY(collection, $x, predicate)") }
+        advance()
+        let predicate = try parseOr()
+        guard current == .symbol(")") else { throw expected("a closing ) of SUBQUERY") }
+        advance()
+        return .subquery(collection: collection, variable: variable, predicate: predicate, keyPath: try parseKeyPathTail())
+    }
+
     private mutating func parseKeyPathTail() throws(FetchPredicateError) -> [String] {
         var path: [String] = []
         while current == .symbol(".") {
             advance()
-            guard case .identifier(let name) = current else { throw expected("a property name after .") }
-            path.append(name)
+            switch current {
+            case .identifier(let name), .escapedName(let name): path.append(name)
+            default: throw expected("a property name after .")
+            }
             advance()
         }
         return path
     }
+
+    private static let quantifiers: [String: FetchPredicate.Quantifier] = ["ANY": .any, "SOME": .any, "ALL": .all, "NONE": .none]
 
     private func expected(_ what: String) -> FetchPredicateError {
         FetchPredicateError(format: format, position: tokens[index].position, "expected \(what), found \(current.text)")

@@ -52,7 +52,7 @@ extension SQLiteStore {
         var conditions: [String] = []
         var arguments: [StoreValue] = []
         if let predicate = request.predicate {
-            let compiled = try PredicateSQL(predicate, table: table, schema: schema, format: predicate.description)
+            let compiled = try PredicateSQL(predicate, table: table, schema: schema, format: predicate.description, storeIdentifier: identifier)
             joins = compiled.joins
             conditions.append(compiled.whereClause)
             arguments = compiled.arguments

@@ -41,7 +41,9 @@ public class SQLiteStore: PersistentStore {
         do {
             // A file that exists keeps its layout; a new store takes the description's.
             let isNew = storePath == nil || !exists
-            let (layout, numbers): (StoreLayout, [String: Int]) = isNew ? (description.storeLayout, [:]) : try queue.inDatabase { db in
+            // Atomic stores keep their tables in a property list of the plain layout.
+            let newLayout = description.type == .sqlite || description.type == .inMemory ? description.storeLayout : .plain
+            let (layout, numbers): (StoreLayout, [String: Int]) = isNew ? (newLayout, [:]) : try queue.inDatabase { db in
                 try StoreFile.checkSeedStore(db, path: storePath!)
                 return (try StoreFile.layout(of: db), try StoreFile.entityNumbers(in: db))
             }

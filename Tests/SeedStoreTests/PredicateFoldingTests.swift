@@ -1,0 +1,58 @@
+import Foundation
+import SeedModel
+import SeedStore
+import Testing
+
+/// `[c]`, `[d]` and `[cd]` decide equality as Foundation's `compare(_:options:)` does on the same
+/// strings: every stored name is fetched with every other as the value, and the rows found must be
+/// those Foundation calls the same.
+@Suite("Predicate case and diacritic folding against Foundation")
+struct PredicateFoldingTests {
+    static let names = [
+        "Straße", "STRASSE", "strasse", "Café", "CAFE", "cafe\u{301}", "İstanbul", "istanbul", "ǅ", "ǆ", "Ǆ", "ﬁ", "fi", "FI",
+        "Ångström", "angstrom", "Æon", "æon", "Øre", "ore", "ı", "I", "i", "Σίσυφος", "ΣΊΣΥΦΟΣ", "σίσυφοσ", "Å", "A\u{30A}",
+    ]
+
+    @Test(arguments: ["[c]", "[d]", "[cd]"])
+    func equalityMatchesFoundation(modifier: String) throws {
+        var options: String.CompareOptions = []
+        if modifier.contains("c") { options.insert(.caseInsensitive) }
+        if modifier.contains("d") { options.insert(.diacriticInsensitive) }
+        let context = try Self.populated()
+        for value in Self.names {
+            let expected = Self.names.indices.filter { Self.names[$0].compare(value, options: options) == .orderedSame }
+            for format in ["name ==\(modifier) %@", "name IN\(modifier) {%@}"] {
+                let request = FetchRequest(entity: "Product", predicate: try FetchPredicate(format, value))
+                let found = try context.fetch(request).compactMap { $0.string("sku").flatMap(Int.init) }.sorted()
+                #expect(found == expected, "\(format) with \"\(value)\": found \(found.map { Self.names[$0] }), Foundation: \(expected.map { Self.names[$0] })")
+            }
+        }
+    }
+
+    /// A prefix folds as the whole string does: `BEGINSWITH[cd]` agrees with Foundation's anchored search.
+    @Test func prefixesMatchFoundation() throws {
+        let context = try Self.populated()
+        for prefix in ["STR", "caf", "Å", "ang", "æ", "σί", "i"] {
+            let expected = Self.names.indices.filter {
+                Self.names[$0].range(of: prefix, options: [.anchored, .caseInsensitive, .diacriticInsensitive]) != nil
+            }
+            let request = FetchRequest(entity: "Product", predicate: try FetchPredicate("name BEGINSWITH[cd] %@", prefix))
+            let found = try context.fetch(request).compactMap { $0.string("sku").flatMap(Int.init) }.sorted()
+            #expect(found == expected, "BEGINSWITH[cd] \"\(prefix)\": found \(found.map { Self.names[$0] }), Foundation: \(expected.map { Self.names[$0] })")
+        }
+    }
+
+    /// An in-memory catalog with one product per name, its sku the name's index.
+    static func populated() throws -> ObjectContext {
+        let coordinator = StoreCoordinator(model: try shopModel())
+        try coordinator.addStore(StoreDescription(type: .inMemory, configuration: "Catalog"))
+        let context = ObjectContext(coordinator: coordinator)
+        for (index, name) in names.enumerated() {
+            let product = try context.insert(entity: "Product")
+            product["sku"] = .text(String(index))
+            product["name"] = .text(name)
+        }
+        try context.save()
+        return context
+    }
+}
