@@ -33,7 +33,7 @@ struct VerifyModelOptions: ParsableArguments {
     @Option(name: .customLong("user-model"), help: "The app's user models to merge with it (repeatable; default: seedbuild.json's \"userModels\").")
     var userModels: [String] = []
 
-    @Flag(name: .customLong("all-versions"), help: "Check every version in the seed model bundle and print a compatibility matrix.")
+    @Flag(name: .customLong("all-versions"), help: "Check every version of the seed and user model bundles (each app model version) and print whether Core Data opens the seed directly, after the installer stamps it, only after a migration, or not at all.")
     var allVersions = false
 }
 
@@ -50,15 +50,28 @@ enum VerifyStep {
         // The project's user models belong with its model; another model brings its own.
         let usesProjectModel = model == nil || model == project?.model
         let userPaths = !explicitUserModels.isEmpty ? explicitUserModels : (usesProjectModel ? project?.userModels ?? [] : [])
-        let (seedModels, userModels) = try CommandFailure.exitOnError { () throws(ModelError) in
+        let (seedModels, userModels, otherUserModels) = try CommandFailure.exitOnError { () throws(ModelError) in
             let current = try ModelLoader.load(modelPath)
             var seeds = [current]
             if allVersions {
                 seeds += try ModelLoader.loadAllVersions(modelPath).filter { $0.source?.version != current.source?.version }
             }
             let users = try userPaths.map { path throws(ModelError) in try ModelLoader.load(path) }
-            return (seeds, users)
+            // Every older version of a user model, with the other user models current: the apps in the field.
+            var others: [[Model]] = []
+            if allVersions {
+                for (index, path) in userPaths.enumerated() {
+                    for older in try ModelLoader.loadAllVersions(path) where older.source?.version != users[index].source?.version {
+                        var set = users
+                        set[index] = older
+                        others.append(set)
+                    }
+                }
+            }
+            return (seeds, users, others)
         }
-        return try CommandFailure.exitOnError { try Verifier().verify(artifact, seedModels: seedModels, userModels: userModels) }
+        return try CommandFailure.exitOnError {
+            try Verifier().verify(artifact, seedModels: seedModels, userModels: userModels, otherUserModels: otherUserModels)
+        }
     }
 }

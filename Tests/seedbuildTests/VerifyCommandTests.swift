@@ -46,6 +46,33 @@ struct VerifyCommandTests {
         #expect(plan.contains { $0.hasPrefix("renameAttribute Postcode.area") } && plan.contains { $0.hasPrefix("addAttribute Postcode.ward") })
     }
 
+    /// The app's user model has a second version (Rating gains an attribute): the seed built for the
+    /// first opens directly under it once the installer stamps it, and as it is under the first.
+    @Test func everyUserModelVersionIsReportedWithWhatItTakes() throws {
+        let project = try SampleProject()
+        let bundle = "schemas/UserModel.xcdatamodeld"
+        let first = try String(contentsOfFile: project.path("\(bundle)/UserModel.xcdatamodel/contents"), encoding: .utf8)
+        let second = first.replacingOccurrences(of: "<attribute name=\"comment\"", with: "<attribute name=\"mood\" optional=\"YES\" attributeType=\"String\"/>\n        <attribute name=\"comment\"")
+            .replacingOccurrences(of: "userDefinedModelVersionIdentifier=\"1\"", with: "userDefinedModelVersionIdentifier=\"2\"")
+        project.write("\(bundle)/UserModel 2.xcdatamodel/contents", second)
+        project.write("\(bundle)/.xccurrentversion", """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>UserModel 2.xcdatamodel</string></dict></plist>
+            """)
+        let build = try runSeedbuild(
+            ["build", "seeds/postcodes.csv", "--model", "schemas/PostCodesModel.xcdatamodeld", "--user-model", "\(bundle)/UserModel.xcdatamodel", "--out", "old"],
+            in: project.url)
+        #expect(build.status == 0, "\(build.stderr)")
+        let result = try runSeedbuild(["verify", "old/manifest.json", "--model", "schemas/PostCodesModel.xcdatamodeld", "--user-model", bundle, "--all-versions", "--json"], in: project.url)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let models = try #require(try report(result.stdout)["models"] as? [[String: Any]])
+        let verdicts = models.map { "\($0["version"] as? String ?? "?"): \($0["result"] as? String ?? "?")" }
+        #expect(verdicts.contains("PostCodesModel 2 + UserModel 2: restamped"), "\(verdicts)")
+        #expect(verdicts.contains("PostCodesModel 2 + UserModel: compatible"), "\(verdicts)")
+        let text = try runSeedbuild(["verify", "old/manifest.json", "--model", "schemas/PostCodesModel.xcdatamodeld", "--user-model", bundle, "--all-versions"], in: project.url)
+        #expect(text.stdout.contains("restamped — opens directly, read-only, once the installer stamps it for this model on the device"))
+    }
+
     @Test func damagedArtifactsFailNamingTheCheck() throws {
         let project = try built()
         let artifact = project.path("build/seed/postcodes.sqlite.gz")

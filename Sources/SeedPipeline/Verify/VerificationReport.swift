@@ -12,10 +12,23 @@ public struct VerificationReport: Sendable {
     public enum Verdict: String, Sendable {
         /// The store's hashes equal the configuration's: it opens as it is.
         case compatible
+        /// Only entities outside the seed's configuration differ: ``SeedInstaller`` stamps the seed for
+        /// this model on the device (done to a scratch copy and checked), and it then opens as it is.
+        case restamped
         /// It opens through an inferred lightweight migration, which was applied to a scratch copy and checked.
         case lightweight
         /// It cannot be opened under this model.
         case refused
+
+        /// What the verdict means for a Core Data app's coordinator on this model version.
+        public var meaning: String {
+            switch self {
+            case .compatible: "Core Data opens the seed directly, read-only"
+            case .restamped: "opens directly, read-only, once the installer stamps it for this model on the device (no migration)"
+            case .lightweight: "opens only after a lightweight migration, which needs a writable copy"
+            case .refused: "does not open at all"
+            }
+        }
     }
 
     public struct ModelResult: Sendable {
@@ -59,7 +72,7 @@ public struct VerificationReport: Sendable {
         if !models.isEmpty {
             lines.append("model versions:")
             for model in models {
-                lines.append("  \(model.version): \(model.verdict.rawValue)")
+                lines.append("  \(model.version): \(model.verdict.rawValue) — \(model.verdict.meaning)")
                 for detail in model.details { lines.append("    - \(detail)") }
             }
         }

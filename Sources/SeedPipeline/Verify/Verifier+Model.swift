@@ -6,13 +6,19 @@ import SeedStore
 extension Verifier {
     /// Step 3 for one seed model version: compatible, lightweight (migrated on a scratch copy and
     /// checked), or refused with the reasons.
-    func checkModel(_ model: Model, userModels: [Model], store: String, metadata: StoreMetadata, scratch: String) throws -> VerificationReport.ModelResult {
-        let version = model.source?.version ?? (model.versionIdentifiers.isEmpty ? model.name : "\(model.name) \(model.versionIdentifiers.joined(separator: ","))")
+    func checkModel(
+        _ model: Model, userModels: [Model], store: String, metadata: StoreMetadata, scratch: String, labelUserModels: Bool = false
+    ) throws -> VerificationReport.ModelResult {
+        func label(_ model: Model) -> String {
+            model.source?.version ?? (model.versionIdentifiers.isEmpty ? model.name : "\(model.name) \(model.versionIdentifiers.joined(separator: ","))")
+        }
+        let version = ([model] + (labelUserModels ? userModels : [])).map(label).joined(separator: " + ")
         func refused(_ reasons: [String]) -> VerificationReport.ModelResult {
             VerificationReport.ModelResult(version: version, verdict: .refused, details: reasons)
         }
         // The app's coordinator uses the merged model, and Core Data compares every entity of it.
-        guard let configuration = metadata.configuration else { return refused(["the store names no configuration"]) }
+        // A store Core Data wrote names none: it holds the Default configuration, every entity.
+        let configuration = metadata.configuration ?? SeedModel.Configuration.defaultName
         let merged: Model
         do {
             merged = try Model.merged([model] + userModels)
@@ -27,6 +33,21 @@ extension Verifier {
             let (details, problems) = checkCrossStore(seed: store, configuration: configuration, seedModel: model, userModels: userModels)
             guard problems.isEmpty else { return refused(problems) }
             return VerificationReport.ModelResult(version: version, verdict: .compatible, details: details)
+        }
+        // The seed's own entities are what this model says; only the user model moved on.
+        let stored = metadata.versionHashes
+        if metadata.hashEncodingVersion >= Model.hashEncodingVersion, let seedEntities = try? merged.restricted(to: configuration),
+            seedEntities.entityVersionHashes.allSatisfy({ stored[$0.key] == $0.value }) {
+            let restamped = (scratch as NSString).appendingPathComponent("restamped-\(UUID().uuidString).sqlite")
+            do {
+                try LayoutConversion.restamp(store, for: merged, output: restamped, outputMode: 0o444)
+            } catch let error as StoreError {
+                return refused([error.message])
+            }
+            let (details, problems) = checkCrossStore(seed: restamped, configuration: configuration, seedModel: model, userModels: userModels)
+            guard problems.isEmpty else { return refused(problems) }
+            let note = "version hashes differ outside the seed (\(differences.map(\.entity).joined(separator: ", "))): stamped for this model on a scratch copy"
+            return VerificationReport.ModelResult(version: version, verdict: .restamped, details: [note] + details)
         }
         let migrated = (scratch as NSString).appendingPathComponent("migrated-\(UUID().uuidString).sqlite")
         do {

@@ -13,16 +13,23 @@ public struct Verifier: Sendable {
     ///   - artifact: a `.sqlite`, a `.sqlite.gz` or a `manifest.json` naming the artifact beside it.
     ///   - seedModels: the seed model versions to check, the current one first.
     ///   - userModels: the app's user models, merged with each seed model.
-    public func verify(_ artifact: String, seedModels: [Model], userModels: [Model]) throws -> VerificationReport {
+    ///   - otherUserModels: other versions of the user models (one set per app version), each merged
+    ///     with the current seed model: every model an app in the field may open the seed under.
+    public func verify(_ artifact: String, seedModels: [Model], userModels: [Model], otherUserModels: [[Model]] = []) throws -> VerificationReport {
         var report = VerificationReport(file: artifact)
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("seedbuild-verify-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         guard let store = try storeFile(artifact, scratch: scratch.path, report: &report),
-            let metadata = try checkStore(store, report: &report)
+            let metadata = try checkStore(store, model: seedModels.first.map { (try? Model.merged([$0] + userModels)) ?? $0 }, report: &report)
         else { return report }
         for model in seedModels {
-            report.models.append(try checkModel(model, userModels: userModels, store: store, metadata: metadata, scratch: scratch.path))
+            report.models.append(try checkModel(model, userModels: userModels, store: store, metadata: metadata, scratch: scratch.path, labelUserModels: !otherUserModels.isEmpty))
+        }
+        if let current = seedModels.first {
+            for users in otherUserModels {
+                report.models.append(try checkModel(current, userModels: users, store: store, metadata: metadata, scratch: scratch.path, labelUserModels: true))
+            }
         }
         return report
     }
@@ -78,7 +85,9 @@ public struct Verifier: Sendable {
     }
 
     /// Step 2: opens read-only and immutable; quick_check, foreign keys, application id, row counts.
-    private func checkStore(_ path: String, report: inout VerificationReport) throws -> StoreMetadata? {
+    /// - Parameter model: the model to lay a Core Data store out from when it embeds none (one
+    ///   Apple's framework wrote: its cached model, if any, is that of its last writable open).
+    private func checkStore(_ path: String, model: Model?, report: inout VerificationReport) throws -> StoreMetadata? {
         let queue: DatabaseQueue
         do {
             queue = try StoreFile.openReadOnly(path)
@@ -100,8 +109,13 @@ public struct Verifier: Sendable {
             let violations = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").count
             report.check("foreign_key_check", violations == 0, "\(violations) rows with a missing parent")
             let metadata = try StoreMetadata.read(from: db)
-            let schema = try? StoreFile.embeddedSchema(db, path: path)
-            if layout == .coreData { try checkCoreDataKeys(db, schema: schema, report: &report) }
+            var schema = try? StoreFile.embeddedSchema(db, path: path)
+            if schema == nil, layout == .coreData, let model, let configuration = metadata.configuration ?? model.configurationNames.first {
+                schema = try? StoreSchema(model: model, configuration: configuration, layout: .coreData, entityNumbers: StoreFile.entityNumbers(in: db))
+            }
+            if layout == .coreData {
+                try checkCoreDataKeys(db, schema: schema, builtHere: metadata[StoreMetadata.Key.generator] != nil, report: &report)
+            }
             for (entity, expected) in metadata.rowCounts.sorted(by: { $0.key < $1.key }) {
                 let count = try schema?.rowCount(of: entity, in: db)
                     ?? Int64.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(entity))") ?? -1
@@ -112,17 +126,23 @@ public struct Verifier: Sendable {
     }
 
     /// Core Data's bookkeeping: `Z_PRIMARYKEY` lists every entity of the stamped model with its
-    /// number and parent, and each root's `Z_MAX` covers the highest `Z_PK` (else new rows would collide).
-    private func checkCoreDataKeys(_ db: Database, schema: StoreSchema?, report: inout VerificationReport) throws {
+    /// number and parent, and each root's `Z_MAX` covers the highest `Z_PK` (else new rows would collide)
+    /// — for a seed seedbuild built; Apple's own stores are seen with `Z_MAX` 0 on filled tables.
+    private func checkCoreDataKeys(_ db: Database, schema: StoreSchema?, builtHere: Bool, report: inout VerificationReport) throws {
         guard let schema, let coreData = schema.coreData else {
             report.check("Z_PRIMARYKEY", false, "the store has no embedded model to check its entity numbers against")
             return
         }
         let rows = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT")
-        let stored = rows.map { CoreDataSchema.PrimaryKeyRow(entity: $0[0], name: $0[1], superEntity: $0[2]) }
+        // Core Data keeps an entity's old name there after a migration renamed it.
+        let renamed = Dictionary(
+            schema.wholeModel.entities.compactMap { entity in entity.renamingIdentifier.map { ($0, entity.name) } }, uniquingKeysWith: { first, _ in first })
+        let stored = rows.filter { ($0[0] as Int) < 16001 }.map { row in
+            CoreDataSchema.PrimaryKeyRow(entity: row[0], name: renamed[row[1] as String] ?? row[1], superEntity: row[2])
+        }
         let differing = zip(stored, coreData.primaryKeyRows).filter { $0 != $1 }.count + abs(stored.count - coreData.primaryKeyRows.count)
         report.check("Z_PRIMARYKEY", differing == 0, "\(stored.count) entities, the model has \(coreData.primaryKeyRows.count); \(differing) differ in number, name or parent")
-        for table in schema.tables {
+        for table in schema.tables where builtHere {
             let highest = try Int64.fetchOne(db, sql: "SELECT coalesce(max(Z_PK), 0) FROM \(quoteIdentifier(table.name))") ?? 0
             let max = rows.first { ($0[1] as String) == table.entity.name }.map { $0[3] as Int64 } ?? -1
             report.check("Z_MAX \(table.entity.name)", max >= highest, "Z_MAX \(max), highest Z_PK \(highest)")

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SeedModel
 import GRDB
 #if canImport(Glibc)
 import Glibc
@@ -12,7 +13,7 @@ extension SeedInstaller {
     /// Hold the folder's lock.
     func download(
         _ artifact: Manifest.FileEntry, store: Manifest.FileEntry, manifest: Manifest, from channel: ReleaseChannel,
-        into folder: InstallFolder, dataVersion: Int64
+        into folder: InstallFolder, dataVersion: Int64, restampFor model: Model? = nil
     ) throws -> String {
         let remote = ReleasePointer.artifactPath(sha256: artifact.sha256)
         let partialName = folder.partialName(dataVersion: dataVersion)
@@ -61,6 +62,18 @@ extension SeedInstaller {
         }
         try output.sync()
         try checkStore(temporary, against: manifest, url: channel.describe(remote))
+        if let model {
+            // Stamped for the app's own model, checked entity by entity, as a new file in the folder.
+            let restamped = AtomicFile.temporaryPath(for: folder.path(name))
+            defer { unlink(restamped) }
+            do {
+                try LayoutConversion.restamp(temporary, for: model, output: restamped, outputMode: 0o444)
+            } catch {
+                throw InstallError(.model, "\(channel.describe(remote)): cannot stamp the seed for the app's model: \(error)")
+            }
+            try AtomicFile.commit(restamped, to: folder.path(name), mode: 0o444)
+            return name
+        }
         try AtomicFile.commit(temporary, to: folder.path(name), mode: 0o444)
         return name
     }

@@ -65,12 +65,13 @@ public struct SeedInstaller: Sendable {
         let state = InstalledSeed(directory: directory, dataset: dataset)
         // Checked before anything is written, and again under the folder's lock (another install may have just ended).
         if let settled = try settled(state, dataVersion: dataVersion, manifest: manifest, url: manifestURL, signedBy: signedBy) { return settled }
-        let plan = try checkModel(manifest, url: manifestURL)
+        let (plan, restamp) = try checkModel(manifest, url: manifestURL)
         let folder = InstallFolder(directory: directory, dataset: dataset)
         let lock = try folder.lock(until: deadline)
         defer { withExtendedLifetime(lock) {} }
         if let settled = try settled(state, dataVersion: dataVersion, manifest: manifest, url: manifestURL, signedBy: signedBy) { return settled }
-        let path = try download(artifact, store: store, manifest: manifest, from: channel, into: folder, dataVersion: dataVersion)
+        let path = try download(
+            artifact, store: store, manifest: manifest, from: channel, into: folder, dataVersion: dataVersion, restampFor: restamp ? model : nil)
         try state.switchTo(storeFile: path, dataVersion: dataVersion, contentDigest: manifest.values["contentDigest"]?.stringValue ?? "")
         return Result(outcome: .installed, signedBy: signedBy, storePath: state.path(path), dataVersion: dataVersion, manifest: manifest, migration: plan)
     }
@@ -87,10 +88,12 @@ public struct SeedInstaller: Sendable {
 
     /// The release's entity hashes must equal the app model's (every entity, Core Data's rule), or a
     /// lightweight migration must be inferable from the model the manifest carries — before downloading.
-    private func checkModel(_ manifest: Manifest, url: String) throws -> MigrationPlan? {
-        guard let model else { return nil }
+    /// What opening the release under the app's model takes: nothing (it was stamped for it), a
+    /// re-stamp on this device (only entities outside the seed differ), or a lightweight migration.
+    private func checkModel(_ manifest: Manifest, url: String) throws -> (plan: MigrationPlan?, restamp: Bool) {
+        guard let model else { return (nil, false) }
         guard let configuration = manifest.configuration else { throw InstallError(.model, "\(url): the manifest names no configuration") }
-        guard (try? model.restricted(to: configuration)) != nil else {
+        guard let seedEntities = try? model.restricted(to: configuration) else {
             throw InstallError(.model, "\(url): the app's model has no configuration \(configuration)")
         }
         let releaseModel = manifest.values["seedModel"].flatMap {
@@ -101,12 +104,19 @@ public struct SeedInstaller: Sendable {
         stamp[StoreMetadata.Key.hashEncodingVersion] = manifest.values["hashEncodingVersion"]
         stamp[StoreMetadata.Key.configuration] = .string(configuration)
         let differences = stamp.hashDifferences(from: model, embeddedModel: releaseModel)
-        guard !differences.isEmpty else { return nil }
+        guard !differences.isEmpty else { return (nil, false) }
+        // The app's other entities (its user model) differ, the seed's own do not: the data fits,
+        // only the stamp does not. Re-stamped here, the seed opens under the app's model directly.
+        let stored = stamp.versionHashes
+        if stamp.hashEncodingVersion >= Model.hashEncodingVersion,
+            seedEntities.entityVersionHashes.allSatisfy({ stored[$0.key] == $0.value }) {
+            return (nil, true)
+        }
         guard let releaseModel else {
             throw InstallError(.model, "\(url): the release's model differs from the app's for \(differences.map(\.description).joined(separator: ", ")) and the manifest carries no model to infer a migration from. Publish a release for this model version")
         }
         do {
-            return try MappingInference.infer(from: releaseModel, to: model, configuration: configuration)
+            return (try MappingInference.infer(from: releaseModel, to: model, configuration: configuration), false)
         } catch {
             throw InstallError(.model, "\(url): the release cannot be opened under the app's model: \(error.messages.joined(separator: "; "))")
         }

@@ -24,6 +24,43 @@ public enum LayoutConversion {
         try StoreFile.foldWriteAheadLog(source)
         let (embedded, configuration, metadata, oldSchema) = try read(source, model: model)
         let stamped = try stampedModel(embedded: embedded, given: model, metadata: metadata, layout: layout, path: source)
+        return try write(source, metadata: metadata, oldSchema: oldSchema, model: stamped, configuration: configuration, layout: layout, output: output, outputMode: outputMode)
+    }
+
+    /// Re-stamps a seed for an app's own model (`SeedInstaller` does, on the device): the same rows,
+    /// in the same layout, stamped with the hashes of every entity of `model` and, in Core Data's
+    /// layout, numbered as `model` numbers entities — so Core Data opens it under that model with no
+    /// migration. Only when the seed's own entities (its configuration's) have the same hashes in
+    /// `model` as in the store: their data is then exactly what the app's model describes.
+    /// - Throws: ``StoreError`` naming each seed entity whose hash differs.
+    @discardableResult
+    public static func restamp(_ source: String, for model: Model, output: String, outputMode: mode_t = 0o444) throws -> StoreMetadata {
+        let (_, configuration, metadata, oldSchema) = try read(source, model: model)
+        let stored = metadata.versionHashes
+        let expected: [String: Data]
+        do {
+            expected = try model.restricted(to: configuration).entityVersionHashes
+        } catch {
+            throw StoreError(.refused, path: source, "the app's model has no configuration \(configuration) for the seed: \(error.description)")
+        }
+        let differing = expected.keys.sorted().filter { stored[$0] != expected[$0] }
+        guard differing.isEmpty else {
+            throw StoreError(
+                .refused, path: source,
+                "the seed's entities \(differing.joined(separator: ", ")) differ from the app's model, so re-stamping would misdescribe them; publish a seed built for this model version")
+        }
+        var restamped = metadata
+        restamped[StoreMetadata.Key.versionHashes] = .object(model.entityVersionHashes.mapValues { .string($0.hexString) })
+        restamped[StoreMetadata.Key.modelVersionIdentifiers] = .array(model.versionIdentifiers.map(JSONValue.string))
+        restamped["restampedFrom"] = .object(["versionHashes": metadata[StoreMetadata.Key.versionHashes] ?? .null])
+        return try write(
+            source, metadata: restamped, oldSchema: oldSchema, model: model, configuration: configuration, layout: oldSchema.layout, output: output, outputMode: outputMode)
+    }
+
+    private static func write(
+        _ source: String, metadata: StoreMetadata, oldSchema: StoreSchema, model stamped: Model, configuration: String, layout: StoreLayout,
+        output: String, outputMode: mode_t
+    ) throws -> StoreMetadata {
         let newSchema: StoreSchema
         do {
             newSchema = try StoreSchema(model: stamped, configuration: configuration, layout: layout)

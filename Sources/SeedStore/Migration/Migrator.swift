@@ -38,7 +38,9 @@ public struct Migrator: Sendable {
             try StoreFile.checkSeedStore(db, path: path)
             let metadata = try StoreMetadata.read(from: db)
             let (model, configuration) = try StoreFile.embeddedModel(db, path: path)
-            return (model, configuration, metadata)
+            // A Core Data seed embeds the whole model it is stamped for (Core Data numbers entities
+            // over all of it); the model of the store is its configuration's, as in the plain layout.
+            return (try model.restricted(to: configuration), configuration, metadata)
         }
     }
 

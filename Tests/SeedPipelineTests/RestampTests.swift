@@ -1,0 +1,90 @@
+import Foundation
+import GRDB
+import SeedModel
+import SeedPipeline
+import SeedStore
+import Testing
+
+/// An app whose user model moved on (a new entity, a changed one) installs the seed published for
+/// the old merged model: the installer re-stamps it on the device for the app's own model, so it
+/// opens read-only with no migration — renumbered where the app's model numbers entities differently.
+@Suite("The installer stamps the seed for the app's own model")
+struct RestampTests {
+    private let directory = TemporaryDirectory()
+
+    /// The sample seed, stamped for the sample models, published to a folder; returns the channel.
+    private func publishedSample() throws -> String {
+        var options = BuildOptions(files: [repositoryPath("seeds/postcodes.csv")])
+        options.model = repositoryPath("schemas/PostCodesModel.xcdatamodeld")
+        options.userModels = [repositoryPath("schemas/UserModel.xcdatamodeld")]
+        options.outputDirectory = directory.path("out")
+        options.dataVersion = 3
+        let (request, _) = try options.resolve(project: nil)
+        _ = try Packager().package(try SeedBuilder().build(request))
+        return try Publisher().publish(directory.path("out"), to: directory.path("dist")).channel
+    }
+
+    /// The app's next version: Rating gains an attribute, and a new user entity Account sorts
+    /// before County, so Core Data numbers every seed entity one higher.
+    private func nextAppModel() throws -> Model {
+        var user = try ModelLoader.load(repositoryPath("schemas/UserModel.xcdatamodeld"))
+        let rating = try #require(user.entities.firstIndex { $0.name == "Rating" })
+        user.entities[rating].attributes.append(Attribute(name: "mood", type: .string))
+        user.entities.append(Entity(name: "Account", attributes: [Attribute(name: "email", type: .string)]))
+        let conf = try #require(user.configurations.firstIndex { $0.name == "UserConf" })
+        user.configurations[conf].entities = (user.configurations[conf].entities + ["Account"]).sorted()
+        return try Model.merged([ModelLoader.load(repositoryPath("schemas/PostCodesModel.xcdatamodeld")), user])
+    }
+
+    private func installer(_ model: Model) -> SeedInstaller {
+        var installer = SeedInstaller()
+        installer.now = { Date().addingTimeInterval(86_400) }
+        installer.allowUnsigned = true
+        installer.model = model
+        return installer
+    }
+
+    @Test func seedOpensUnderTheAppsNewerModelWithNoMigration() throws {
+        let channel = try publishedSample()
+        let app = try nextAppModel()
+        // Published for the old merged model, the seed does not fit the new one as it is.
+        let published = try StoreMetadata.read(at: URL(fileURLWithPath: directory.path("out/postcodes.sqlite")))
+        #expect(published.hashDifferences(from: app, embeddedModel: nil).map(\.entity).sorted() == ["Account", "Rating"])
+
+        let result = try installer(app).install(from: channel, to: directory.path("app"))
+        #expect(result.outcome == .installed && result.migration == nil)
+        let installed = URL(fileURLWithPath: result.storePath)
+        #expect(try StoreMetadata.read(at: installed).hashDifferences(from: app, embeddedModel: nil).isEmpty)
+
+        // Numbered as the app's model numbers entities: Account 1, County 2, Postcode 3, Rating 4.
+        let queue = try StoreFile.openReadOnly(installed.path)
+        try queue.read { db in
+            let numbers = try Row.fetchAll(db, sql: "SELECT Z_NAME, Z_ENT FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { "\($0[0] as String)=\($0[1] as Int)" }
+            #expect(numbers == ["Account=1", "County=2", "Postcode=3", "Rating=4"])
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM ZPOSTCODE WHERE Z_ENT = 3") == 311)
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM ZCOUNTY WHERE Z_ENT = 2") == 12)
+        }
+        try queue.close()
+
+        let coordinator = StoreCoordinator(model: app)
+        try coordinator.addStore(StoreDescription(url: installed, configuration: "PostCodesConf", isReadOnly: true))
+        try coordinator.addStore(StoreDescription(type: .inMemory, configuration: "UserConf"))
+        let context = ObjectContext(coordinator: coordinator)
+        #expect(try context.count(FetchRequest(entity: "Postcode")) == 311)
+        let kent = try context.fetch(FetchRequest(entity: "Postcode", predicate: try FetchPredicate("county.name CONTAINS[c] %@", "kent")))
+        #expect(kent.count > 0 && kent.allSatisfy { (try? $0.object(forRelationship: "county")?.string("name")) == "Kent" })
+    }
+
+    @Test func aSeedEntityThatDiffersIsNotRestamped() throws {
+        let channel = try publishedSample()
+        let seed = try #require(URL(fileURLWithPath: directory.path("out/postcodes.sqlite")))
+        var app = try nextAppModel()
+        let postcode = try #require(app.entities.firstIndex { $0.name == "Postcode" })
+        app.entities[postcode].attributes.append(Attribute(name: "parish", type: .string))
+        // A seed entity changed: the data does not carry it, so no re-stamp; a lightweight migration instead.
+        let result = try installer(app).install(from: channel, to: directory.path("app"))
+        #expect(result.migration?.changes.map(\.kind).contains(.addAttribute) == true)
+        #expect(throws: StoreError.self) { try LayoutConversion.restamp(seed.path, for: app, output: directory.path("restamped.sqlite")) }
+        #expect(!FileManager.default.fileExists(atPath: directory.path("restamped.sqlite")))
+    }
+}
