@@ -170,4 +170,36 @@ struct CoreDataBuildTests {
         options.format = .plain
         #expect(try !options.resolve(project: nil).1.contains { $0.message.contains("self-referential") }, "the plain layout names its join table itself")
     }
+
+    /// The digest hashed while rows go in equals one read back, for the values Core Data's layout
+    /// keeps in another form: dates since 2001 (whole ones as integers), UUID bytes, inline marked bytes.
+    @Test func digestOfConvertedValuesEqualsOneReadBack() throws {
+        let directory = TemporaryDirectory()
+        let model = directory.write("model.json", """
+            {"name": "Things", "versionIdentifiers": ["1"],
+             "entities": [{"name": "Thing",
+               "attributes": [{"name": "code", "type": "String", "optional": false},
+                              {"name": "at", "type": "Date"},
+                              {"name": "id", "type": "UUID"},
+                              {"name": "photo", "type": "Binary", "externalBinaryStorage": true}],
+               "uniquenessConstraints": [["code"]]}]}
+            """)
+        let csv = directory.write("things.csv", """
+            code,at,id,photo
+            a,2024-01-02T03:04:05Z,8C1F0C1E-0001-4000-8000-000000000001,AAEC
+            b,2024-01-02T03:04:05.250Z,,
+            c,,8c1f0c1e-0002-4000-8000-000000000002,/w==
+
+            """)
+        var options = BuildOptions(files: [csv])
+        options.model = model
+        options.outputDirectory = directory.path("out")
+        let (request, _) = try options.resolve(project: nil)
+        let built = try SeedBuilder().build(request)
+        #expect(built.metadata.contentDigest == (try storedDigest(built.storePath)))
+        let stored = try StoreFile.openReadOnly(built.storePath).read { db in
+            try Row.fetchAll(db, sql: "SELECT typeof(ZAT), length(ZID), hex(ZPHOTO) FROM ZTHING ORDER BY Z_PK").map { "\($0[0] as String)/\($0[1] as Int? ?? 0)/\($0[2] as String? ?? "")" }
+        }
+        #expect(stored == ["integer/16/01000102", "real/0/", "null/16/01FF"])
+    }
 }

@@ -63,6 +63,29 @@ final class EntityLoader: @unchecked Sendable {
 
     var isRowidTable: Bool { table.primaryKey == .rowid }
 
+    /// Per insert column, how its table keeps a bound value; nil when the digest cannot be hashed
+    /// while the rows go in (a Decimal's text, which NUMERIC affinity turns into a number, or columns
+    /// Core Data's layout fills after the load), and is read back instead.
+    var storedForms: [RowBatch.StoredForm]? {
+        var forms: [RowBatch.StoredForm] = []
+        for column in table.columns {
+            switch column.kind {
+            case .primaryKey: continue
+            case .toOneEntity, .toOneOrder: return nil
+            case .attribute(let attribute) where table.layout == .coreData:
+                switch attribute.type {
+                case .date: forms.append(.coreDataDate)
+                case .uuid: forms.append(.uuidBytes)
+                case .decimal: return nil
+                case .binary where attribute.allowsExternalBinaryDataStorage: forms.append(.inlineMarker)
+                default: forms.append(.asBound)
+                }
+            default: forms.append(.asBound)
+            }
+        }
+        return forms
+    }
+
     /// Rows bound to one multi-row `INSERT` (11 columns × 32 rows stays far below SQLite's parameter limit).
     static let rowsPerStatement = 32
 
@@ -146,6 +169,7 @@ final class EntityLoader: @unchecked Sendable {
         _ reader: CSVReader, progress: (Int, Int) -> Void, accept: (RowValues, CSVRecord, Bool) throws -> Void
     ) throws -> Int {
         var keyTracker = keyFeed.map { KeyOrderTracker(feed: $0.feed, field: $0.field) }
+        var outOfOrder = false
         var result = Result()
         var values = RowValues(mapping: mapping)
         var lastProgress = 0
@@ -175,16 +199,19 @@ final class EntityLoader: @unchecked Sendable {
                     let field = keyTracker!.field
                     rejects.add(RowError(
                         file: file, line: record.line, column: field + 1, field: header[field],
-                        reason: "duplicate \(table.entity.name).\(table.keyColumn) \"\(record.string(field))\": line \(previousLine) has it already; keys must be unique",
+                        reason: "duplicate \(table.entity.name).\(trackedKey ?? table.keyColumn) \"\(record.string(field))\": line \(previousLine) has it already; keys must be unique",
                         record: String(decoding: record.rawBytes, as: UTF8.self)))
                     continue
                 case .staging:
-                    staged = true
+                    // A rowid table (Core Data's) takes the row directly; the constraint is checked after the load.
+                    staged = !isRowidTable
+                    outOfOrder = true
                 }
             }
             try accept(values, record, staged)
         }
         progress(result.rowsRead, reader.bytesRead)
+        trackedKeyIsUnique = keyTracker != nil && !outOfOrder
         return result.rowsRead
     }
 
@@ -205,9 +232,22 @@ final class EntityLoader: @unchecked Sendable {
         }
     }
 
-    /// The feed and CSV field of the key attribute of a `WITHOUT ROWID` table.
+    /// The attribute whose order and uniqueness the producer tracks: the key of a `WITHOUT ROWID`
+    /// table, or, in Core Data's layout (rows keyed by `Z_PK`), the single-attribute uniqueness
+    /// constraint — proven while rows arrive in its order, so no check is needed after the load.
+    var trackedKey: String? {
+        switch table.primaryKey {
+        case .attribute(let key): key
+        case .rowid: table.layout == .coreData && !table.isTree ? table.entity.singleAttributeKey?.name : nil
+        }
+    }
+
+    /// Set by the producer when every row came in ``trackedKey``'s order: its values are unique.
+    private(set) var trackedKeyIsUnique = false
+
+    /// The feed and CSV field of ``trackedKey``.
     private var keyFeed: (feed: Int, field: Int)? {
-        guard case .attribute(let key) = table.primaryKey else { return nil }
+        guard let key = trackedKey else { return nil }
         for (index, feed) in mapping.feeds.enumerated() {
             if case .attribute(let field, let attribute) = feed, attribute.name == key { return (index, field) }
         }
@@ -368,7 +408,8 @@ final class BatchProducer: @unchecked Sendable {
         // Rows appended in key order are in digest order already: hashing them here, on the thread
         // with time to spare, saves reading the table back. A staged row spoils the order. A rowid
         // table numbers its rows 1, 2, 3… as they go in.
-        var digest: TableDigest? = TableDigest()
+        let stored = loader.storedForms
+        var digest: TableDigest? = stored == nil ? nil : TableDigest()
         let isRowid = loader.isRowidTable
         var rowid: Int64 = 0
         do {
@@ -378,7 +419,7 @@ final class BatchProducer: @unchecked Sendable {
                 if digest != nil {
                     rowid += 1
                     if isRowid { digest!.append(integer: rowid) }
-                    batch.arena.withUnsafeBytes { batch.hash(row: batch.count - 1, into: &digest!, arena: $0) }
+                    batch.arena.withUnsafeBytes { batch.hash(row: batch.count - 1, into: &digest!, arena: $0, stored: stored!) }
                 }
                 if batch.isFull {
                     channel.send(batch)

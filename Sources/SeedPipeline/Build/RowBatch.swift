@@ -85,10 +85,39 @@ final class RowBatch: @unchecked Sendable {
     }
 
     /// Feeds row `row` to a table digest, in column order, as ``ContentDigest`` encodes stored values.
-    func hash(row: Int, into digest: inout TableDigest, arena pointer: UnsafeRawBufferPointer) {
+    /// - Parameter stored: per column, how the `INSERT` changes the bound value before SQLite keeps it
+    ///   (Core Data's layout), so the digest is of what the table holds.
+    func hash(row: Int, into digest: inout TableDigest, arena pointer: UnsafeRawBufferPointer, stored: [StoredForm]) {
         let base = row * width
         for index in 0..<width {
-            switch slots[base + index] {
+            let slot = slots[base + index]
+            switch (stored[index], slot) {
+            case (.coreDataDate, .real(let seconds)):
+                // `? - 978307200` into a TIMESTAMP column: NUMERIC affinity keeps a whole number as an INTEGER.
+                let value = seconds - CoreDataValues.referenceDateOffset
+                if let whole = Int64(exactly: value), whole > Int64.min, whole < Int64.max {
+                    digest.append(integer: whole)
+                } else {
+                    digest.append(real: value)
+                }
+                continue
+            case (.coreDataDate, .integer(let seconds)):
+                digest.append(integer: seconds - Int64(CoreDataValues.referenceDateOffset))
+                continue
+            case (.uuidBytes, .text(let start, let count)):
+                let text = String(decoding: UnsafeRawBufferPointer(rebasing: pointer[start..<(start + count)]), as: UTF8.self)
+                if let uuid = UUID(uuidString: text) {
+                    withUnsafeBytes(of: uuid.uuid) { digest.append(blob: $0) }
+                    continue
+                }
+            case (.inlineMarker, .blob(let start, let count)):
+                let marked = [UInt8(0x01)] + Array(pointer[start..<(start + count)])
+                marked.withUnsafeBytes { digest.append(blob: $0) }
+                continue
+            default:
+                break
+            }
+            switch slot {
             case .null: digest.appendNull()
             case .integer(let number): digest.append(integer: number)
             case .real(let number): digest.append(real: number)
@@ -96,6 +125,17 @@ final class RowBatch: @unchecked Sendable {
             case .blob(let start, let count): digest.append(blob: UnsafeRawBufferPointer(rebasing: pointer[start..<(start + count)]))
             }
         }
+    }
+
+    /// How a bound value is kept in its column.
+    enum StoredForm {
+        case asBound
+        /// Seconds since 1970 kept as seconds since 2001, in a NUMERIC-affinity column.
+        case coreDataDate
+        /// A UUID's text kept as its 16 bytes.
+        case uuidBytes
+        /// Bytes kept after Core Data's inline marker `01`.
+        case inlineMarker
     }
 
     /// Binds row `row` to an insert; the arena must stay untouched until the insert has stepped.

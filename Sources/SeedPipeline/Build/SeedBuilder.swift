@@ -86,6 +86,8 @@ public struct SeedBuilder: Sendable {
     ) throws -> Loads {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = false
+        // Core Data's layout converts UUIDs and marked bytes in the INSERT through these.
+        configuration.prepareDatabase { db in CoreDataValues.registerFunctions(in: db) }
         let queue: DatabaseQueue
         do {
             queue = try DatabaseQueue(path: path, configuration: configuration)
@@ -119,8 +121,7 @@ public struct SeedBuilder: Sendable {
                     }
                     loads.sources.append(source)
                     // Several files into one table: its digest is read back once all are in.
-                    // Core Data's values are converted by the INSERT, after the loader hashed them: read back.
-                    loads.tableDigests[table.name] = table.isTree || table.layout == .coreData ? nil : tableDigest
+                    loads.tableDigests[table.name] = table.isTree ? nil : tableDigest
                     loads.rowCounts[entity] = source.rowsLoaded
                 }
                 if referenced.contains(table.entity.name) {
@@ -169,7 +170,8 @@ public struct SeedBuilder: Sendable {
             progress?(BuildProgress(entity: entity, file: file, rowsRead: rows, bytesRead: bytes, totalBytes: total))
         }
         let check = UniquenessCheck(table: table, mapping: mapping, file: file, header: reader.header, maxRecordBytes: request.maxRecordBytes)
-        let removed = try check.run(db, stagingTable: result.stagedRows > 0 ? loader.stagingTable : nil, rejects: rejects)
+        let proven = loader.trackedKeyIsUnique ? loader.trackedKey.map { [$0] } : nil
+        let removed = try check.run(db, stagingTable: result.stagedRows > 0 ? loader.stagingTable : nil, rejects: rejects, proven: proven)
         result.rowsLoaded -= removed
         let source = BuiltStore.Source(
             // Size and checksum of the bytes the reader parsed, hashed as they were read.

@@ -16,7 +16,8 @@ struct UniquenessCheck {
     let maxRecordBytes: Int
 
     /// Returns how many loaded rows were removed as duplicates.
-    func run(_ db: Database, stagingTable: String?, rejects: RejectCollector) throws -> Int {
+    /// - Parameter proven: a constraint the loader proved unique while the rows went in (they came in its order).
+    func run(_ db: Database, stagingTable: String?, rejects: RejectCollector, proven: [String]? = nil) throws -> Int {
         var removed = 0
         var groups: [[String]: [String]] = [:]  // constraint columns → duplicate value tuples
         if let stagingTable {
@@ -39,7 +40,7 @@ struct UniquenessCheck {
             try db.execute(sql: "INSERT INTO \(main) (\(columns)) SELECT \(columns) FROM \(staging) ORDER BY \(key)")
             try db.execute(sql: "DROP TABLE \(staging)")
         }
-        for constraint in table.entity.uniquenessConstraints where constraint != [table.keyColumn] {
+        for constraint in table.entity.uniquenessConstraints where constraint != [table.keyColumn] && constraint != proven {
             let columns = constraint.map { quoteIdentifier(table.columnName(for: $0)) }
             let list = columns.joined(separator: ", ")
             let notNull = columns.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")

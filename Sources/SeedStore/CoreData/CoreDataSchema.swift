@@ -151,9 +151,11 @@ public struct CoreDataSchema: Sendable {
                         }
                     }?.name
                 }
+                var uniqueColumns: Set<[String]> = []
                 for constraint in entity.uniquenessConstraints {
                     let columns = constraint.compactMap(column)
                     guard columns.count == constraint.count else { continue }
+                    uniqueColumns.insert(columns)
                     statements.append(
                         "CREATE UNIQUE INDEX Z_\(entity.name)_UNIQUE_\(constraint.joined(separator: "_")) ON \(table.name) ("
                             + columns.map { "\($0) COLLATE BINARY ASC" }.joined(separator: ", ") + ")")
@@ -161,6 +163,9 @@ public struct CoreDataSchema: Sendable {
                 for index in entity.indexes {
                     let columns = index.elements.compactMap { element in column(element.property).map { $0 + (element.isAscending ? "" : " DESC") } }
                     guard columns.count == index.elements.count, !columns.isEmpty else { continue }
+                    // A fetch index on exactly a uniqueness constraint's columns would be a second copy of
+                    // its unique index: reads use either, and building it costs as much again.
+                    if uniqueColumns.contains(columns) { continue }
                     statements.append("CREATE INDEX Z_\(entity.name)_\(index.name) ON \(table.name) (\(columns.joined(separator: ", ")))")
                 }
             }
