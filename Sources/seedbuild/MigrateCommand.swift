@@ -63,12 +63,12 @@ struct MigrateCommand: ParsableCommand {
             let migrated = out + ".migrated"
             defer { try? FileManager.default.removeItem(atPath: migrated) }
             let result = try CommandFailure.exitOnError { try Migrator().migrate(store, to: destination, output: migrated) }
-            try CommandFailure.exitOnError { try LayoutConversion.convert(migrated, to: format, output: out, model: destination) }
+            _ = try CommandFailure.exitOnError { try LayoutConversion.convert(migrated, to: format, output: out, model: destination) }
             var converted = result
             converted.outputPath = out
             return try report(converted)
         }
-        try CommandFailure.exitOnError { try LayoutConversion.convert(store, to: format, output: out, model: destination) }
+        _ = try CommandFailure.exitOnError { try LayoutConversion.convert(store, to: format, output: out, model: destination) }
         if json {
             print(JSONValue.object(["output": .string(out), "from": .string(layout.name), "to": .string(format.name)]).prettyText)
         } else {
