@@ -186,7 +186,7 @@ struct PredicateCompiler {
     /// Values compared with an attribute, in the form its column keeps them (Core Data's layout keeps
     /// dates since 2001 and UUIDs as bytes), so the comparison runs on the stored column and its index.
     func stored(_ expression: FetchPredicate.Expression, against other: FetchPredicate.Expression) -> FetchPredicate.Expression {
-        guard schema.layout == .coreData, let column = try? storedColumn(of: other) else { return expression }
+        guard let column = try? storedColumn(of: other) else { return expression }
         switch expression {
         case .value(let value): return .value(root.table.encode(value, in: column))
         case .list(let items): return .list(items.map { stored($0, against: other) })

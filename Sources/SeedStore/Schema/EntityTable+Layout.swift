@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import SeedModel
 
 /// The layout seam: how a table names the columns of properties and entities and how it keeps
@@ -88,6 +89,15 @@ extension EntityTable {
 }
 
 extension EntityTable {
+    /// The key of a row about to be inserted, when the layout numbers rows itself: Core Data's
+    /// `Z_MAX` on the root's `Z_PRIMARYKEY` row, advanced; nil where SQLite's rowid numbers them.
+    func allocateKey(in db: Database) throws -> StoreValue? {
+        guard layout == .coreData else { return nil }
+        let root = entityValue(entity.name).databaseValue
+        try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + 1 WHERE Z_ENT = ?", arguments: [root])
+        return .integer(try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [root]) ?? 1)
+    }
+
     /// The SQL reading a column at `alias` as the runtime's value (the inverse of ``boundExpression(for:)``).
     public func readExpression(for column: Column, alias: String) -> String {
         let sql = "\(alias).\(quoteIdentifier(column.name))"

@@ -21,6 +21,13 @@ public struct JoinTable: Sendable, Equatable {
     public let positionColumn: String?
     public let layout: StoreLayout
 
+    /// The position of the first destination of an ordered relationship: 0 in the plain layout, 1 in Core Data's.
+    public var firstPosition: Int { layout == .coreData ? 1 : 0 }
+
+    /// Whether the position column orders the sources seen from the destination too (the plain
+    /// layout's single `position`); Core Data keeps one order column per ordered side.
+    public var positionOrdersBothSides: Bool { layout == .plain }
+
     init(entity: String, relationship: Relationship, destinationInverse: Relationship?) {
         sourceEntity = entity
         self.relationship = relationship.name

@@ -36,6 +36,14 @@ extension RelationshipStorage {
                 }
             }
         }
+        for entity in layout.entities {
+            for relationship in entity.relationships where !relationship.isTransient && !relationship.isToMany {
+                guard let inverse = relationship.inverse,
+                    let back = layout.entity(named: relationship.destination)?.relationship(named: inverse), !back.isToMany
+                else { continue }
+                mirrored.insert(Self.key(entity.name, relationship.name))
+            }
+        }
         joinTables.sort { $0.name < $1.name }
     }
 }

@@ -22,6 +22,8 @@ struct RelationshipStorage: Sendable {
     var joinTables: [JoinTable] = []
     /// Entities some stored column or join table points at by primary key.
     var referencedEntities = Set<String>()
+    /// One-to-one relationships whose both sides keep a column (Core Data's layout): a link sets both.
+    var mirrored = Set<String>()
 
     init() {}
 
@@ -68,6 +70,10 @@ struct RelationshipStorage: Sendable {
             }
         }
         joinTables.sort { $0.name < $1.name }
+    }
+
+    func isMirrored(_ relationship: String, in entity: String) -> Bool {
+        mirrored.contains(Self.key(entity, relationship))
     }
 
     func place(of relationship: String, in entity: String) -> Place {

@@ -101,6 +101,12 @@ public struct StoreSchema: Sendable {
             arguments: [table.entityValue(entity).databaseValue]) ?? 0
     }
 
+    /// Whether rows keep their own version (Core Data's `Z_OPT`); else `seed_object_version` does.
+    public var keepsVersionsInRows: Bool { tables.allSatisfy { $0.versionColumn != nil } && !tables.isEmpty }
+
+    /// Settings a new store file takes before any table exists: Core Data's incremental auto-vacuum.
+    public var fileSetupStatements: [String] { layout == .coreData ? ["PRAGMA auto_vacuum = 2"] : [] }
+
     /// Every entity the store holds, sub-entities included.
     public var entityNames: Set<String> { Set(tableNames.keys) }
 

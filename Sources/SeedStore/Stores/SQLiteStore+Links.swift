@@ -42,11 +42,7 @@ extension SQLiteStore {
 
     /// Whether both sides of a one-to-one keep a column (Core Data's layout), so a link sets both.
     func hasMirrorColumn(_ table: EntityTable, _ relationship: String) -> Bool {
-        guard table.layout == .coreData, let inverse = table.entity.relationship(named: relationship)?.inverse,
-            let to = table.entity.relationship(named: relationship), !to.isToMany,
-            let destination = schema.table(for: to.destination), let back = destination.entity.relationship(named: inverse), !back.isToMany
-        else { return false }
-        return schema.storage.place(of: inverse, in: destination.entity.name) == .column
+        schema.storage.isMirrored(relationship, in: table.entity.name)
     }
 
     /// Sets a to-one kept in a column of the source's row, with Core Data's destination-entity column,
@@ -115,7 +111,7 @@ extension SQLiteStore {
                 sql: "DELETE FROM \(name) WHERE \(sourceColumn) = ? AND \(destinationColumn) = ?", arguments: [source.databaseValue, destination.databaseValue])
         } else if let position = join.positionColumn.map(quoteIdentifier) {
             try db.execute(
-                sql: "INSERT OR IGNORE INTO \(name) (\(sourceColumn), \(destinationColumn), \(position)) VALUES (?, ?, (SELECT coalesce(max(\(position)) + 1, \(join.layout == .coreData ? 1 : 0)) FROM \(name) WHERE \(sourceColumn) = ?))",
+                sql: "INSERT OR IGNORE INTO \(name) (\(sourceColumn), \(destinationColumn), \(position)) VALUES (?, ?, (SELECT coalesce(max(\(position)) + 1, \(join.firstPosition)) FROM \(name) WHERE \(sourceColumn) = ?))",
                 arguments: [source.databaseValue, destination.databaseValue, source.databaseValue])
         } else {
             try db.execute(

@@ -132,12 +132,9 @@ extension SQLiteStore {
                     arguments.append(table.encode(value, in: column))
                 }
             }
-            if table.layout == .coreData {
-                // Core Data numbers a tree's rows from Z_MAX on its root's Z_PRIMARYKEY row.
-                let root = table.entityValue(table.entity.name).databaseValue
-                try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + 1 WHERE Z_ENT = ?", arguments: [root])
+            if let key = try table.allocateKey(in: db) {
                 names.append(table.keyColumn)
-                arguments.append(.integer(try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [root]) ?? 1))
+                arguments.append(key)
             }
             let sql = names.isEmpty
                 ? "INSERT INTO \(quoteIdentifier(table.name)) DEFAULT VALUES"

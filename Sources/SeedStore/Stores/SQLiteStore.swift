@@ -51,18 +51,17 @@ public class SQLiteStore: PersistentStore {
             self.schema = schema
             entityNames = schema.entityNames
             if isNew {
-                if layout == .coreData {
-                    // Core Data's files use incremental auto-vacuum, which must be chosen before any table exists.
-                    try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA auto_vacuum = 2") }
+                try queue.writeWithoutTransaction { db in
+                    for statement in schema.fileSetupStatements { try db.execute(sql: statement) }
                 }
                 metadata = try queue.write { db in try Self.initialize(db, schema: schema, storeType: description.type) }
             } else {
                 metadata = try queue.inDatabase { db in
-                    if layout == .plain, !description.isReadOnly, try !db.tableExists(Self.versionTable) { try Self.createVersionTable(db) }
+                    if !schema.keepsVersionsInRows, !description.isReadOnly, try !db.tableExists(Self.versionTable) { try Self.createVersionTable(db) }
                     return try StoreMetadata.read(from: db)
                 }
             }
-            hasVersionTable = try layout == .plain && queue.read { db in try db.tableExists(Self.versionTable) }
+            hasVersionTable = try !schema.keepsVersionsInRows && queue.read { db in try db.tableExists(Self.versionTable) }
             if storePath != nil, !description.isReadOnly { try Self.setJournalMode(of: queue, description: description) }
         } catch {
             try? queue.close()
@@ -125,7 +124,7 @@ public class SQLiteStore: PersistentStore {
     static func initialize(_ db: Database, schema: StoreSchema, storeType: StoreType) throws -> StoreMetadata {
         for statement in schema.createTableStatements + schema.indexStatements { try db.execute(sql: statement) }
         // Core Data's layout keeps each row's version in its Z_OPT column.
-        if schema.layout == .plain { try createVersionTable(db) }
+        if !schema.keepsVersionsInRows { try createVersionTable(db) }
         typealias Key = StoreMetadata.Key
         var metadata = StoreMetadata()
         metadata[Key.storeType] = .string(storeType.rawValue)
