@@ -88,7 +88,9 @@ public final class BulkInsert {
         switch code {
         case SQLITE_DONE:
             return .inserted
-        case SQLITE_CONSTRAINT:
+        // GRDB turns SQLite's extended result codes on: SQLITE_CONSTRAINT_UNIQUE, _PRIMARYKEY, _NOTNULL…
+        // carry SQLITE_CONSTRAINT in their low byte.
+        case let code where code & 0xFF == SQLITE_CONSTRAINT:
             return .constraintViolation(String(cString: sqlite3_errmsg(connection)))
         default:
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)), sql: sql)
