@@ -22,7 +22,15 @@ final class MotoServer {
         probe.waitUntilExit()
         port = Int(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-m", "moto.server", "-H", "127.0.0.1", "-p", "\(port)"]
+        // moto's own launcher serves requests on threads, and then checks a conditional PUT
+        // (If-None-Match, If-Match) and writes it in separate steps: two racing publishes could
+        // both pass. S3 makes that check atomic, so the fake serves one request at a time, as
+        // werkzeug does unthreaded (over HTTP/1.0, so no client holds the connection).
+        process.arguments = ["python3", "-c", """
+            from moto.server import DomainDispatcherApplication, create_backend_app
+            from werkzeug.serving import run_simple
+            run_simple("127.0.0.1", \(port), DomainDispatcherApplication(create_backend_app), threaded=False)
+            """]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
