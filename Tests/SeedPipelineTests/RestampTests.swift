@@ -53,6 +53,7 @@ struct RestampTests {
 
         let result = try installer(app).install(from: channel, to: directory.path("app"))
         #expect(result.outcome == .installed && result.migration == nil)
+        #expect(try installedFiles(directory.path("app")) == ["postcodes-3.sqlite", "postcodes.current"], "no temporary file of the re-stamp is left")
         let installed = URL(fileURLWithPath: result.storePath)
         #expect(try StoreMetadata.read(at: installed).hashDifferences(from: app, embeddedModel: nil).isEmpty)
 
