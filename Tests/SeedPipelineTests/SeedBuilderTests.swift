@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import SeedModel
-import SeedPipeline
+@testable import SeedPipeline
 import SeedStore
 import Testing
 
@@ -128,6 +128,30 @@ struct SeedBuilderTests {
         #expect(b.rowCounts["Postcode"] == 3)
         let order = try query(b.storePath) { db in try String.fetchAll(db, sql: "SELECT postcode FROM Postcode") }
         #expect(order == ["CT1 1AA", "CT1 1AB", "EH1 1AA"])
+    }
+
+    /// Naturally ordered keys (a few out of byte order) go straight into the keyed table; past
+    /// KeyOrderTracker.outOfOrderLimit of them the rest is staged. Either way the table is the
+    /// same as from sorted input, and a duplicate is rejected once.
+    @Test(arguments: [40, KeyOrderTracker.outOfOrderLimit + 500])
+    func keysOutOfOrderGiveTheSameTable(outOfOrder: Int) throws {
+        func input(_ keys: [String]) -> String {
+            "postcode,county_code\n" + keys.map { "\($0),KEN\n" }.joined()
+        }
+        let keys = (0..<6_000).map { String(format: "CT%05d", $0) }
+        // Every 10th key among the first `outOfOrder * 10` is moved to the end: out of byte order there.
+        let moved = keys.enumerated().filter { $0.offset % 10 == 5 && $0.offset < outOfOrder * 10 }.map(\.element)
+        let natural = keys.filter { !moved.contains($0) } + moved + [moved[0]]
+        let sorted = TemporaryDirectory()
+        writeTestInputs(sorted, postcodes: input(keys))
+        let shuffled = TemporaryDirectory()
+        writeTestInputs(shuffled, postcodes: input(natural))
+        let a = try buildTestStore(sorted) { $0.format = .plain }
+        let b = try buildTestStore(shuffled, maxRejects: 1) { $0.format = .plain }
+        #expect(b.rowCounts["Postcode"] == 6_000 && b.rejected == 1)
+        #expect(b.shownRejects.first?.description.contains("duplicate Postcode.postcode \"\(moved[0])\": line \(natural.count - moved.count + 1) has it already") == true,
+                "\(b.shownRejects.first?.description ?? "no reject")")
+        #expect(a.metadata.contentDigest == b.metadata.contentDigest)
     }
 
     @Test(arguments: StoreLayout.allCases)

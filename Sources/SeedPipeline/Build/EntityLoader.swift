@@ -18,6 +18,8 @@ final class EntityLoader: @unchecked Sendable {
         var rowsLoaded = 0
         /// Keys of rows that went to the staging table, if any did.
         var stagedRows = 0
+        /// Lines of out-of-order rows refused by the keyed table as duplicates (not yet rejected).
+        var duplicateKeyLines: [Int] = []
         /// The table's content digest, hashed as rows went in, when they all went in key order.
         var tableDigest: Data?
     }
@@ -114,8 +116,10 @@ final class EntityLoader: @unchecked Sendable {
                     try batch.arena.withUnsafeBytes { arena in
                         var row = 0
                         while row < batch.count {
-                            // Staging, once begun, takes every later row: the chunk's last row tells for all.
-                            if row + chunk <= batch.count, !batch.staged[row + chunk - 1] {
+                            // Only rows in key order go several to a statement: none can hit a key already
+                            // there, so no statement stops halfway (under journal_mode=OFF SQLite would
+                            // keep the rows before the failure).
+                            if row + chunk <= batch.count, batch.allDirect(row..<(row + chunk)) {
                                 for k in 0..<chunk { batch.bind(row: row + k, to: directChunk, arena: arena, offset: k * width) }
                                 // A failed constraint aborts the whole statement; then the rows go one by one below.
                                 if try directChunk.step() == .inserted {
@@ -126,7 +130,7 @@ final class EntityLoader: @unchecked Sendable {
                             }
                             defer { row += 1 }
                             var target = direct
-                            if batch.staged[row] {
+                            if batch.placements[row] == .staged {
                                 if staging == nil {
                                     try db.execute(sql: "CREATE TEMP TABLE \(quoteIdentifier(stagingTable)) AS SELECT \(columns) FROM \(quoteIdentifier(table.name)) WHERE 0")
                                     staging = try BulkInsert(db, sql: "INSERT INTO temp.\(quoteIdentifier(stagingTable)) (\(columns)) VALUES (\(placeholders))")
@@ -135,7 +139,13 @@ final class EntityLoader: @unchecked Sendable {
                                 result.stagedRows += 1
                             }
                             batch.bind(row: row, to: target, arena: arena)
-                            if case .constraintViolation(let message) = try target.step() {
+                            let outcome = try target.step()
+                            if case .constraintViolation = outcome, batch.placements[row] == .single, !isRowidTable {
+                                // An out-of-order key the keyed table already holds: a duplicate, whose
+                                // lines the uniqueness check names once the file is in.
+                                result.duplicateKeyLines.append(batch.lines[row])
+                                hashedRowsIntact = false
+                            } else if case .constraintViolation(let message) = outcome {
                                 rejects.add(RowError(
                                     file: file, line: batch.lines[row], column: nil, field: nil,
                                     reason: "the row breaks a constraint (\(message)); fix the value or the model", record: ""))
@@ -166,7 +176,7 @@ final class EntityLoader: @unchecked Sendable {
     /// Parses and converts every record, rejecting bad rows, and passes each good one to `accept`
     /// with whether it goes to the staging table. Runs on the producer thread.
     func produce(
-        _ reader: CSVReader, progress: (Int, Int) -> Void, accept: (RowValues, CSVRecord, Bool) throws -> Void
+        _ reader: CSVReader, progress: (Int, Int) -> Void, accept: (RowValues, CSVRecord, RowBatch.Placement) throws -> Void
     ) throws -> Int {
         var keyTracker = keyFeed.map { KeyOrderTracker(feed: $0.feed, field: $0.field) }
         var outOfOrder = false
@@ -190,7 +200,7 @@ final class EntityLoader: @unchecked Sendable {
                     reason: failure.reason, record: String(decoding: record.rawBytes, as: UTF8.self)))
                 continue
             }
-            var staged = false
+            var placement = RowBatch.Placement.direct
             if let observation = keyTracker?.observe(record, values: values) {
                 switch observation {
                 case .ascending:
@@ -202,13 +212,16 @@ final class EntityLoader: @unchecked Sendable {
                         reason: "duplicate \(table.entity.name).\(trackedKey ?? table.keyColumn) \"\(record.string(field))\": line \(previousLine) has it already; keys must be unique",
                         record: String(decoding: record.rawBytes, as: UTF8.self)))
                     continue
+                case .outOfOrder:
+                    // A rowid table (Core Data's) takes any row with the others; its constraint is checked after the load.
+                    placement = isRowidTable ? .direct : .single
+                    outOfOrder = true
                 case .staging:
-                    // A rowid table (Core Data's) takes the row directly; the constraint is checked after the load.
-                    staged = !isRowidTable
+                    placement = isRowidTable ? .direct : .staged
                     outOfOrder = true
                 }
             }
-            try accept(values, record, staged)
+            try accept(values, record, placement)
         }
         progress(result.rowsRead, reader.bytesRead)
         trackedKeyIsUnique = keyTracker != nil && !outOfOrder
@@ -413,9 +426,10 @@ final class BatchProducer: @unchecked Sendable {
         let isRowid = loader.isRowidTable
         var rowid: Int64 = 0
         do {
-            rowsRead = try loader.produce(reader, progress: progress) { values, record, staged in
-                batch.append(values, record: record, fields: fields, staged: staged)
-                if staged { digest = nil }
+            rowsRead = try loader.produce(reader, progress: progress) { values, record, placement in
+                batch.append(values, record: record, fields: fields, placement: placement)
+                // A row out of key order spoils a keyed table's digest order (a rowid table's is insertion order).
+                if placement != .direct { digest = nil }
                 if digest != nil {
                     rowid += 1
                     if isRowid { digest!.append(integer: rowid) }

@@ -19,7 +19,7 @@ final class RowBatch: @unchecked Sendable {
     @exclusivity(unchecked) private(set) var count = 0
     @exclusivity(unchecked) private(set) var slots: [Slot]
     @exclusivity(unchecked) private(set) var lines: [Int]
-    @exclusivity(unchecked) private(set) var staged: [Bool]
+    @exclusivity(unchecked) private(set) var placements: [Placement]
     @exclusivity(unchecked) private(set) var arena: [UInt8] = []
     /// Set on the producer's last batch.
     var isLast = false
@@ -30,7 +30,7 @@ final class RowBatch: @unchecked Sendable {
         self.width = width
         slots = Array(repeating: .null, count: Self.capacity * max(width, 1))
         lines = Array(repeating: 0, count: Self.capacity)
-        staged = Array(repeating: false, count: Self.capacity)
+        placements = Array(repeating: .direct, count: Self.capacity)
         arena.reserveCapacity(1 << 18)
     }
 
@@ -44,7 +44,7 @@ final class RowBatch: @unchecked Sendable {
     }
 
     /// Appends one converted row; text bound from the record is copied, as the record's buffer moves on.
-    func append(_ values: RowValues, record: CSVRecord, fields: [Int?], staged isStaged: Bool) {
+    func append(_ values: RowValues, record: CSVRecord, fields: [Int?], placement: Placement) {
         let base = count * width
         for index in 0..<width {
             let slot: Slot
@@ -74,7 +74,7 @@ final class RowBatch: @unchecked Sendable {
             slots[base + index] = slot
         }
         lines[count] = record.line
-        staged[count] = isStaged
+        placements[count] = placement
         count += 1
     }
 
@@ -125,6 +125,22 @@ final class RowBatch: @unchecked Sendable {
             case .blob(let start, let count): digest.append(blob: UnsafeRawBufferPointer(rebasing: pointer[start..<(start + count)]))
             }
         }
+    }
+
+    /// Where a row goes.
+    enum Placement: UInt8 {
+        /// Into the table, in key order: with the rows around it, several to a statement.
+        case direct
+        /// Into the table on its own: a key below the highest so far, which the table's key checks.
+        case single
+        /// Into the staging table (the input is shuffled), copied across in key order at the end.
+        case staged
+    }
+
+    /// Whether every row of `rows` goes in directly, in key order.
+    func allDirect(_ rows: Range<Int>) -> Bool {
+        for row in rows where placements[row] != .direct { return false }
+        return true
     }
 
     /// How a bound value is kept in its column.

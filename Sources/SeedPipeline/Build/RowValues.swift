@@ -49,19 +49,28 @@ struct RowValues {
     mutating func useDefault(_ index: Int) { slots[index] = defaults[index].map(Slot.value) ?? .null }
 }
 
-/// Watches the key of a `WITHOUT ROWID` table row by row: ascending keys go straight in,
-/// an equal key is a duplicate of the row before it, and from the first key out of order on
-/// everything goes to the staging table.
+/// Watches the key of a `WITHOUT ROWID` table row by row: ascending keys go straight in, an equal
+/// key is a duplicate of the row before it, a few keys out of order (as in naturally sorted postcode
+/// exports: AB1 … AB9, AB10) go straight in one by one, and once more than ``outOfOrderLimit`` have
+/// come, everything after goes to the staging table (the input is really shuffled).
 struct KeyOrderTracker {
     enum Observation {
         case ascending
         case duplicate(previousLine: Int)
+        /// Below the highest key so far: inserted on its own, a duplicate found by the table's key.
+        case outOfOrder
         case staging
     }
+
+    /// Out-of-order keys inserted directly before the rest is staged: measured cheap in a b-tree
+    /// (random inserts into the keyed table cost about 10 µs each), while staging every later row
+    /// writes it twice and sorts the keys twice.
+    static let outOfOrderLimit = 4_096
 
     let feed: Int
     let field: Int
     private(set) var isStaging = false
+    private(set) var outOfOrderCount = 0
     private var previousBytes: [UInt8] = []
     private var previousNumber: Double = 0
     private var previousInteger: Int64 = 0
@@ -80,10 +89,10 @@ struct KeyOrderTracker {
             return .ascending
         case .value(.integer(let number)):
             order = previousLine == 0 ? 1 : (number > previousInteger ? 1 : number == previousInteger ? 0 : -1)
-            previousInteger = number
+            if order >= 0 { previousInteger = number }
         case .value(.real(let number)):
             order = previousLine == 0 ? 1 : (number > previousNumber ? 1 : number == previousNumber ? 0 : -1)
-            previousNumber = number
+            if order >= 0 { previousNumber = number }
         case .value(.text(var text)):
             order = text.withUTF8 { compare(UnsafeRawBufferPointer($0)) }
         case .value(.fieldText):
@@ -92,15 +101,21 @@ struct KeyOrderTracker {
             order = bytes.withUnsafeBytes { compare($0) }
         }
         if order < 0 {
-            isStaging = true
-            return .staging
+            // The highest key so far stays the one to compare with.
+            guard outOfOrderCount < Self.outOfOrderLimit else {
+                isStaging = true
+                return .staging
+            }
+            outOfOrderCount += 1
+            return .outOfOrder
         }
         let line = previousLine
         previousLine = record.line
         return order == 0 ? .duplicate(previousLine: line) : .ascending
     }
 
-    /// Compares with the previous key as SQLite's BINARY collation does (memcmp, then length), and keeps it.
+    /// Compares with the highest key so far as SQLite's BINARY collation does (memcmp, then
+    /// length), and keeps the new one when it is not lower.
     private mutating func compare(_ bytes: UnsafeRawBufferPointer) -> Int {
         var order = 1
         if previousLine != 0 {
@@ -111,8 +126,10 @@ struct KeyOrderTracker {
                 return bytes.count < previous.count ? -1 : bytes.count == previous.count ? 0 : 1
             }
         }
-        previousBytes.removeAll(keepingCapacity: true)
-        previousBytes.append(contentsOf: bytes)
+        if order >= 0 {
+            previousBytes.removeAll(keepingCapacity: true)
+            previousBytes.append(contentsOf: bytes)
+        }
         return order
     }
 }

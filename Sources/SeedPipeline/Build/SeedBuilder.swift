@@ -171,7 +171,9 @@ public struct SeedBuilder: Sendable {
         }
         let check = UniquenessCheck(table: table, mapping: mapping, file: file, header: reader.header, maxRecordBytes: request.maxRecordBytes)
         let proven = loader.trackedKeyIsUnique ? loader.trackedKey.map { [$0] } : nil
-        let removed = try check.run(db, stagingTable: result.stagedRows > 0 ? loader.stagingTable : nil, rejects: rejects, proven: proven)
+        let removed = try check.run(
+            db, stagingTable: result.stagedRows > 0 ? loader.stagingTable : nil, rejects: rejects, proven: proven,
+            duplicateKeyLines: result.duplicateKeyLines)
         result.rowsLoaded -= removed
         let source = BuiltStore.Source(
             // Size and checksum of the bytes the reader parsed, hashed as they were read.

@@ -17,9 +17,14 @@ struct UniquenessCheck {
 
     /// Returns how many loaded rows were removed as duplicates.
     /// - Parameter proven: a constraint the loader proved unique while the rows went in (they came in its order).
-    func run(_ db: Database, stagingTable: String?, rejects: RejectCollector, proven: [String]? = nil) throws -> Int {
+    /// - Parameter duplicateKeyLines: lines of out-of-order rows the keyed table refused as duplicates
+    ///   of its key; they are rejected here, naming the line that holds the key.
+    func run(_ db: Database, stagingTable: String?, rejects: RejectCollector, proven: [String]? = nil, duplicateKeyLines: [Int] = []) throws -> Int {
         var removed = 0
         var groups: [[String]: [String]] = [:]  // constraint columns → duplicate value tuples
+        if !duplicateKeyLines.isEmpty, case .attribute(let key) = table.primaryKey {
+            groups[[key]] = try keyValues(atLines: Set(duplicateKeyLines), key: key, rejects: rejects)
+        }
         if let stagingTable {
             let key = quoteIdentifier(table.keyColumn)
             let staging = "temp.\(quoteIdentifier(stagingTable))"
@@ -34,7 +39,7 @@ struct UniquenessCheck {
                        OR rowid NOT IN (SELECT min(rowid) FROM \(staging) GROUP BY \(key))
                     """)
                 removed += db.changesCount
-                groups[[table.keyColumn]] = duplicates
+                groups[[table.keyColumn], default: []] += duplicates
             }
             let columns = table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
             try db.execute(sql: "INSERT INTO \(main) (\(columns)) SELECT \(columns) FROM \(staging) ORDER BY \(key)")
@@ -61,6 +66,47 @@ struct UniquenessCheck {
             try reportLines(constraint: constraint, duplicates: Set(values), rejects: rejects)
         }
         return removed
+    }
+
+    /// The key values of the given lines, read from the file again; a pipe cannot be read twice, so
+    /// there each line is rejected as a duplicate without naming the other.
+    private func keyValues(atLines lines: Set<Int>, key: String, rejects: RejectCollector) throws -> [String] {
+        guard let (field, type) = mapping.feeds.lazy.compactMap({ feed -> (Int, AttributeType)? in
+            if case .attribute(let field, let attribute) = feed, attribute.name == key { return (field, attribute.type) }
+            return nil
+        }).first else { return [] }
+        var status = stat()
+        guard stat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            for line in lines.sorted() {
+                rejects.add(RowError(
+                    file: file, line: line, column: field + 1, field: header[field],
+                    reason: "duplicate \(table.entity.name).\(key): an earlier row has it already (the input is a pipe, so its line cannot be named); keys must be unique",
+                    record: ""))
+            }
+            return []
+        }
+        let reader: CSVReader
+        do { reader = try CSVReader(path: file, maxRecordBytes: maxRecordBytes) } catch { throw IngestError(error) }
+        var values: [String] = []
+        while values.count < lines.count {
+            let record: CSVRecord
+            do {
+                guard let next = try reader.next() else { break }
+                record = next
+            } catch where error.isRecoverable {
+                continue
+            } catch {
+                throw IngestError(error)
+            }
+            guard lines.contains(record.line) else { continue }
+            if let value = record.withField(field, { bytes -> String? in
+                guard case .success(let value) = FieldConverter.convert(bytes, as: type) else { return nil }
+                return value.lookupKey(fieldBytes: bytes)
+            }) {
+                values.append(value)
+            }
+        }
+        return values
     }
 
     /// Reads the file again to name the lines of each duplicate group: the first kept, the later rejected.
