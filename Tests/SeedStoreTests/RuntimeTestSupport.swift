@@ -111,6 +111,6 @@ extension ObjectContext {
         let request = FetchRequest(
             entity: entity, predicate: try format.map { try FetchPredicate($0) }, sortDescriptors: sort ?? [FetchSortDescriptor(key)],
             fetchLimit: limit, fetchOffset: offset)
-        return try fetch(request).map { $0.string(key) ?? "nil" }
+        return try fetch(request).map { try $0.string(key) ?? "nil" }
     }
 }

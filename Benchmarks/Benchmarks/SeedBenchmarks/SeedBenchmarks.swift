@@ -44,7 +44,7 @@ let benchmarks: @Sendable () -> Void = {
         let context = ObjectContext(coordinator: coordinator)
         let request = FetchRequest(entity: "Postcode", predicate: try FetchPredicate("postcode BEGINSWITH 'AB05'"), sortDescriptors: [FetchSortDescriptor("postcode")])
         var sum = 0.0
-        for object in try context.fetch(request) { sum += object.double("latitude") ?? 0 }
+        for object in try context.fetch(request) { sum += try object.double("latitude") ?? 0 }
         blackHole(sum)
     }
 
@@ -54,7 +54,7 @@ let benchmarks: @Sendable () -> Void = {
         let context = ObjectContext(coordinator: openCoordinator)
         let request = FetchRequest(entity: "Postcode", predicate: try FetchPredicate("postcode BEGINSWITH 'AB05'"), sortDescriptors: [FetchSortDescriptor("postcode")])
         var sum = 0.0
-        for object in try context.fetch(request) { sum += object.double("latitude") ?? 0 }
+        for object in try context.fetch(request) { sum += try object.double("latitude") ?? 0 }
         blackHole(sum)
     }
 

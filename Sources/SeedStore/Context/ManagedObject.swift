@@ -9,7 +9,7 @@ import SeedModel
 /// let rating = try context.insert(entity: "Rating")
 /// rating["postcode"] = "CT1 1AA"
 /// rating["rating"] = 5
-/// let stars = rating.integer("rating")          // 5
+/// let stars = try rating.integer("rating")      // 5
 /// let postcode = try rating.fetchedObjects("…")  // fetched properties, lazily
 /// ```
 /// Values set here stay in memory until the context saves.
@@ -52,7 +52,9 @@ public final class ManagedObject {
     /// An attribute value by name; `.null` when unset.
     ///
     /// The name is not checked when reading: a name the entity has no attribute for reads `.null`
-    /// too, as a misspelling would. Use ``value(for:)`` where that must be an error. Setting a name
+    /// too, as a misspelling would (kept so, as Core Data's `value(forKey:)` on a dictionary of values
+    /// would, for code that probes names). Use ``value(for:)``, the typed getters (``string(_:)``…)
+    /// or a record (``decode(_:)``) where that must be an error. Setting a name
     /// the entity has no attribute for changes nothing and makes the next save fail naming it.
     public subscript(key: String) -> StoreValue {
         get { changes[key] ?? committed[key] ?? .null }
@@ -102,14 +104,25 @@ public final class ManagedObject {
             "\(entity.name) has no attribute \"\(key)\"; its attributes are \(entity.attributes.map(\.name).joined(separator: ", ").ifEmpty("none"))")
     }
 
-    // Like the subscript, these read nil for a name the entity has no attribute for; see value(for:).
-    public func string(_ key: String) -> String? { self[key].stringValue }
-    public func integer(_ key: String) -> Int64? { self[key].integerValue }
-    public func double(_ key: String) -> Double? { self[key].doubleValue }
-    public func bool(_ key: String) -> Bool? { self[key].integerValue.map { $0 != 0 } }
-    public func data(_ key: String) -> Data? { self[key].dataValue }
-    /// A Date attribute (stored as seconds since 1970).
-    public func date(_ key: String) -> Date? { self[key].doubleValue.map { Date(timeIntervalSince1970: $0) } }
+    // The typed getters check the name, as value(for:) does: a misspelt name is an error, never a silent nil.
+    /// An attribute's text; nil when unset or not text.
+    /// - Throws: ``ContextError`` when the entity has no attribute of that name, as ``value(for:)`` does.
+    public func string(_ key: String) throws -> String? { try value(for: key).stringValue }
+    /// An attribute's whole number; nil when unset or not a whole number.
+    /// - Throws: ``ContextError`` as ``string(_:)`` does.
+    public func integer(_ key: String) throws -> Int64? { try value(for: key).integerValue }
+    /// An attribute's number; nil when unset or not a number.
+    /// - Throws: ``ContextError`` as ``string(_:)`` does.
+    public func double(_ key: String) throws -> Double? { try value(for: key).doubleValue }
+    /// A Boolean attribute (stored as `0`/`1`); nil when unset.
+    /// - Throws: ``ContextError`` as ``string(_:)`` does.
+    public func bool(_ key: String) throws -> Bool? { try value(for: key).integerValue.map { $0 != 0 } }
+    /// A Binary attribute's bytes; nil when unset.
+    /// - Throws: ``ContextError`` as ``string(_:)`` does.
+    public func data(_ key: String) throws -> Data? { try value(for: key).dataValue }
+    /// A Date attribute (stored as seconds since 1970); nil when unset.
+    /// - Throws: ``ContextError`` as ``string(_:)`` does.
+    public func date(_ key: String) throws -> Date? { try value(for: key).doubleValue.map { Date(timeIntervalSince1970: $0) } }
 
     /// Whether the object has unsaved changes (or is new or deleted).
     public var hasChanges: Bool {

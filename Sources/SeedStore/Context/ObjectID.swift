@@ -1,7 +1,9 @@
 /// Identifies one object: its entity, its store and its key there (temporary until first saved).
 ///
 /// Mirrors [NSManagedObjectID](https://developer.apple.com/documentation/coredata/nsmanagedobjectid).
-public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
+/// `Sendable`, so IDs cross tasks where objects cannot; `Codable`, so a record can carry one and an
+/// app can keep one (a temporary ID means nothing after its context is gone).
+public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
     public let entity: String
     /// The identifier of the store holding the object; nil while it is temporary.
     public let storeIdentifier: String?
