@@ -8,6 +8,10 @@ extension ObjectContext {
     /// - Throws: ``ContextError`` for an unknown entity, ``CoordinatorError`` when no store holds it,
     ///   ``FetchPredicateError`` for a key path the entity does not have.
     public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
+        if let parent {
+            _ = try entity(named: request.entity)
+            return try fetchThroughParent(parent, request)
+        }
         let stores = try self.stores(for: request)
         var rows: [(row: StoreRow, store: any PersistentStore, order: Int)] = []
         for (order, store) in stores.enumerated() {
@@ -20,7 +24,7 @@ extension ObjectContext {
                     return overflow ? nil : sum
                 }
             }
-            rows += try store.fetch(fetch).map { ($0, store, order) }
+            rows += try coordinator.serialized { try store.fetch(fetch) }.map { ($0, store, order) }
         }
         if stores.count > 1 {
             rows.sort { lhs, rhs in
@@ -44,7 +48,11 @@ extension ObjectContext {
 
     /// How many objects a request would fetch.
     public func count(_ request: FetchRequest) throws -> Int {
+        if let parent { return try parent.performAndWait { try parent.count(request) } }
         let stores = try self.stores(for: request)
+        // Held across the stores, so the total is of one moment.
+        coordinator.lock.lock()
+        defer { coordinator.lock.unlock() }
         if stores.count == 1 { return try stores[0].count(storeFetch(request)) }
         var total = 0
         for store in stores {
@@ -78,7 +86,11 @@ extension ObjectContext {
 
     /// The stored destinations of a relationship of a saved object.
     func relatedObjects(of object: ManagedObject, relationship: Relationship) throws -> [ManagedObject] {
-        guard !object.isInserted, let store = object.store else { return [] }
+        guard !object.isInserted else { return [] }
+        if let parent { return try relatedThroughParent(parent, of: object, relationship: relationship) }
+        guard let store = object.store else { return [] }
+        coordinator.lock.lock()
+        defer { coordinator.lock.unlock() }
         let keys: [StoreValue]
         if let key = object.committed[relationship.name] {
             keys = key.isNull ? [] : [key]

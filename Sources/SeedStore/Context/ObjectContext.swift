@@ -5,11 +5,27 @@ import SeedModel
 ///
 /// Mirrors [NSManagedObjectContext](https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext).
 /// Each object is registered once per context, so fetching it again gives the same instance with
-/// its unsaved changes. Not thread-safe: use a context from one thread or task at a time.
-public final class ObjectContext {
+/// its unsaved changes.
+///
+/// A context is bound to a queue (``ConcurrencyType``): a private one of its own, or the main
+/// queue. From other tasks and threads, use it only inside ``perform(_:)-(()->Void)``,
+/// ``performAndWait(_:)`` or the `async` ``perform(_:)-(()->T)``; it is `Sendable` for that, its
+/// objects are not — pass ``ObjectID``s between contexts. A context with a ``parent`` saves into
+/// the parent instead of the stores. See `docs/runtime.md`.
+public final class ObjectContext: @unchecked Sendable {
     public let coordinator: StoreCoordinator
-    /// How a save resolves objects another context saved first.
+    /// The context this one saves into and reads through; nil when it saves to the stores.
+    public let parent: ObjectContext?
+    public let concurrencyType: ConcurrencyType
+    /// The serial queue the context's work runs on.
+    let queue: DispatchQueue
+    /// How a save resolves objects another context saved first, and how merged changes meet unsaved ones.
     public var mergePolicy: MergePolicy = .error
+    /// Merges what sibling contexts and the parent save into this context, on its queue
+    /// (Core Data's `automaticallyMergesChangesFromParent`). See ``mergeChanges(from:)``.
+    public var automaticallyMergesChangesFromParent = false
+    /// Child contexts, for merging this context's saves into them (guarded by the coordinator's lock).
+    var children: [WeakContext] = []
 
     var registered: [ObjectID: ManagedObject] = [:]
     /// New objects, in insertion order.
@@ -18,8 +34,24 @@ public final class ObjectContext {
     /// Stores chosen for new objects whose entity more than one store holds.
     var assignments: [ObjectIdentifier: any PersistentStore] = [:]
 
-    public init(coordinator: StoreCoordinator) {
+    /// A context that saves to the coordinator's stores.
+    /// - Parameter concurrencyType: Its own serial queue (the default), or the main queue.
+    public init(coordinator: StoreCoordinator, concurrencyType: ConcurrencyType = .privateQueue) {
         self.coordinator = coordinator
+        parent = nil
+        self.concurrencyType = concurrencyType
+        queue = Self.makeQueue(concurrencyType)
+        coordinator.serialized { coordinator.topLevelContexts.append(WeakContext(self)) }
+    }
+
+    /// A child context: it fetches through `parent` (seeing its unsaved changes) and its ``save()``
+    /// pushes the changes into `parent`, whose own save writes them to the stores.
+    public init(parent: ObjectContext, concurrencyType: ConcurrencyType = .privateQueue) {
+        coordinator = parent.coordinator
+        self.parent = parent
+        self.concurrencyType = concurrencyType
+        queue = Self.makeQueue(concurrencyType)
+        coordinator.serialized { parent.children.append(WeakContext(self)) }
     }
 
     /// Whether any object has unsaved changes or a store has unsaved metadata.
@@ -98,9 +130,9 @@ public final class ObjectContext {
     /// - Throws: ``ContextError`` when the object was deleted from its store.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) throws {
         object.fetchedCache.removeAll()
-        guard !object.isInserted, let store = object.store else { return }
-        guard let row = try store.fetch(StoreFetch(entity: object.entity.name, keys: [object.objectID.key])).first else {
-            throw ContextError(.objectNotFound, "\(object.objectID) is no longer in \(store.storeDescription.displayName); another save deleted it")
+        guard !object.isInserted else { return }
+        guard let row = try snapshot(of: object.objectID) else {
+            throw ContextError(.objectNotFound, "\(object.objectID) is no longer in \(parent == nil ? "its store" : "the parent context"); another save deleted it")
         }
         object.committed = row.values
         object.version = row.version
@@ -110,8 +142,12 @@ public final class ObjectContext {
     /// The registered object with this ID, or the one read from its store.
     public func object(with id: ObjectID) throws -> ManagedObject {
         if let object = registered[id] { return object }
+        if parent != nil {
+            guard let row = try snapshot(of: id) else { throw ContextError(.objectNotFound, "\(id) is not in the parent context or its stores") }
+            return registerFromParent(row, id: id)
+        }
         guard let store = coordinator.stores.first(where: { $0.identifier == id.storeIdentifier }),
-            let row = try store.fetch(StoreFetch(entity: id.entity, keys: [id.key])).first
+            let row = try coordinator.serialized({ try store.fetch(StoreFetch(entity: id.entity, keys: [id.key])).first })
         else { throw ContextError(.objectNotFound, "\(id) is not in any store of this coordinator") }
         return register(row, store: store)
     }
