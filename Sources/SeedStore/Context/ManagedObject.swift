@@ -14,7 +14,10 @@ import SeedModel
 /// ```
 /// Values set here stay in memory until the context saves.
 public final class ManagedObject {
-    public let entity: Entity
+    /// The entity, shared by every object of it: one reference per object rather than a copy of
+    /// the struct, whose dozen fields each would be retained and released per object.
+    let sharedEntity: SharedEntity
+    public var entity: Entity { sharedEntity.entity }
     public internal(set) var objectID: ObjectID
     /// The store the object was fetched from or saved to; nil while it is new.
     public internal(set) weak var store: (any PersistentStore)?
@@ -40,8 +43,8 @@ public final class ManagedObject {
     public internal(set) var isInserted = false
     public internal(set) var isDeleted = false
 
-    init(entity: Entity, objectID: ObjectID, values: [String: StoreValue], version: Int64, store: (any PersistentStore)?, context: ObjectContext) {
-        self.entity = entity
+    init(entity: SharedEntity, objectID: ObjectID, values: [String: StoreValue], version: Int64, store: (any PersistentStore)?, context: ObjectContext) {
+        sharedEntity = entity
         self.objectID = objectID
         self.committed = values
         self.version = version

@@ -39,7 +39,7 @@ extension ObjectContext {
     /// The child's instance of an object the parent holds.
     func registerFromParent(_ row: StoreRow, id: ObjectID) -> ManagedObject {
         if let object = registered[id] { return object }
-        let entity = coordinator.resolvedEntities[row.entity] ?? Entity(name: row.entity)
+        let entity = coordinator.resolvedEntities[row.entity] ?? SharedEntity(Entity(name: row.entity))
         let store = id.storeIdentifier.flatMap { identifier in coordinator.stores.first { $0.identifier == identifier } }
         let object = ManagedObject(entity: entity, objectID: id, values: row.values, version: row.version, store: store, context: self)
         registered[id] = object

@@ -41,7 +41,11 @@ public final class ObjectContext: @unchecked Sendable {
         parent = nil
         self.concurrencyType = concurrencyType
         queue = Self.makeQueue(concurrencyType)
-        coordinator.serialized { coordinator.topLevelContexts.append(WeakContext(self)) }
+        coordinator.serialized {
+            // Contexts come and go (one per task, say): the list keeps only the living ones.
+            coordinator.topLevelContexts.removeAll { $0.context == nil }
+            coordinator.topLevelContexts.append(WeakContext(self))
+        }
     }
 
     /// A child context: it fetches through `parent` (seeing its unsaved changes) and its ``save()``
@@ -63,13 +67,14 @@ public final class ObjectContext: @unchecked Sendable {
     /// A new object of `entity`, with the model's default values; stored by the next save.
     /// - Throws: ``ContextError`` when the model has no such entity, or it is abstract.
     public func insert(entity name: String) throws -> ManagedObject {
-        let entity = try entity(named: name)
+        let shared = try sharedEntity(named: name)
+        let entity = shared.entity
         guard !entity.isAbstract else {
             throw ContextError(.unknownName, "\(name) is abstract; insert one of its sub-entities")
         }
         let id = ObjectID(entity: name, storeIdentifier: nil, key: .integer(nextTemporaryKey))
         nextTemporaryKey += 1
-        let object = ManagedObject(entity: entity, objectID: id, values: [:], version: 0, store: nil, context: self)
+        let object = ManagedObject(entity: shared, objectID: id, values: [:], version: 0, store: nil, context: self)
         object.isInserted = true
         for attribute in entity.attributes where !attribute.isTransient {
             if let text = attribute.effectiveDefaultValue, case .success(let value) = FieldConverter.convertDefault(text, as: attribute.type) {
@@ -153,6 +158,10 @@ public final class ObjectContext: @unchecked Sendable {
     }
 
     func entity(named name: String) throws -> Entity {
+        try sharedEntity(named: name).entity
+    }
+
+    func sharedEntity(named name: String) throws -> SharedEntity {
         guard let entity = coordinator.resolvedEntities[name] else {
             throw ContextError(.unknownName, "the model \(coordinator.model.name) has no entity \"\(name)\"; it has \(coordinator.model.entities.map(\.name).joined(separator: ", "))")
         }
@@ -160,11 +169,11 @@ public final class ObjectContext: @unchecked Sendable {
     }
 
     /// The context's instance for a stored row: the registered one, or a new one.
-    func register(_ row: StoreRow, store: any PersistentStore, storeIdentifier: String? = nil, entity known: Entity? = nil) -> ManagedObject {
+    func register(_ row: StoreRow, store: any PersistentStore, storeIdentifier: String? = nil, entity known: SharedEntity? = nil) -> ManagedObject {
         let id = ObjectID(entity: row.entity, storeIdentifier: storeIdentifier ?? store.identifier, key: row.key)
         if let object = registered[id] { return object }
         // A fetch of a parent entity returns its sub-entities' rows too, each its own entity.
-        let entity = known.flatMap { $0.name == row.entity ? $0 : nil } ?? coordinator.resolvedEntities[row.entity] ?? Entity(name: row.entity)
+        let entity = known.flatMap { $0.entity.name == row.entity ? $0 : nil } ?? coordinator.resolvedEntities[row.entity] ?? SharedEntity(Entity(name: row.entity))
         let object = ManagedObject(entity: entity, objectID: id, values: row.values, version: row.version, store: store, context: self)
         registered[id] = object
         return object

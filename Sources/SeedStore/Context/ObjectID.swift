@@ -12,6 +12,13 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
 
     public var isTemporary: Bool { storeIdentifier == nil }
 
+    /// The key and the entity only: a context looks every fetched row's ID up, and hashing the store's
+    /// 36-character identifier too would double the work for no fewer collisions in practice.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(key)
+        hasher.combine(entity)
+    }
+
     public var description: String {
         isTemporary ? "\(entity) (new, unsaved #\(key.displayText))" : "\(entity) \(key.displayText)"
     }

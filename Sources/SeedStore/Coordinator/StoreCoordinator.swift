@@ -28,11 +28,11 @@ public final class StoreCoordinator: @unchecked Sendable {
     /// The contexts made on this coordinator without a parent, for merging saves between them.
     var topLevelContexts: [WeakContext] = []
     /// Each entity with its inherited properties listed as its own, for objects and their validation.
-    let resolvedEntities: [String: Entity]
+    let resolvedEntities: [String: SharedEntity]
 
     public init(model: Model) {
         self.model = model
-        resolvedEntities = Dictionary(model.entities.map { ($0.name, model.resolved($0)) }, uniquingKeysWith: { first, _ in first })
+        resolvedEntities = Dictionary(model.entities.map { ($0.name, SharedEntity(model.resolved($0))) }, uniquingKeysWith: { first, _ in first })
     }
 
     deinit {

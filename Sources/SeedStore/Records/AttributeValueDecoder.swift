@@ -6,10 +6,27 @@ import SeedModel
 /// `RawRepresentable` enums, through a single-value container.
 struct AttributeValueDecoder: Decoder, SingleValueDecodingContainer {
     let value: StoreValue
-    let attribute: Attribute
+    /// The attribute's name and type, for messages.
+    let name: String
+    let type: AttributeType
     let entity: String
-    let codingPath: [any CodingKey]
+    /// The record's path and the attribute's key, joined only when asked (for an error), as a
+    /// decoder is made for every attribute of every record.
+    let parentPath: [any CodingKey]
+    let key: any CodingKey
+    var codingPath: [any CodingKey] { parentPath + [key] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    /// The value, or nil when it is null.
+    func decodeIfPresent<T: Decodable>(_ type: T.Type) throws -> T? {
+        value.isNull ? nil : try decode(type)
+    }
+
+    func decodeIfPresent(_ type: Bool.Type) throws -> Bool? { value.isNull ? nil : try decode(type) }
+    func decodeIfPresent(_ type: String.Type) throws -> String? { value.isNull ? nil : try decode(type) }
+    func decodeIfPresent(_ type: Double.Type) throws -> Double? { value.isNull ? nil : try decode(type) }
+    func decodeIfPresent(_ type: Int.Type) throws -> Int? { value.isNull ? nil : try decode(type) }
+    func decodeIfPresent(_ type: Int64.Type) throws -> Int64? { value.isNull ? nil : try decode(type) }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         throw mismatch([String: Any].self, "an attribute is one value, not a keyed record")
@@ -93,13 +110,13 @@ struct AttributeValueDecoder: Decoder, SingleValueDecodingContainer {
     private func present<T>(_ type: T.Type) throws -> StoreValue {
         guard !value.isNull else {
             throw DecodingError.valueNotFound(
-                type, .init(codingPath: codingPath, debugDescription: "\(entity).\(attribute.name) has no value; make the record's property optional"))
+                type, .init(codingPath: codingPath, debugDescription: "\(entity).\(name) has no value; make the record's property optional"))
         }
         return value
     }
 
     private func mismatch<T>(_ type: T.Type, _ reason: String) -> DecodingError {
         .typeMismatch(
-            type, .init(codingPath: codingPath, debugDescription: "\(entity).\(attribute.name) (\(attribute.type.rawValue)) cannot be decoded as \(type): \(reason)"))
+            type, .init(codingPath: codingPath, debugDescription: "\(entity).\(name) (\(self.type.rawValue)) cannot be decoded as \(type): \(reason)"))
     }
 }

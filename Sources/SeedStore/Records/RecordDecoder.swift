@@ -27,15 +27,18 @@ struct RecordDecoder: Decoder {
 
 /// What a record's key names in an object.
 enum RecordProperty {
-    case attribute(Attribute)
+    /// An attribute: its name and type only, as this is made for every key of every record, and a
+    /// whole `Attribute` would be copied (and its fields retained) each time.
+    case attribute(name: String, type: AttributeType)
     case relationship(Relationship)
     /// The object's own ID (the key `objectID`, when the entity has no property of that name).
     case objectID
 
     /// The property `name` of `entity`, or an error naming the entity and its properties.
-    init(_ name: String, of entity: Entity, record: String) throws {
-        if let attribute = entity.attribute(named: name) {
-            self = .attribute(attribute)
+    /// `record` (what is being decoded or encoded, for the message) is only built for an error.
+    init(_ name: String, of entity: Entity, record: @autoclosure () -> String) throws {
+        if let index = entity.attributes.firstIndex(where: { $0.name == name }) {
+            self = .attribute(name: name, type: entity.attributes[index].type)
         } else if let relationship = entity.relationship(named: name) {
             self = .relationship(relationship)
         } else if name == recordObjectIDKey {
@@ -44,7 +47,7 @@ enum RecordProperty {
             let properties = (entity.attributes.map(\.name) + entity.relationships.map(\.name)).sorted()
             throw ContextError(
                 .unknownName,
-                "\(record): \(entity.name) has no property \"\(name)\"; its properties are \(properties.joined(separator: ", ").ifEmpty("none")). Rename the record's property, or leave it out with CodingKeys")
+                "\(record()): \(entity.name) has no property \"\(name)\"; its properties are \(properties.joined(separator: ", ").ifEmpty("none")). Rename the record's property, or leave it out with CodingKeys")
         }
     }
 }
@@ -52,17 +55,34 @@ enum RecordProperty {
 struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let object: ManagedObject
     let codingPath: [any CodingKey]
+    /// The object's entity, held once per record rather than copied once per key.
+    private let shared: SharedEntity
+    private var entity: Entity { shared.entity }
+
+    init(object: ManagedObject, codingPath: [any CodingKey]) {
+        self.object = object
+        self.codingPath = codingPath
+        shared = object.sharedEntity
+    }
 
     /// Every key is "present", so an optional property with a name the entity lacks is an error too,
     /// not a silent nil; ``decodeNil(forKey:)`` says whether the value is there.
     func contains(_ key: Key) -> Bool { true }
 
     var allKeys: [Key] {
-        (object.entity.attributes.map(\.name) + object.entity.relationships.map(\.name)).compactMap { Key(stringValue: $0) }
+        (entity.attributes.map(\.name) + entity.relationships.map(\.name)).compactMap { Key(stringValue: $0) }
     }
 
     private func property(_ key: Key) throws -> RecordProperty {
-        try RecordProperty(key.stringValue, of: object.entity, record: "decoding \(pathText(key))")
+        try RecordProperty(key.stringValue, of: entity, record: "decoding \(pathText(key))")
+    }
+
+    /// The decoder of the attribute `key` names; an error for another kind of property.
+    private func attribute(_ key: Key) throws -> AttributeValueDecoder {
+        guard case .attribute(let name, let type) = try property(key) else {
+            throw mismatch(StoreValue.self, key, "it is a relationship or the object's ID, not an attribute value")
+        }
+        return AttributeValueDecoder(value: object[name], name: name, type: type, entity: entity.name, parentPath: codingPath, key: key)
     }
 
     private func pathText(_ key: Key) -> String {
@@ -71,48 +91,60 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decodeNil(forKey key: Key) throws -> Bool {
         switch try property(key) {
-        case .attribute(let attribute): return object[attribute.name].isNull
+        case .attribute(let name, _): return object[name].isNull
         case .relationship(let relationship):
             return relationship.isToMany ? false : try object.object(forRelationship: relationship.name) == nil
         case .objectID: return false
         }
     }
 
-    // The standard types decode as any other, by their own Decodable conformance.
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decodeValue(type, forKey: key) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try decodeValue(type, forKey: key) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decodeValue(type, forKey: key) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decodeValue(type, forKey: key) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decodeValue(type, forKey: key) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decodeValue(type, forKey: key) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decodeValue(type, forKey: key) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decodeValue(type, forKey: key) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decodeValue(type, forKey: key) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decodeValue(type, forKey: key) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decodeValue(type, forKey: key) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decodeValue(type, forKey: key) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decodeValue(type, forKey: key) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decodeValue(type, forKey: key) }
+    // The standard types are attribute values, decoded directly.
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try attribute(key).decode(type) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try attribute(key).decode(type) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try attribute(key).decode(type) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try attribute(key).decode(type) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try attribute(key).decode(type) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try attribute(key).decode(type) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try attribute(key).decode(type) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try attribute(key).decode(type) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try attribute(key).decode(type) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try attribute(key).decode(type) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try attribute(key).decode(type) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try attribute(key).decode(type) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try attribute(key).decode(type) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try attribute(key).decode(type) }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try decodeValue(type, forKey: key) }
 
+    // Optional attributes in one look-up of the property, instead of decodeNil's and decode's two.
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try attribute(key).decodeIfPresent(type) }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try attribute(key).decodeIfPresent(type) }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try attribute(key).decodeIfPresent(type) }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try attribute(key).decodeIfPresent(type) }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try attribute(key).decodeIfPresent(type) }
+
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        if case .attribute = try property(key) { return try attribute(key).decodeIfPresent(type) }
+        return try decodeNil(forKey: key) ? nil : try decodeValue(type, forKey: key)
+    }
+
     private func decodeValue<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        let path = codingPath + [key]
+        func path() -> [any CodingKey] { codingPath + [key] }
         switch try property(key) {
         case .objectID:
             guard let id = object.objectID as? T else { throw mismatch(type, key, "it is the object's ObjectID") }
             return id
-        case .attribute(let attribute):
-            return try AttributeValueDecoder(value: object[attribute.name], attribute: attribute, entity: object.entity.name, codingPath: path).decode(type)
+        case .attribute:
+            return try attribute(key).decode(type)
         case .relationship(let relationship) where relationship.isToMany:
             let destinations = try object.objects(forRelationship: relationship.name)
-            return try T(from: RelationshipDecoder(objects: destinations, codingPath: path))
+            return try T(from: RelationshipDecoder(objects: destinations, codingPath: path()))
         case .relationship(let relationship):
             guard let destination = try object.object(forRelationship: relationship.name) else {
                 throw DecodingError.valueNotFound(
-                    type, .init(codingPath: path, debugDescription: "\(object.objectID) has no \(relationship.name); make the record's property optional"))
+                    type, .init(codingPath: path(), debugDescription: "\(object.objectID) has no \(relationship.name); make the record's property optional"))
             }
             if type == ObjectID.self { return destination.objectID as! T }
-            return try T(from: RecordDecoder(object: destination, codingPath: path))
+            return try T(from: RecordDecoder(object: destination, codingPath: path()))
         }
     }
 

@@ -39,7 +39,7 @@ struct ObjectEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     mutating func encodeNil(forKey key: Key) throws {
         switch try property(key) {
-        case .attribute(let attribute): object[attribute.name] = .null
+        case .attribute(let name, _): object[name] = .null
         case .relationship(let relationship) where !relationship.isToMany: try object.setObject(nil, forRelationship: relationship.name)
         case .relationship(let relationship): throw unsupported(key, "\(object.entity.name).\(relationship.name) is to-many; encode an array of ObjectID")
         case .objectID: break
@@ -67,8 +67,8 @@ struct ObjectEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         switch try property(key) {
         case .objectID:
             return
-        case .attribute(let attribute):
-            object[attribute.name] = try AttributeValueEncoder.storeValue(of: value, codingPath: codingPath + [key])
+        case .attribute(let name, _):
+            object[name] = try AttributeValueEncoder.storeValue(of: value, codingPath: codingPath + [key])
         case .relationship(let relationship) where relationship.isToMany:
             guard let ids = value as? [ObjectID] else {
                 throw unsupported(key, "\(object.entity.name).\(relationship.name) is to-many: encode an array of the destinations' ObjectID")

@@ -15,7 +15,11 @@ extension SQLiteStore {
             columns.reserveCapacity(valueColumns.count + 2 + sortCount)
             while let row = try cursor.next() {
                 columns.removeAll(keepingCapacity: true)
-                for value in row.databaseValues { columns.append(StoreValue(value)) }
+                // By index: `row.databaseValues` makes each column's name as a String too, for every row.
+                for index in 0..<row.count {
+                    let value: DatabaseValue = row[index]
+                    columns.append(StoreValue(value))
+                }
                 var values = [String: StoreValue](minimumCapacity: valueColumns.count)
                 for (offset, name) in valueColumns.enumerated() { values[name] = columns[offset + 1] }
                 let version = columns[valueColumns.count + 1].integerValue ?? 1
