@@ -62,14 +62,14 @@ public final class ManagedObject {
     public subscript(key: String) -> StoreValue {
         get { changes[key] ?? committed[key] ?? .null }
         set {
-            guard let attribute = entity.attribute(named: key) else {
+            guard sharedEntity.attributeTypes[key] != nil else {
                 unknownKeys.insert(key)
                 return
             }
             if committed[key] == newValue, !isInserted {
-                changes[attribute.name] = nil
+                changes[key] = nil
             } else {
-                changes[attribute.name] = newValue
+                changes[key] = newValue
             }
         }
     }
@@ -83,14 +83,14 @@ public final class ManagedObject {
     /// - Throws: ``ContextError`` (``ContextError/Kind/unknownName``) naming the entity and its
     ///   attributes, or saying which accessor to use when the name is a relationship or fetched property.
     public func value(for key: String) throws -> StoreValue {
-        guard entity.attribute(named: key) != nil else { throw unknownAttribute(key) }
+        guard sharedEntity.attributeTypes[key] != nil else { throw unknownAttribute(key) }
         return self[key]
     }
 
     /// Sets an attribute value by name, or fails at once when the entity has no attribute of that name.
     /// - Throws: ``ContextError`` as ``value(for:)`` does.
     public func setValue(_ value: StoreValue, for key: String) throws {
-        guard entity.attribute(named: key) != nil else { throw unknownAttribute(key) }
+        guard sharedEntity.attributeTypes[key] != nil else { throw unknownAttribute(key) }
         self[key] = value
     }
 

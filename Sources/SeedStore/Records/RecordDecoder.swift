@@ -36,10 +36,13 @@ enum RecordProperty {
 
     /// The property `name` of `entity`, or an error naming the entity and its properties.
     /// `record` (what is being decoded or encoded, for the message) is only built for an error.
-    init(_ name: String, of entity: Entity, record: @autoclosure () -> String) throws {
-        if let index = entity.attributes.firstIndex(where: { $0.name == name }) {
-            self = .attribute(name: name, type: entity.attributes[index].type)
-        } else if let relationship = entity.relationship(named: name) {
+    init(_ name: String, of shared: SharedEntity, record: @autoclosure () -> String) throws {
+        if let type = shared.attributeTypes[name] {
+            self = .attribute(name: name, type: type)
+            return
+        }
+        let entity = shared.entity
+        if let relationship = entity.relationship(named: name) {
             self = .relationship(relationship)
         } else if name == recordObjectIDKey {
             self = .objectID
@@ -74,7 +77,7 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     private func property(_ key: Key) throws -> RecordProperty {
-        try RecordProperty(key.stringValue, of: entity, record: "decoding \(pathText(key))")
+        try RecordProperty(key.stringValue, of: shared, record: "decoding \(pathText(key))")
     }
 
     /// The decoder of the attribute `key` names; an error for another kind of property.
@@ -82,7 +85,7 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         guard case .attribute(let name, let type) = try property(key) else {
             throw mismatch(StoreValue.self, key, "it is a relationship or the object's ID, not an attribute value")
         }
-        return AttributeValueDecoder(value: object[name], name: name, type: type, entity: entity.name, parentPath: codingPath, key: key)
+        return AttributeValueDecoder(value: object[name], name: name, type: type, entity: shared.name, parentPath: codingPath, key: key)
     }
 
     private func pathText(_ key: Key) -> String {

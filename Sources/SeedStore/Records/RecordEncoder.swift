@@ -34,7 +34,7 @@ struct ObjectEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     init(encoder: RecordEncoder) { self.encoder = encoder }
 
     private func property(_ key: Key) throws -> RecordProperty {
-        try RecordProperty(key.stringValue, of: object.entity, record: "encoding \((codingPath + [key]).map(\.stringValue).joined(separator: "."))")
+        try RecordProperty(key.stringValue, of: object.sharedEntity, record: "encoding \((codingPath + [key]).map(\.stringValue).joined(separator: "."))")
     }
 
     mutating func encodeNil(forKey key: Key) throws {
