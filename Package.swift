@@ -6,6 +6,8 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .library(name: "SeedStore", targets: ["SeedStore"]),
+        // The model types SeedStore's API takes and gives (Model, Entity, ModelLoader), for apps to import.
+        .library(name: "SeedModel", targets: ["SeedModel"]),
         // The build-time stages as a library, for scripting them and for the benchmarks package.
         .library(name: "SeedPipeline", targets: ["SeedPipeline"]),
         .executable(name: "seedbuild", targets: ["seedbuild"]),
@@ -59,6 +61,8 @@ let package = Package(
             dependencies: ["SeedPipeline", "SeedStore", "SeedModel", .product(name: "GRDB", package: "GRDB.swift")],
             exclude: ["fault_proxy.py", "hostile_server.py"]
         ),
+        // An app's common tasks written against the public products only, as a consumer package would.
+        .testTarget(name: "SeedAppTests", dependencies: ["SeedStore", "SeedModel"]),
         .testTarget(
             name: "SeedModelTests",
             dependencies: ["SeedModel", .product(name: "Crypto", package: "swift-crypto")]

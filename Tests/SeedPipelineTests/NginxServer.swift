@@ -12,7 +12,8 @@ final class NginxServer {
     var root: String { directory.appendingPathComponent("www").path }
     var url: String { "http://127.0.0.1:\(port)/" }
 
-    init() throws {
+    /// - Parameter limitRate: nginx's `limit_rate` (bytes per second, `64k`), to make downloads last.
+    init(limitRate: String? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("seedbuild-nginx-\(UUID().uuidString)")
         for folder in ["www", "tmp"] {
             try FileManager.default.createDirectory(at: directory.appendingPathComponent(folder), withIntermediateDirectories: true)
@@ -37,6 +38,7 @@ final class NginxServer {
               server {
                 listen 127.0.0.1:\(port);
                 root \(path)/www;
+                \(limitRate.map { "limit_rate \($0);" } ?? "")
                 client_max_body_size 0;
                 location / {
                   dav_methods PUT DELETE MKCOL COPY MOVE;

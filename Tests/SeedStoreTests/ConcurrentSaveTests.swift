@@ -52,7 +52,7 @@ struct ConcurrentSaveTests {
         #expect(failures.all == [])
         // Read while no connection is open: closing a descriptor of the file drops the process's SQLite locks.
         #expect(try Data(contentsOf: url)[18] == 2, "a writable store is in WAL mode")
-        let texts = try notesContext().fetch(FetchRequest(entity: "Note")).compactMap { $0.string("text") }
+        let texts = try notesContext().fetch(FetchRequest(entity: "Note")).compactMap { try $0.string("text") }
         #expect(texts.count == writers * saves * notesPerSave)
         #expect(Set(texts).count == texts.count, "every note saved once")
     }
@@ -88,7 +88,7 @@ struct ConcurrentSaveTests {
         #expect(Date().timeIntervalSince(started) > 1, "the save waited for the lock")
         shell.waitUntilExit()
         #expect(shell.terminationStatus == 0)
-        let texts = try notesContext().fetch(FetchRequest(entity: "Note")).compactMap { $0.string("text") }.sorted()
+        let texts = try notesContext().fetch(FetchRequest(entity: "Note")).compactMap { try $0.string("text") }.sorted()
         #expect(texts == ["after waiting", "before the lock"])
     }
 
@@ -139,7 +139,7 @@ struct ConcurrentSaveTests {
         try StoreMetadata.write(changed, at: crashed)
         #expect(!FileManager.default.fileExists(atPath: crashed.path + "-wal"))
         #expect(try StoreMetadata.read(at: crashed)["appVersion"] == "8")
-        #expect(try Self.notesContext(crashed).fetch(FetchRequest(entity: "Note")).compactMap { $0.string("text") } == ["only in the log"])
+        #expect(try Self.notesContext(crashed).fetch(FetchRequest(entity: "Note")).compactMap { try $0.string("text") } == ["only in the log"])
 
         // The store this coordinator holds open is not rewritten under it.
         let refused = try #require(throws: StoreError.self) { try StoreMetadata.write(changed, at: url) }

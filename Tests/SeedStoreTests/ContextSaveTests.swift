@@ -18,7 +18,7 @@ struct ContextSaveTests {
         let context = ObjectContext(coordinator: coordinator)
         try populateShop(context)
         let bad = try context.insert(entity: "Product")
-        #expect(bad.integer("stock") == 0 && bad.bool("active") == true, "defaults are set on insert")
+        #expect(try bad.integer("stock") == 0 && bad.bool("active") == true, "defaults are set on insert")
         bad["price"] = -1
         bad["stock"] = 40_000
         bad["colour"] = "red"
@@ -77,11 +77,11 @@ struct ContextSaveTests {
 
         let other = ObjectContext(coordinator: coordinator)
         let reread = try product(other, "A-1")
-        #expect(reread.double("price") == 0.6)
+        #expect(try reread.double("price") == 0.6)
         #expect(try reread.object(forRelationship: "category")?.string("name") == "Tools")
         #expect(try reread.objects(forRelationship: "tags").isEmpty)
         let toolsAgain = try #require(try reread.object(forRelationship: "category"))
-        #expect(try toolsAgain.objects(forRelationship: "products").compactMap { $0.string("sku") }.sorted() == ["A-1", "H-1", "S-1"])
+        #expect(try toolsAgain.objects(forRelationship: "products").compactMap { try $0.string("sku") }.sorted() == ["A-1", "H-1", "S-1"])
 
         // Cascade: deleting a category deletes its products; nullify: their tags stay.
         other.delete(toolsAgain)
@@ -110,7 +110,7 @@ struct ContextSaveTests {
 
     private func stored(_ coordinator: StoreCoordinator) throws -> (price: Double?, stock: Int64?, name: String?) {
         let apple = try product(ObjectContext(coordinator: coordinator), "A-1")
-        return (apple.double("price"), apple.integer("stock"), apple.string("name"))
+        return (try apple.double("price"), try apple.integer("stock"), try apple.string("name"))
     }
 
     @Test(arguments: StoreLayout.allCases)
@@ -128,7 +128,7 @@ struct ContextSaveTests {
         let setup = try conflict(.storeTrumps, layout: layout)
         try setup.second.save()
         #expect(try stored(setup.coordinator) == (0.7, 11, "Green apple"), "the stored price wins; the untouched name change is kept")
-        #expect(setup.stored.double("price") == 0.7)
+        #expect(try setup.stored.double("price") == 0.7)
     }
 
     @Test(arguments: StoreLayout.allCases)
@@ -150,7 +150,7 @@ struct ContextSaveTests {
         let setup = try conflict(.rollback, layout: layout)
         try setup.second.save()
         #expect(try stored(setup.coordinator) == (0.7, 11, "Apple"), "this context's changes are discarded")
-        #expect(setup.stored.double("price") == 0.7 && !setup.stored.hasChanges)
+        #expect(try setup.stored.double("price") == 0.7 && !setup.stored.hasChanges)
     }
 
     @Test(arguments: StoreLayout.allCases)
@@ -174,9 +174,9 @@ struct ContextSaveTests {
         apple["name"] = "Red apple"
         try context.refresh(apple, mergeChanges: true)
         #expect(try apple.fetchedObjects("notes").count == 3)
-        #expect(apple.integer("stock") == 99 && apple.string("name") == "Red apple")
+        #expect(try apple.integer("stock") == 99 && apple.string("name") == "Red apple")
         try context.refresh(apple, mergeChanges: false)
-        #expect(apple.string("name") == "Apple" && !apple.hasChanges)
+        #expect(try apple.string("name") == "Apple" && !apple.hasChanges)
         try context.save()
     }
 }

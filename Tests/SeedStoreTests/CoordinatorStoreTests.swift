@@ -70,7 +70,7 @@ struct CoordinatorStoreTests {
         note["productSKU"] = "A-1"
         note["text"] = "juicy"
         try context.save()
-        #expect(try apple.fetchedObjects("notes").map { $0.string("text") } == ["juicy"])
+        #expect(try apple.fetchedObjects("notes").map { try $0.string("text") } == ["juicy"])
         #expect(try Data(contentsOf: catalogURL) == before, "the read-only store's file is byte for byte unchanged")
     }
 

@@ -60,7 +60,7 @@ struct FetchTests {
             #expect(try context.count(FetchRequest(entity: "Product", predicate: FetchPredicate(format))) == expected.count, "count \(format)")
         }
         let variables = try FetchPredicate("sku IN $SKUS AND price < $MAX").substituting(["SKUS": .list(["A-1", "A-2", "H-1"]), "MAX": .value(5)])
-        #expect(try context.fetch(FetchRequest(entity: "Product", predicate: variables, sortDescriptors: [FetchSortDescriptor("sku")])).map { $0.string("sku") } == ["A-1", "A-2"])
+        #expect(try context.fetch(FetchRequest(entity: "Product", predicate: variables, sortDescriptors: [FetchSortDescriptor("sku")])).map { try $0.string("sku") } == ["A-1", "A-2"])
     }
 
     @Test(arguments: StoreLayout.allCases)
@@ -130,7 +130,7 @@ struct FetchTests {
         #expect(try context.count(FetchRequest(entity: "Product", fetchLimit: -2, fetchOffset: 6)) == 2)
 
         let onlyArchive = FetchRequest(entity: "Product", sortDescriptors: byPrice, affectedStores: [archive])
-        #expect(try context.fetch(onlyArchive).map { $0.string("sku") } == ["O-3", "O-1", "O-2"])
+        #expect(try context.fetch(onlyArchive).map { try $0.string("sku") } == ["O-3", "O-1", "O-2"])
         #expect(try context.fetch(onlyArchive).allSatisfy { $0.store === archive })
         #expect(try context.count(FetchRequest(entity: "Product", affectedStores: [catalog])) == 5)
         let notes = coordinator.stores.first { $0.storeDescription.configuration == "Notes" }!

@@ -20,9 +20,12 @@ struct ObjectValueTests {
         let fetched = try #require(throws: ContextError.self) { try apple.value(for: "notes") }
         #expect(fetched.message.contains("fetchedObjects(_:)"))
 
-        // The subscript stays unchecked, as its documentation says.
+        // The subscript stays unchecked, as its documentation says; the typed getters check.
         #expect(apple["prise"] == .null)
-        #expect(apple.string("prise") == nil)
+        let typed = try #require(throws: ContextError.self) { try apple.string("prise") }
+        #expect(typed.message == misspelt.message)
+        #expect(throws: ContextError.self) { try apple.date("addde") }
+        #expect(try apple.string("sku") == "A-1" && apple.double("price") == 0.5 && apple.bool("active") == true)
     }
 
     @Test func setValueChecksTheNameAtOnce() throws {

@@ -72,7 +72,7 @@ struct PredicateArgumentTests {
         let context = ObjectContext(coordinator: try shopCoordinator(directory, catalog: type, notes: type))
         try populateShop(context)
         func skus(_ predicate: FetchPredicate) throws -> [String] {
-            try context.fetch(FetchRequest(entity: "Product", predicate: predicate, sortDescriptors: [FetchSortDescriptor("sku")])).map { $0.string("sku") ?? "nil" }
+            try context.fetch(FetchRequest(entity: "Product", predicate: predicate, sortDescriptors: [FetchSortDescriptor("sku")])).map { try $0.string("sku") ?? "nil" }
         }
         #expect(try skus(FetchPredicate("category.name == %@ AND price > %f", "Tools", 15)) == ["S-1"])
         #expect(try skus(FetchPredicate("sku IN %@", ["A-1", "H-1", "Z-9"])) == ["A-1", "H-1"])

@@ -23,7 +23,7 @@ struct PredicateFoldingTests {
             let expected = Self.names.indices.filter { Self.names[$0].compare(value, options: options) == .orderedSame }
             for format in ["name ==\(modifier) %@", "name IN\(modifier) {%@}"] {
                 let request = FetchRequest(entity: "Product", predicate: try FetchPredicate(format, value))
-                let found = try context.fetch(request).compactMap { $0.string("sku").flatMap(Int.init) }.sorted()
+                let found = try context.fetch(request).compactMap { try $0.string("sku").flatMap(Int.init) }.sorted()
                 #expect(found == expected, "\(format) with \"\(value)\": found \(found.map { Self.names[$0] }), Foundation: \(expected.map { Self.names[$0] })")
             }
         }
@@ -37,7 +37,7 @@ struct PredicateFoldingTests {
                 Self.names[$0].range(of: prefix, options: [.anchored, .caseInsensitive, .diacriticInsensitive]) != nil
             }
             let request = FetchRequest(entity: "Product", predicate: try FetchPredicate("name BEGINSWITH[cd] %@", prefix))
-            let found = try context.fetch(request).compactMap { $0.string("sku").flatMap(Int.init) }.sorted()
+            let found = try context.fetch(request).compactMap { try $0.string("sku").flatMap(Int.init) }.sorted()
             #expect(found == expected, "BEGINSWITH[cd] \"\(prefix)\": found \(found.map { Self.names[$0] }), Foundation: \(expected.map { Self.names[$0] })")
         }
     }

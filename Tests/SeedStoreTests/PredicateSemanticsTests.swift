@@ -85,7 +85,7 @@ struct PredicateSemanticsTests {
         let fromText = FetchRequest(entity: "Product", predicate: try FetchPredicate("cost > %@ OR cost == %@", textArguments: ["500", "x"]))
         #expect(try context.fetch(fromText).isEmpty, "\"x\" stays text, which no Decimal equals")
         let between = FetchRequest(entity: "Product", predicate: try FetchPredicate("cost BETWEEN {%@, %@}", textArguments: ["5", "50"]), sortDescriptors: [FetchSortDescriptor("sku")])
-        #expect(try context.fetch(between).map { $0.string("sku") } == ["P-1", "P-2", "P-3"])
+        #expect(try context.fetch(between).map { try $0.string("sku") } == ["P-1", "P-2", "P-3"])
         let cost = try context.fetch(FetchRequest(entity: "Product", predicate: FetchPredicate("sku == 'P-1'"))).first?["cost"]
         #expect(cost == .text("10.5"), "the stored text is read back unchanged")
     }

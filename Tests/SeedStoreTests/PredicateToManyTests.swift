@@ -126,7 +126,7 @@ struct PredicateToManyTests {
         let products = try populateShop(context)
         func skus(_ format: String, _ arguments: any PredicateArgumentConvertible...) throws -> [String] {
             let predicate = try FetchPredicate(format, arguments: arguments.map(\.predicateArgument))
-            return try context.fetch(FetchRequest(entity: "Product", predicate: predicate, sortDescriptors: [FetchSortDescriptor("sku")])).map { $0.string("sku") ?? "nil" }
+            return try context.fetch(FetchRequest(entity: "Product", predicate: predicate, sortDescriptors: [FetchSortDescriptor("sku")])).map { try $0.string("sku") ?? "nil" }
         }
         let hammer = products["H-1"]!
         let tools = try hammer.object(forRelationship: "category")!
@@ -206,9 +206,9 @@ struct PredicateToManyTests {
         let context = ObjectContext(coordinator: coordinator)
         try populateShop(context)
         let categories = try context.fetch(FetchRequest(entity: "Category", sortDescriptors: [FetchSortDescriptor("name")]))
-        #expect(try categories.map { try $0.fetchedObjects("taggedProducts").compactMap { $0.string("sku") }.sorted() } == [["A-1"], ["H-1"]])
+        #expect(try categories.map { try $0.fetchedObjects("taggedProducts").compactMap { try $0.string("sku") }.sorted() } == [["A-1"], ["H-1"]])
         // Fruit's tagged product A-1 has stock 10; Tools' tagged product H-1 has stock 2 and both tags.
-        #expect(try categories.map { try $0.fetchedObjects("busyTags").compactMap { $0.string("label") }.sorted() } == [[], ["new", "sale"]])
+        #expect(try categories.map { try $0.fetchedObjects("busyTags").compactMap { try $0.string("label") }.sorted() } == [[], ["new", "sale"]])
     }
 
     /// The subqueries read the to-many's foreign-key index and the join table's key, as a

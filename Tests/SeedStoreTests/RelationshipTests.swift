@@ -41,12 +41,12 @@ struct RelationshipTests {
 
         let reader = ObjectContext(coordinator: coordinator)
         let stored = try #require(try reader.fetch(FetchRequest(entity: "Playlist")).first)
-        #expect(try stored.objects(forRelationship: "songs").map { $0.string("title") } == ["Zebra", "Alpha", "Mango"], "an ordered relationship keeps its order")
+        #expect(try stored.objects(forRelationship: "songs").map { try $0.string("title") } == ["Zebra", "Alpha", "Mango"], "an ordered relationship keeps its order")
         let zebra = try #require(try reader.fetch(FetchRequest(entity: "Song", predicate: FetchPredicate("title == 'Zebra'"))).first)
         #expect(try zebra.object(forRelationship: "lyrics")?.string("text") == "la la")
         let storedLyrics = try #require(try zebra.object(forRelationship: "lyrics"))
         #expect(try storedLyrics.object(forRelationship: "song")?.string("title") == "Zebra", "the inverse of a one-to-one reads back")
-        #expect(try zebra.objects(forRelationship: "playlists").map { $0.string("title") } == ["Road trip"])
+        #expect(try zebra.objects(forRelationship: "playlists").map { try $0.string("title") } == ["Road trip"])
 
         // Deny: a playlist that still has songs cannot be deleted.
         reader.delete(stored)
@@ -60,7 +60,7 @@ struct RelationshipTests {
         let after = ObjectContext(coordinator: coordinator)
         #expect(try after.count(FetchRequest(entity: "Lyrics")) == 0)
         let remaining = try #require(try after.fetch(FetchRequest(entity: "Playlist")).first)
-        #expect(try remaining.objects(forRelationship: "songs").map { $0.string("title") } == ["Alpha", "Mango"])
+        #expect(try remaining.objects(forRelationship: "songs").map { try $0.string("title") } == ["Alpha", "Mango"])
 
         // Once empty, the playlist can go.
         for song in try remaining.objects(forRelationship: "songs") { try remaining.removeObject(song, fromRelationship: "songs") }

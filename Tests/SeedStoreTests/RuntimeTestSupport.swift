@@ -116,6 +116,20 @@ extension ObjectContext {
         let request = FetchRequest(
             entity: entity, predicate: try format.map { try FetchPredicate($0) }, sortDescriptors: sort ?? [FetchSortDescriptor(key)],
             fetchLimit: limit, fetchOffset: offset)
-        return try fetch(request).map { $0.string(key) ?? "nil" }
+        return try fetch(request).map { try $0.string(key) ?? "nil" }
+    }
+}
+
+/// A value shared between tasks and threads in a test, behind a lock (`Mutex` needs macOS 15).
+final class Locked<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
     }
 }

@@ -29,7 +29,7 @@ struct TemplateTests {
         try populateShop(context)
         var cheap = try FetchRequest(template: "cheaperThan", in: coordinator.model, substitutionVariables: ["LIMIT": .value(.real(1.5))])
         cheap.sortDescriptors = [FetchSortDescriptor("sku")]
-        #expect(try context.fetch(cheap).map { $0.string("sku") } == ["A-1", "A-2"])
+        #expect(try context.fetch(cheap).map { try $0.string("sku") } == ["A-1", "A-2"])
         #expect(try context.count(try FetchRequest(template: "everyNote", in: coordinator.model)) == 3)
 
         let missing = #expect(throws: FetchPredicateError.self) { try FetchRequest(template: "nope", in: coordinator.model) }

@@ -9,12 +9,15 @@ import SeedModel
 /// let rating = try context.insert(entity: "Rating")
 /// rating["postcode"] = "CT1 1AA"
 /// rating["rating"] = 5
-/// let stars = rating.integer("rating")          // 5
+/// let stars = try rating.integer("rating")      // 5
 /// let postcode = try rating.fetchedObjects("…")  // fetched properties, lazily
 /// ```
 /// Values set here stay in memory until the context saves.
 public final class ManagedObject {
-    public let entity: Entity
+    /// The entity, shared by every object of it: one reference per object rather than a copy of
+    /// the struct, whose dozen fields each would be retained and released per object.
+    let sharedEntity: SharedEntity
+    public var entity: Entity { sharedEntity.entity }
     public internal(set) var objectID: ObjectID
     /// The store the object was fetched from or saved to; nil while it is new.
     public internal(set) weak var store: (any PersistentStore)?
@@ -40,8 +43,8 @@ public final class ManagedObject {
     public internal(set) var isInserted = false
     public internal(set) var isDeleted = false
 
-    init(entity: Entity, objectID: ObjectID, values: [String: StoreValue], version: Int64, store: (any PersistentStore)?, context: ObjectContext) {
-        self.entity = entity
+    init(entity: SharedEntity, objectID: ObjectID, values: [String: StoreValue], version: Int64, store: (any PersistentStore)?, context: ObjectContext) {
+        sharedEntity = entity
         self.objectID = objectID
         self.committed = values
         self.version = version
@@ -52,19 +55,21 @@ public final class ManagedObject {
     /// An attribute value by name; `.null` when unset.
     ///
     /// The name is not checked when reading: a name the entity has no attribute for reads `.null`
-    /// too, as a misspelling would. Use ``value(for:)`` where that must be an error. Setting a name
+    /// too, as a misspelling would (kept so, as Core Data's `value(forKey:)` on a dictionary of values
+    /// would, for code that probes names). Use ``value(for:)``, the typed getters (``string(_:)``…)
+    /// or a record (``decode(_:)``) where that must be an error. Setting a name
     /// the entity has no attribute for changes nothing and makes the next save fail naming it.
     public subscript(key: String) -> StoreValue {
         get { changes[key] ?? committed[key] ?? .null }
         set {
-            guard let attribute = entity.attribute(named: key) else {
+            guard sharedEntity.attributeTypes[key] != nil else {
                 unknownKeys.insert(key)
                 return
             }
             if committed[key] == newValue, !isInserted {
-                changes[attribute.name] = nil
+                changes[key] = nil
             } else {
-                changes[attribute.name] = newValue
+                changes[key] = newValue
             }
         }
     }
@@ -78,14 +83,14 @@ public final class ManagedObject {
     /// - Throws: ``ContextError`` (``ContextError/Kind/unknownName``) naming the entity and its
     ///   attributes, or saying which accessor to use when the name is a relationship or fetched property.
     public func value(for key: String) throws -> StoreValue {
-        guard entity.attribute(named: key) != nil else { throw unknownAttribute(key) }
+        guard sharedEntity.attributeTypes[key] != nil else { throw unknownAttribute(key) }
         return self[key]
     }
 
     /// Sets an attribute value by name, or fails at once when the entity has no attribute of that name.
     /// - Throws: ``ContextError`` as ``value(for:)`` does.
     public func setValue(_ value: StoreValue, for key: String) throws {
-        guard entity.attribute(named: key) != nil else { throw unknownAttribute(key) }
+        guard sharedEntity.attributeTypes[key] != nil else { throw unknownAttribute(key) }
         self[key] = value
     }
 
@@ -102,14 +107,25 @@ public final class ManagedObject {
             "\(entity.name) has no attribute \"\(key)\"; its attributes are \(entity.attributes.map(\.name).joined(separator: ", ").ifEmpty("none"))")
     }
 
-    // Like the subscript, these read nil for a name the entity has no attribute for; see value(for:).
-    public func string(_ key: String) -> String? { self[key].stringValue }
-    public func integer(_ key: String) -> Int64? { self[key].integerValue }
-    public func double(_ key: String) -> Double? { self[key].doubleValue }
-    public func bool(_ key: String) -> Bool? { self[key].integerValue.map { $0 != 0 } }
-    public func data(_ key: String) -> Data? { self[key].dataValue }
-    /// A Date attribute (stored as seconds since 1970).
-    public func date(_ key: String) -> Date? { self[key].doubleValue.map { Date(timeIntervalSince1970: $0) } }
+    // The typed getters check the name, as value(for:) does: a misspelt name is an error, never a silent nil.
+    /// An attribute's text; nil when unset or not text.
+    /// - Throws: ``ContextError`` when the entity has no attribute of that name, as ``value(for:)`` does.
+    public func string(_ key: String) throws -> String? { try value(for: key).stringValue }
+    /// An attribute's whole number; nil when unset or not a whole number.
+    /// - Throws: ``ContextError`` as ``string(_:)`` does.
+    public func integer(_ key: String) throws -> Int64? { try value(for: key).integerValue }
+    /// An attribute's number; nil when unset or not a number.
+    /// - Throws: ``ContextError`` as ``string(_:)`` does.
+    public func double(_ key: String) throws -> Double? { try value(for: key).doubleValue }
+    /// A Boolean attribute (stored as `0`/`1`); nil when unset.
+    /// - Throws: ``ContextError`` as ``string(_:)`` does.
+    public func bool(_ key: String) throws -> Bool? { try value(for: key).integerValue.map { $0 != 0 } }
+    /// A Binary attribute's bytes; nil when unset.
+    /// - Throws: ``ContextError`` as ``string(_:)`` does.
+    public func data(_ key: String) throws -> Data? { try value(for: key).dataValue }
+    /// A Date attribute (stored as seconds since 1970); nil when unset.
+    /// - Throws: ``ContextError`` as ``string(_:)`` does.
+    public func date(_ key: String) throws -> Date? { try value(for: key).doubleValue.map { Date(timeIntervalSince1970: $0) } }
 
     /// Whether the object has unsaved changes (or is new or deleted).
     public var hasChanges: Bool {

@@ -8,43 +8,64 @@ extension ObjectContext {
     /// - Throws: ``ContextError`` for an unknown entity, ``CoordinatorError`` when no store holds it,
     ///   ``FetchPredicateError`` for a key path the entity does not have.
     public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
+        if let parent {
+            _ = try entity(named: request.entity)
+            return try fetchThroughParent(parent, request)
+        }
         let stores = try self.stores(for: request)
+        let entity = try sharedEntity(named: request.entity)
+        if stores.count == 1 {
+            // One store: its rows as they come, without the merge below.
+            let store = stores[0]
+            let rows = try coordinator.serialized { try store.fetch(storeFetch(request)) }
+            let identifier = store.identifier
+            return registerAll(rows.lazy.map { ($0, store, identifier) }, count: rows.count, entity: entity)
+        }
         var rows: [(row: StoreRow, store: any PersistentStore, order: Int)] = []
         for (order, store) in stores.enumerated() {
             var fetch = storeFetch(request)
-            if stores.count > 1 {
-                // Each store gives its first offset + limit rows; the window is cut after merging.
-                fetch.fetchOffset = 0
-                fetch.fetchLimit = request.effectiveLimit.flatMap { limit in
-                    let (sum, overflow) = limit.addingReportingOverflow(max(0, request.fetchOffset))
-                    return overflow ? nil : sum
-                }
+            // Each store gives its first offset + limit rows; the window is cut after merging.
+            fetch.fetchOffset = 0
+            fetch.fetchLimit = request.effectiveLimit.flatMap { limit in
+                let (sum, overflow) = limit.addingReportingOverflow(max(0, request.fetchOffset))
+                return overflow ? nil : sum
             }
-            rows += try store.fetch(fetch).map { ($0, store, order) }
+            rows += try coordinator.serialized { try store.fetch(fetch) }.map { ($0, store, order) }
         }
-        if stores.count > 1 {
-            rows.sort { lhs, rhs in
-                for (index, descriptor) in request.sortDescriptors.enumerated() {
-                    // A custom store may return fewer sort values than asked; treat missing ones as nil.
-                    let left = index < lhs.row.sortValues.count ? lhs.row.sortValues[index] : .null
-                    let right = index < rhs.row.sortValues.count ? rhs.row.sortValues[index] : .null
-                    if left != right { return descriptor.ascending ? left < right : right < left }
-                }
-                return lhs.order != rhs.order ? lhs.order < rhs.order : lhs.row.key < rhs.row.key
+        rows.sort { lhs, rhs in
+            for (index, descriptor) in request.sortDescriptors.enumerated() {
+                // A custom store may return fewer sort values than asked; treat missing ones as nil.
+                let left = index < lhs.row.sortValues.count ? lhs.row.sortValues[index] : .null
+                let right = index < rhs.row.sortValues.count ? rhs.row.sortValues[index] : .null
+                if left != right { return descriptor.ascending ? left < right : right < left }
             }
-            rows = Array(rows.dropFirst(max(0, request.fetchOffset)))
-            if let limit = request.effectiveLimit { rows = Array(rows.prefix(limit)) }
+            return lhs.order != rhs.order ? lhs.order < rhs.order : lhs.row.key < rhs.row.key
         }
-        // Looked up once per fetch rather than once per row.
-        let entity = try entity(named: request.entity)
+        rows = Array(rows.dropFirst(max(0, request.fetchOffset)))
+        if let limit = request.effectiveLimit { rows = Array(rows.prefix(limit)) }
         let identifiers = stores.map(\.identifier)
-        registered.reserveCapacity(registered.count + rows.count)
-        return rows.map { register($0.row, store: $0.store, storeIdentifier: identifiers[$0.order], entity: entity) }.filter { !$0.isDeleted }
+        return registerAll(rows.lazy.map { ($0.row, $0.store, identifiers[$0.order]) }, count: rows.count, entity: entity)
+    }
+
+    /// The context's objects for rows of the stores, leaving out those deleted here.
+    private func registerAll<Rows: Sequence<(StoreRow, any PersistentStore, String)>>(_ rows: Rows, count: Int, entity: SharedEntity) -> [ManagedObject] {
+        registered.reserveCapacity(registered.count + count)
+        var objects: [ManagedObject] = []
+        objects.reserveCapacity(count)
+        for (row, store, identifier) in rows {
+            let object = register(row, store: store, storeIdentifier: identifier, entity: entity)
+            if !object.isDeleted { objects.append(object) }
+        }
+        return objects
     }
 
     /// How many objects a request would fetch.
     public func count(_ request: FetchRequest) throws -> Int {
+        if let parent { return try parent.performAndWait { try parent.count(request) } }
         let stores = try self.stores(for: request)
+        // Held across the stores, so the total is of one moment.
+        coordinator.lock.lock()
+        defer { coordinator.lock.unlock() }
         if stores.count == 1 { return try stores[0].count(storeFetch(request)) }
         var total = 0
         for store in stores {
@@ -78,7 +99,11 @@ extension ObjectContext {
 
     /// The stored destinations of a relationship of a saved object.
     func relatedObjects(of object: ManagedObject, relationship: Relationship) throws -> [ManagedObject] {
-        guard !object.isInserted, let store = object.store else { return [] }
+        guard !object.isInserted else { return [] }
+        if let parent { return try relatedThroughParent(parent, of: object, relationship: relationship) }
+        guard let store = object.store else { return [] }
+        coordinator.lock.lock()
+        defer { coordinator.lock.unlock() }
         let keys: [StoreValue]
         if let key = object.committed[relationship.name] {
             keys = key.isNull ? [] : [key]

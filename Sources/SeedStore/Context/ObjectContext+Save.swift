@@ -13,19 +13,32 @@ extension ObjectContext {
 
     /// Writes every change to the stores: new objects to the store whose configuration holds their
     /// entity, changes and deletions to the store each object came from, pending metadata too.
+    /// A child context's save writes its changes into its ``parent`` instead, as unsaved changes there.
     ///
     /// Everything is checked first — read-only stores, relationships across stores, required values,
     /// value types and ranges, uniqueness constraints — and every problem is reported at once. The
-    /// stores are then written each in a transaction, all committed together or none. When another
-    /// save changed the same objects first, ``mergePolicy`` decides.
+    /// stores are then written each in a transaction, all committed together or none, holding the
+    /// coordinator's lock. When another save changed the same objects first, ``mergePolicy``
+    /// decides. Afterwards ``didSaveNotification`` is posted and contexts that merge automatically
+    /// receive the changes.
     /// - Throws: ``ContextError`` (validation, merge conflict), ``CoordinatorError`` (no store for an
     ///   entity, a relationship across stores), ``StoreError`` (a read-only store, SQLite failures).
     ///   A failed save changes nothing on disk and keeps the context's changes.
     public func save() throws {
+        let changes: SavedChanges
+        if let parent {
+            changes = try saveIntoParent(parent)
+        } else {
+            changes = try coordinator.serialized { try saveToStores() }
+        }
+        didSave(changes)
+    }
+
+    private func saveToStores() throws -> SavedChanges {
         var attempts = 0
         while true {
             let saves = try prepareSave()
-            guard !saves.isEmpty else { return }
+            guard !saves.isEmpty else { return SavedChanges() }
             var outcomes = [SaveOutcome?](repeating: nil, count: saves.count)
             do {
                 try commit(saves, from: 0, outcomes: &outcomes)
@@ -35,8 +48,7 @@ extension ObjectContext {
                 try resolve(conflict)
                 continue
             }
-            try finish(saves)
-            return
+            return try finish(saves)
         }
     }
 
@@ -155,19 +167,25 @@ extension ObjectContext {
     }
 
     /// After all stores committed: permanent IDs, fresh snapshots and versions, deleted objects forgotten.
-    private func finish(_ saves: [StoreSave]) throws {
+    private func finish(_ saves: [StoreSave]) throws -> SavedChanges {
+        var changes = SavedChanges()
         for save in saves {
             for object in save.inserted {
                 registered[object.objectID] = nil
+                let temporary = object.objectID
                 object.objectID = ObjectID(entity: object.entity.name, storeIdentifier: save.store.identifier, key: object.savedKey ?? .null)
                 object.store = save.store
                 object.isInserted = false
                 registered[object.objectID] = object
+                changes.inserted.insert(object.objectID)
+                changes.permanentIDs[temporary] = object.objectID
             }
             for object in save.deleted {
                 registered[object.objectID] = nil
                 object.fetchedCache.removeAll()
+                changes.deleted.insert(object.objectID)
             }
+            changes.updated.formUnion(save.updated.map(\.objectID))
             for object in save.inserted + save.updated {
                 if let row = try save.store.fetch(StoreFetch(entity: object.entity.name, keys: [object.objectID.key])).first {
                     object.committed = row.values
@@ -182,5 +200,6 @@ extension ObjectContext {
         }
         insertedObjects.removeAll()
         assignments.removeAll()
+        return changes
     }
 }

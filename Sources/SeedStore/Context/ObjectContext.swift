@@ -5,11 +5,27 @@ import SeedModel
 ///
 /// Mirrors [NSManagedObjectContext](https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext).
 /// Each object is registered once per context, so fetching it again gives the same instance with
-/// its unsaved changes. Not thread-safe: use a context from one thread or task at a time.
-public final class ObjectContext {
+/// its unsaved changes.
+///
+/// A context is bound to a queue (``ConcurrencyType``): a private one of its own, or the main
+/// queue. From other tasks and threads, use it only inside ``perform(_:)-(()->Void)``,
+/// ``performAndWait(_:)`` or the `async` ``perform(_:)-(()->T)``; it is `Sendable` for that, its
+/// objects are not — pass ``ObjectID``s between contexts. A context with a ``parent`` saves into
+/// the parent instead of the stores. See `docs/runtime.md`.
+public final class ObjectContext: @unchecked Sendable {
     public let coordinator: StoreCoordinator
-    /// How a save resolves objects another context saved first.
+    /// The context this one saves into and reads through; nil when it saves to the stores.
+    public let parent: ObjectContext?
+    public let concurrencyType: ConcurrencyType
+    /// The serial queue the context's work runs on.
+    let queue: DispatchQueue
+    /// How a save resolves objects another context saved first, and how merged changes meet unsaved ones.
     public var mergePolicy: MergePolicy = .error
+    /// Merges what sibling contexts and the parent save into this context, on its queue
+    /// (Core Data's `automaticallyMergesChangesFromParent`). See ``mergeChanges(from:)``.
+    public var automaticallyMergesChangesFromParent = false
+    /// Child contexts, for merging this context's saves into them (guarded by the coordinator's lock).
+    var children: [WeakContext] = []
 
     var registered: [ObjectID: ManagedObject] = [:]
     /// New objects, in insertion order.
@@ -18,8 +34,28 @@ public final class ObjectContext {
     /// Stores chosen for new objects whose entity more than one store holds.
     var assignments: [ObjectIdentifier: any PersistentStore] = [:]
 
-    public init(coordinator: StoreCoordinator) {
+    /// A context that saves to the coordinator's stores.
+    /// - Parameter concurrencyType: Its own serial queue (the default), or the main queue.
+    public init(coordinator: StoreCoordinator, concurrencyType: ConcurrencyType = .privateQueue) {
         self.coordinator = coordinator
+        parent = nil
+        self.concurrencyType = concurrencyType
+        queue = Self.makeQueue(concurrencyType)
+        coordinator.serialized {
+            // Contexts come and go (one per task, say): the list keeps only the living ones.
+            coordinator.topLevelContexts.removeAll { $0.context == nil }
+            coordinator.topLevelContexts.append(WeakContext(self))
+        }
+    }
+
+    /// A child context: it fetches through `parent` (seeing its unsaved changes) and its ``save()``
+    /// pushes the changes into `parent`, whose own save writes them to the stores.
+    public init(parent: ObjectContext, concurrencyType: ConcurrencyType = .privateQueue) {
+        coordinator = parent.coordinator
+        self.parent = parent
+        self.concurrencyType = concurrencyType
+        queue = Self.makeQueue(concurrencyType)
+        coordinator.serialized { parent.children.append(WeakContext(self)) }
     }
 
     /// Whether any object has unsaved changes or a store has unsaved metadata.
@@ -31,13 +67,14 @@ public final class ObjectContext {
     /// A new object of `entity`, with the model's default values; stored by the next save.
     /// - Throws: ``ContextError`` when the model has no such entity, or it is abstract.
     public func insert(entity name: String) throws -> ManagedObject {
-        let entity = try entity(named: name)
+        let shared = try sharedEntity(named: name)
+        let entity = shared.entity
         guard !entity.isAbstract else {
             throw ContextError(.unknownName, "\(name) is abstract; insert one of its sub-entities")
         }
         let id = ObjectID(entity: name, storeIdentifier: nil, key: .integer(nextTemporaryKey))
         nextTemporaryKey += 1
-        let object = ManagedObject(entity: entity, objectID: id, values: [:], version: 0, store: nil, context: self)
+        let object = ManagedObject(entity: shared, objectID: id, values: [:], version: 0, store: nil, context: self)
         object.isInserted = true
         for attribute in entity.attributes where !attribute.isTransient {
             if let text = attribute.effectiveDefaultValue, case .success(let value) = FieldConverter.convertDefault(text, as: attribute.type) {
@@ -98,9 +135,9 @@ public final class ObjectContext {
     /// - Throws: ``ContextError`` when the object was deleted from its store.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) throws {
         object.fetchedCache.removeAll()
-        guard !object.isInserted, let store = object.store else { return }
-        guard let row = try store.fetch(StoreFetch(entity: object.entity.name, keys: [object.objectID.key])).first else {
-            throw ContextError(.objectNotFound, "\(object.objectID) is no longer in \(store.storeDescription.displayName); another save deleted it")
+        guard !object.isInserted else { return }
+        guard let row = try snapshot(of: object.objectID) else {
+            throw ContextError(.objectNotFound, "\(object.objectID) is no longer in \(parent == nil ? "its store" : "the parent context"); another save deleted it")
         }
         object.committed = row.values
         object.version = row.version
@@ -110,13 +147,21 @@ public final class ObjectContext {
     /// The registered object with this ID, or the one read from its store.
     public func object(with id: ObjectID) throws -> ManagedObject {
         if let object = registered[id] { return object }
+        if parent != nil {
+            guard let row = try snapshot(of: id) else { throw ContextError(.objectNotFound, "\(id) is not in the parent context or its stores") }
+            return registerFromParent(row, id: id)
+        }
         guard let store = coordinator.stores.first(where: { $0.identifier == id.storeIdentifier }),
-            let row = try store.fetch(StoreFetch(entity: id.entity, keys: [id.key])).first
+            let row = try coordinator.serialized({ try store.fetch(StoreFetch(entity: id.entity, keys: [id.key])).first })
         else { throw ContextError(.objectNotFound, "\(id) is not in any store of this coordinator") }
         return register(row, store: store)
     }
 
     func entity(named name: String) throws -> Entity {
+        try sharedEntity(named: name).entity
+    }
+
+    func sharedEntity(named name: String) throws -> SharedEntity {
         guard let entity = coordinator.resolvedEntities[name] else {
             throw ContextError(.unknownName, "the model \(coordinator.model.name) has no entity \"\(name)\"; it has \(coordinator.model.entities.map(\.name).joined(separator: ", "))")
         }
@@ -124,11 +169,11 @@ public final class ObjectContext {
     }
 
     /// The context's instance for a stored row: the registered one, or a new one.
-    func register(_ row: StoreRow, store: any PersistentStore, storeIdentifier: String? = nil, entity known: Entity? = nil) -> ManagedObject {
+    func register(_ row: StoreRow, store: any PersistentStore, storeIdentifier: String? = nil, entity known: SharedEntity? = nil) -> ManagedObject {
         let id = ObjectID(entity: row.entity, storeIdentifier: storeIdentifier ?? store.identifier, key: row.key)
         if let object = registered[id] { return object }
         // A fetch of a parent entity returns its sub-entities' rows too, each its own entity.
-        let entity = known.flatMap { $0.name == row.entity ? $0 : nil } ?? coordinator.resolvedEntities[row.entity] ?? Entity(name: row.entity)
+        let entity = known.flatMap { $0.entity.name == row.entity ? $0 : nil } ?? coordinator.resolvedEntities[row.entity] ?? SharedEntity(Entity(name: row.entity))
         let object = ManagedObject(entity: entity, objectID: id, values: row.values, version: row.version, store: store, context: self)
         registered[id] = object
         return object

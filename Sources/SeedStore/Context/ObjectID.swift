@@ -1,7 +1,9 @@
 /// Identifies one object: its entity, its store and its key there (temporary until first saved).
 ///
 /// Mirrors [NSManagedObjectID](https://developer.apple.com/documentation/coredata/nsmanagedobjectid).
-public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
+/// `Sendable`, so IDs cross tasks where objects cannot; `Codable`, so a record can carry one and an
+/// app can keep one (a temporary ID means nothing after its context is gone).
+public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
     public let entity: String
     /// The identifier of the store holding the object; nil while it is temporary.
     public let storeIdentifier: String?
@@ -9,6 +11,13 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
     public let key: StoreValue
 
     public var isTemporary: Bool { storeIdentifier == nil }
+
+    /// The key and the entity only: a context looks every fetched row's ID up, and hashing the store's
+    /// 36-character identifier too would double the work for no fewer collisions in practice.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(key)
+        hasher.combine(entity)
+    }
 
     public var description: String {
         isTemporary ? "\(entity) (new, unsaved #\(key.displayText))" : "\(entity) \(key.displayText)"

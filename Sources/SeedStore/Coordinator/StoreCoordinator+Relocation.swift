@@ -14,7 +14,9 @@ extension StoreCoordinator {
     ///   the destination exists; ``StoreError`` when the copy fails (no file is left at `url`).
     @discardableResult
     public func migrateStore(_ store: any PersistentStore, to url: URL?, type: StoreType) throws -> any PersistentStore {
-        guard let index = stores.firstIndex(where: { $0 === store }) else {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let index = storeList.firstIndex(where: { $0 === store }) else {
             throw CoordinatorError(.noStore, "\(store.storeDescription.displayName) is not added to this coordinator; add it before migrating it")
         }
         guard let source = store as? SQLiteStore else {
@@ -67,7 +69,7 @@ extension StoreCoordinator {
                 replacement = copy
             }
         }
-        stores[index] = replacement
+        storeList[index] = replacement
         didSaveMetadata(for: source)
         try? source.close()
         return replacement

@@ -12,21 +12,38 @@ import SeedModel
 /// ```
 /// An entity in two named configurations lives in both stores: fetches read both and merge the
 /// results; a new object of it is saved where ``ObjectContext/assign(_:to:)`` says.
-/// Not thread-safe: use a coordinator and its contexts from one thread or task at a time.
-public final class StoreCoordinator {
+/// A coordinator may be used from any task or thread (it is `Sendable`): it serialises its own work
+/// and every store access of its contexts with one lock, as Core Data's coordinator does. Its
+/// contexts are not shared that way; see ``ObjectContext`` and `docs/runtime.md`.
+public final class StoreCoordinator: @unchecked Sendable {
     public let model: Model
-    public internal(set) var stores: [any PersistentStore] = []
+    /// The stores added, in order.
+    public var stores: [any PersistentStore] { serialized { storeList } }
+    /// Guarded by ``lock``, as every mutable property here.
+    var storeList: [any PersistentStore] = []
     private var unsavedMetadata: [ObjectIdentifier: StoreMetadata] = [:]
+    /// Serialises the coordinator's state and its stores' connections; recursive, so a context's
+    /// save can fetch and validate under the lock it holds.
+    let lock = NSRecursiveLock()
+    /// The contexts made on this coordinator without a parent, for merging saves between them.
+    var topLevelContexts: [WeakContext] = []
     /// Each entity with its inherited properties listed as its own, for objects and their validation.
-    let resolvedEntities: [String: Entity]
+    let resolvedEntities: [String: SharedEntity]
 
     public init(model: Model) {
         self.model = model
-        resolvedEntities = Dictionary(model.entities.map { ($0.name, model.resolved($0)) }, uniquingKeysWith: { first, _ in first })
+        resolvedEntities = Dictionary(model.entities.map { ($0.name, SharedEntity(model.resolved($0))) }, uniquingKeysWith: { first, _ in first })
     }
 
     deinit {
-        for store in stores { try? store.close() }
+        for store in storeList { try? store.close() }
+    }
+
+    /// Runs `body` holding the coordinator's lock.
+    func serialized<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
     }
 
     /// Opens a store described by `description` and adds it.
@@ -39,9 +56,11 @@ public final class StoreCoordinator {
     ///   ``MigrationRefusal`` when migration was asked for but cannot be inferred; ``StoreError`` for file problems.
     @discardableResult
     public func addStore(_ description: StoreDescription) throws -> any PersistentStore {
+        lock.lock()
+        defer { lock.unlock() }
         let entities = try checkConfiguration(description.configurationName, name: description.displayName)
         let store = try open(description, entities: entities)
-        stores.append(store)
+        storeList.append(store)
         return store
     }
 
@@ -49,48 +68,64 @@ public final class StoreCoordinator {
     /// - Throws: ``CoordinatorError`` when its configuration overlaps another store's.
     @discardableResult
     public func addStore(_ store: any PersistentStore) throws -> any PersistentStore {
+        lock.lock()
+        defer { lock.unlock() }
         _ = try checkConfiguration(store.storeDescription.configurationName, name: store.storeDescription.displayName)
-        stores.append(store)
+        storeList.append(store)
         return store
     }
 
     /// Closes a store and removes it; its objects can no longer be fetched or saved.
     public func removeStore(_ store: any PersistentStore) throws {
-        guard let index = stores.firstIndex(where: { $0 === store }) else { return }
-        stores.remove(at: index)
+        lock.lock()
+        defer { lock.unlock() }
+        guard let index = storeList.firstIndex(where: { $0 === store }) else { return }
+        storeList.remove(at: index)
         unsavedMetadata[ObjectIdentifier(store)] = nil
         try store.close()
     }
 
     /// The store added with this file URL.
     public func store(for url: URL) -> (any PersistentStore)? {
+        lock.lock()
+        defer { lock.unlock() }
         let path = url.standardizedFileURL.path
-        return stores.first { $0.storeDescription.url?.standardizedFileURL.path == path }
+        return storeList.first { $0.storeDescription.url?.standardizedFileURL.path == path }
     }
 
     /// The stores holding an entity, limited to `affectedStores` when given.
     public func stores(for entity: String, among affectedStores: [any PersistentStore]? = nil) -> [any PersistentStore] {
-        (affectedStores ?? stores).filter { candidate in
-            candidate.entityNames.contains(entity) && stores.contains { $0 === candidate }
+        lock.lock()
+        defer { lock.unlock() }
+        return (affectedStores ?? storeList).filter { candidate in
+            candidate.entityNames.contains(entity) && storeList.contains { $0 === candidate }
         }
     }
 
     /// A store's metadata, including changes set with ``setMetadata(_:for:)`` and not yet saved.
     public func metadata(for store: any PersistentStore) -> StoreMetadata {
-        unsavedMetadata[ObjectIdentifier(store)] ?? store.metadata
+        lock.lock()
+        defer { lock.unlock() }
+        return unsavedMetadata[ObjectIdentifier(store)] ?? store.metadata
     }
 
     /// Sets a store's metadata; it is written on the next save of a context. The store-managed keys
     /// (``StoreMetadata/managedKeys``) keep their values.
     public func setMetadata(_ metadata: StoreMetadata, for store: any PersistentStore) {
+        lock.lock()
+        defer { lock.unlock() }
         unsavedMetadata[ObjectIdentifier(store)] = metadata
     }
 
     func pendingMetadata(for store: any PersistentStore) -> StoreMetadata? {
-        unsavedMetadata[ObjectIdentifier(store)]
+        lock.lock()
+        defer { lock.unlock() }
+        return unsavedMetadata[ObjectIdentifier(store)]
     }
 
     func didSaveMetadata(for store: any PersistentStore) {
+        lock.lock()
+        defer { lock.unlock() }
         unsavedMetadata[ObjectIdentifier(store)] = nil
     }
 
@@ -102,7 +137,7 @@ public final class StoreCoordinator {
                 "cannot add \(storeName): the model has no configuration \"\(name)\"; it has \(model.configurationNames.joined(separator: ", "))")
         }
         let entities = Set(configuration.entities)
-        for store in stores {
+        for store in storeList {
             let other = store.storeDescription.configurationName
             if name == SeedModel.Configuration.defaultName || other == SeedModel.Configuration.defaultName {
                 throw CoordinatorError(

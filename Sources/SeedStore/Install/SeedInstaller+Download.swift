@@ -10,10 +10,11 @@ import Darwin
 
 extension SeedInstaller {
     /// Downloads, checks and inflates the artifact; returns the installed store's file name in the folder.
-    /// Hold the folder's lock.
+    /// Hold the folder's lock. When `run` is cancelled, the partial download and the temporary store
+    /// are removed and `CancellationError` is thrown.
     func download(
         _ artifact: Manifest.FileEntry, store: Manifest.FileEntry, manifest: Manifest, from channel: ReleaseChannel,
-        into folder: InstallFolder, dataVersion: Int64, restampFor model: Model? = nil
+        into folder: InstallFolder, dataVersion: Int64, run: InstallRun, restampFor model: Model? = nil
     ) throws -> String {
         let remote = ReleasePointer.artifactPath(sha256: artifact.sha256)
         let partialName = folder.partialName(dataVersion: dataVersion)
@@ -27,17 +28,31 @@ extension SeedInstaller {
             if existing.bytes == artifact.bytes, existing.sha256 == artifact.sha256 { digest = existing } else { try partial.truncate() }
         }
         if digest == nil {
+            run.report(.downloading, partial.size, of: artifact.bytes)
+            run.observer.observeBytes { run.report(.downloading, $0, of: artifact.bytes) }
+            defer { run.observer.observeBytes(nil) }
             do throws(TransferError) {
-                _ = try channel.download(remote, into: partial, maxBytes: artifact.bytes)
+                _ = try channel.download(remote, into: partial, maxBytes: artifact.bytes, observer: run.observer)
             } catch {
-                // Longer than the manifest states, or not served as stored: nothing of it is worth going on from.
+                // Longer than the manifest states, or not served as stored: nothing of it is worth going on
+                // from; and a cancelled install leaves no file behind.
                 switch error.kind {
                 case .tooLarge, .refused: partial.remove()
+                case .cancelled:
+                    partial.remove()
+                    throw CancellationError()
                 default: break
                 }
                 throw error
             }
             digest = try partial.digest()
+            run.report(.downloading, digest?.bytes ?? 0, of: artifact.bytes)
+        }
+        do {
+            try run.checkCancellation()
+        } catch {
+            partial.remove()
+            throw error
         }
         guard let digest, digest.bytes == artifact.bytes, digest.sha256 == artifact.sha256 else {
             partial.remove()
@@ -48,20 +63,29 @@ extension SeedInstaller {
         defer { unlink(temporary) }
         let output = try DownloadFile.create(temporary, mode: 0o644)
         var hasher = SHA256()
+        var written: Int64 = 0
         let inflated: Int64
+        run.report(.inflating, 0, of: store.bytes)
         do {
-            inflated = try GzipInflater.inflate(partial, to: output, maxOutputBytes: store.bytes) { hasher.update(bufferPointer: $0) }
+            inflated = try GzipInflater.inflate(partial, to: output, maxOutputBytes: store.bytes) {
+                hasher.update(bufferPointer: $0)
+                written += Int64($0.count)
+                run.report(.inflating, written, of: store.bytes)
+            }
         } catch {
             partial.remove()
             throw InstallError(.checksum, "\(channel.describe(remote)): \(error.reason)")
         }
         partial.remove()
+        try run.checkCancellation()
         let storeSHA = Data(hasher.finalize()).hexString
         guard inflated == store.bytes, storeSHA == store.sha256 else {
             throw InstallError(.checksum, "\(channel.describe(remote)): the inflated store has \(inflated) bytes with SHA-256 \(storeSHA), the manifest says \(store.bytes) with \(store.sha256)")
         }
         try output.sync()
+        run.report(.checkingStore)
         try checkStore(temporary, against: manifest, url: channel.describe(remote))
+        try run.checkCancellation()
         if let model {
             // Stamped for the app's own model, checked entity by entity, as a new file in the folder.
             let restamped = AtomicFile.temporaryPath(for: folder.path(name))
@@ -71,6 +95,7 @@ extension SeedInstaller {
             } catch {
                 throw InstallError(.model, "\(channel.describe(remote)): cannot stamp the seed for the app's model: \(error)")
             }
+            try run.checkCancellation()
             try AtomicFile.commit(restamped, to: folder.path(name), mode: 0o444)
             return name
         }

@@ -51,6 +51,11 @@ public struct SeedInstaller: Sendable {
 
     /// - Throws: ``InstallError`` saying which check refused the release; ``TransferError`` for the network.
     public func install(from channelURL: String, to directory: String) throws -> Result {
+        try install(from: channelURL, to: directory, run: .unobserved)
+    }
+
+    func install(from channelURL: String, to directory: String, run: InstallRun) throws -> Result {
+        run.report(.checkingRelease)
         guard !trustedKeys.isEmpty || allowUnsigned else {
             throw InstallError(.signature, "\(channelURL): no trusted key given; pass the publisher's public key (--trusted-key, SeedInstaller.trustedKeys), or accept an unsigned channel explicitly (--allow-unsigned, SeedInstaller.allowUnsigned)")
         }
@@ -70,9 +75,12 @@ public struct SeedInstaller: Sendable {
         let lock = try folder.lock(until: deadline)
         defer { withExtendedLifetime(lock) {} }
         if let settled = try settled(state, dataVersion: dataVersion, manifest: manifest, url: manifestURL, signedBy: signedBy) { return settled }
+        try run.checkCancellation()
         let path = try download(
-            artifact, store: store, manifest: manifest, from: channel, into: folder, dataVersion: dataVersion, restampFor: restamp ? model : nil)
+            artifact, store: store, manifest: manifest, from: channel, into: folder, dataVersion: dataVersion, run: run,
+            restampFor: restamp ? model : nil)
         try state.switchTo(storeFile: path, dataVersion: dataVersion, contentDigest: manifest.values["contentDigest"]?.stringValue ?? "")
+        run.report(.installed)
         return Result(outcome: .installed, signedBy: signedBy, storePath: state.path(path), dataVersion: dataVersion, manifest: manifest, migration: plan)
     }
 

@@ -16,7 +16,11 @@ extension SQLiteStore {
             columns.reserveCapacity(valueColumns.count + 2 + sortCount)
             while let row = try cursor.next() {
                 columns.removeAll(keepingCapacity: true)
-                for value in row.databaseValues { columns.append(StoreValue(value)) }
+                // By index: `row.databaseValues` makes each column's name as a String too, for every row.
+                for index in 0..<row.count {
+                    let value: DatabaseValue = row[index]
+                    columns.append(StoreValue(value))
+                }
                 var values = [String: StoreValue](minimumCapacity: valueColumns.count)
                 // A tree's row names its own entity, which may be a sub-entity of the one fetched.
                 var entity = request.entity

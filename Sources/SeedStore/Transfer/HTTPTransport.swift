@@ -76,6 +76,14 @@ public final class HTTPTransport: @unchecked Sendable {
     public func download(
         _ url: URL, into file: DownloadFile, maxBytes: Int64, etag: String?, headers: [String: String] = [:], deadline: Deadline? = nil
     ) throws(TransferError) -> Int64 {
+        try download(url, into: file, maxBytes: maxBytes, etag: etag, headers: headers, deadline: deadline, observer: nil)
+    }
+
+    /// ``download(_:into:maxBytes:etag:headers:deadline:)`` reporting to, and stopped by, `observer`.
+    func download(
+        _ url: URL, into file: DownloadFile, maxBytes: Int64, etag: String?, headers: [String: String] = [:], deadline: Deadline?,
+        observer: TransferObserver?
+    ) throws(TransferError) -> Int64 {
         let existing = file.size
         var request = URLRequest(url: url)
         // Bytes as stored: a body decoded on the fly could grow past its stated length.
@@ -88,7 +96,7 @@ public final class HTTPTransport: @unchecked Sendable {
         }
         let transfer = TransferTask(
             method: "GET", url: url, limit: maxBytes, sink: .file(file, resumeOffset: resume ? existing : 0), limits: limits,
-            deadline: deadline, watchesRate: true)
+            deadline: deadline, watchesRate: true, observer: observer)
         return try transfer.run(request, body: nil, bodyFile: nil).size
     }
 

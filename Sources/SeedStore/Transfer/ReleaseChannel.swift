@@ -67,6 +67,11 @@ public struct ReleaseChannel: Sendable {
     /// Downloads an object into `file`, going on from its end when the server supports it; never past `maxBytes`.
     /// A `416` (the file is as long as the object, or longer) starts over rather than asking again.
     public func download(_ path: String, into file: DownloadFile, maxBytes: Int64) throws(TransferError) -> Int64 {
+        try download(path, into: file, maxBytes: maxBytes, observer: nil)
+    }
+
+    /// ``download(_:into:maxBytes:)`` reporting to, and stopped by, `observer`.
+    func download(_ path: String, into file: DownloadFile, maxBytes: Int64, observer: TransferObserver?) throws(TransferError) -> Int64 {
         switch location {
         case .directory(let root):
             let source = (root as NSString).appendingPathComponent(path)
@@ -77,9 +82,11 @@ public struct ReleaseChannel: Sendable {
             try file.truncate()
             var total: Int64 = 0
             while let chunk = try? input.read(upToCount: 1 << 20), !chunk.isEmpty {
+                if observer?.isCancelled == true { throw TransferError(.cancelled, method: "GET", url: source) }
                 if total + Int64(chunk.count) > maxBytes { throw TransferError(.tooLarge(limit: maxBytes), method: "GET", url: source) }
                 try file.write(chunk, at: total)
                 total += Int64(chunk.count)
+                observer?.transferred(total)
             }
             return total
         case .http(let base):
@@ -94,11 +101,11 @@ public struct ReleaseChannel: Sendable {
             let etag = head.header("ETag")
             return try transport.retrying("GET", url, deadline: deadline) { () throws(TransferError) in
                 do throws(TransferError) {
-                    return try transport.download(url, into: file, maxBytes: maxBytes, etag: etag, deadline: deadline)
+                    return try transport.download(url, into: file, maxBytes: maxBytes, etag: etag, deadline: deadline, observer: observer)
                 } catch where error.kind == .status(416) || error.kind == .status(206) {
                     // The range asked for is not what came back: what is kept is of no use, start over.
                     try file.truncate()
-                    return try transport.download(url, into: file, maxBytes: maxBytes, etag: nil, deadline: deadline)
+                    return try transport.download(url, into: file, maxBytes: maxBytes, etag: nil, deadline: deadline, observer: observer)
                 }
             }
         }

@@ -15,6 +15,8 @@ public struct TransferError: Error, Sendable, CustomStringConvertible {
         case tooSlow(String)
         /// The answer's headers make its body unusable (no stated length, an encoding not asked for).
         case refused(String)
+        /// The fetch was cancelled (its task, or ``TransferObserver/cancel()``); nothing of it is kept.
+        case cancelled
     }
 
     public let kind: Kind
@@ -32,7 +34,7 @@ public struct TransferError: Error, Sendable, CustomStringConvertible {
         switch kind {
         case .status(let code): code >= 500 || code == 408 || code == 429
         case .connection, .timedOut, .tooSlow: true
-        case .tooLarge, .file, .refused: false
+        case .tooLarge, .file, .refused, .cancelled: false
         }
     }
 
@@ -53,6 +55,7 @@ public struct TransferError: Error, Sendable, CustomStringConvertible {
         case .tooSlow(let why): "\(method) \(url): \(why); the server or the connection is too slow, try again later"
         case .file(let why): "\(method) \(url): \(why)"
         case .refused(let why): "\(method) \(url): \(why); serve the file as it is stored, with its Content-Length"
+        case .cancelled: "\(method) \(url): cancelled"
         }
     }
 }

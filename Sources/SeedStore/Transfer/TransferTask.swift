@@ -30,6 +30,8 @@ final class TransferTask: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     private let deadline: Deadline?
     /// Idle timeout and minimum rate apply to answers being downloaded, not to uploads.
     private let watchesRate: Bool
+    /// Told the bytes received, and asked whether to stop.
+    private let observer: TransferObserver?
 
     private let lock = NSLock()
     private let done = DispatchSemaphore(value: 0)
@@ -47,7 +49,11 @@ final class TransferTask: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     /// (seconds since start, bytes received) once per watchdog tick, for the rate over the window.
     private var samples: [(TimeInterval, Int64)] = []
 
-    init(method: String, url: URL, limit: Int64, sink: Sink, limits: TransferLimits, deadline: Deadline?, watchesRate: Bool) {
+    init(
+        method: String, url: URL, limit: Int64, sink: Sink, limits: TransferLimits, deadline: Deadline?, watchesRate: Bool,
+        observer: TransferObserver? = nil
+    ) {
+        self.observer = observer
         self.method = method
         self.url = url
         self.limit = limit
@@ -60,6 +66,7 @@ final class TransferTask: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     /// Runs the request to its end or its first broken limit.
     func run(_ request: URLRequest, body: Data?, bodyFile: String?) throws(TransferError) -> Outcome {
         if let deadline, deadline.hasPassed { throw failed(.timedOut(deadlineMessage(deadline))) }
+        if observer?.isCancelled == true { throw failed(.cancelled) }
         let configuration = URLSessionConfiguration.ephemeral
         // URLSession's own idle timer goes off a little after the watchdog's, which says what was
         // received; an upload (not watched) keeps the minute it always had.
@@ -135,10 +142,13 @@ final class TransferTask: NSObject, URLSessionDataDelegate, @unchecked Sendable 
         seconds == seconds.rounded() ? String(Int(seconds)) : String(format: "%.1f", seconds)
     }
 
-    /// Every 0.1 s: the deadline, the idle timeout and the rate over the window.
+    /// Every 0.1 s: cancellation, the deadline, the idle timeout and the rate over the window; and the
+    /// bytes so far to the observer.
     private func watch() {
+        let cancelled = observer?.isCancelled == true
         let problem: TransferError.Kind? = lock.withLock {
             guard failure == nil else { return nil }
+            if cancelled { return .cancelled }
             if let deadline, deadline.hasPassed { return .timedOut(deadlineMessage(deadline)) }
             guard watchesRate else { return nil }
             let now = DispatchTime.now()
@@ -159,6 +169,7 @@ final class TransferTask: NSObject, URLSessionDataDelegate, @unchecked Sendable 
             return nil
         }
         if let problem { fail(problem) }
+        if let observer, case .file = sink, problem == nil { observer.transferred(lock.withLock { offset + received }) }
     }
 
     func urlSession(

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Attribute values cross the runtime API as ``StoreValue``: a Date is seconds since 1970 (`.real`),
 /// a Boolean `0`/`1` (`.integer`), a Decimal, UUID or URI its canonical text (see `docs/store-format.md`).
-public enum StoreValue: Sendable, Hashable {
+public enum StoreValue: Sendable, Hashable, Codable {
     case null
     case integer(Int64)
     case real(Double)

@@ -1,0 +1,87 @@
+import Foundation
+
+/// Where an install is, for an app's progress display.
+public struct InstallProgress: Sendable, Hashable {
+    public enum Phase: String, Sendable, Hashable {
+        /// Reading the pointer and the manifest, checking the signature, fields and model.
+        case checkingRelease
+        /// Downloading the compressed store: ``InstallProgress/completedBytes`` of ``InstallProgress/totalBytes``.
+        case downloading
+        /// Inflating it beside the installed seed: bytes of the store written so far.
+        case inflating
+        /// `quick_check` and the store's own metadata against the manifest.
+        case checkingStore
+        /// The new store is in use (the last report of an install that changed something).
+        case installed
+    }
+
+    public var phase: Phase
+    /// Bytes done in this phase (downloading, inflating); 0 in the others.
+    public var completedBytes: Int64
+    /// The bytes the phase will reach, as the manifest states them; nil where there is no such count.
+    public var totalBytes: Int64?
+
+    public init(phase: Phase, completedBytes: Int64 = 0, totalBytes: Int64? = nil) {
+        self.phase = phase
+        self.completedBytes = completedBytes
+        self.totalBytes = totalBytes
+    }
+
+    /// Done so far in this phase, from 0 to 1; nil where there is no byte count.
+    public var fractionCompleted: Double? {
+        guard let totalBytes, totalBytes > 0 else { return nil }
+        return min(1, Double(completedBytes) / Double(totalBytes))
+    }
+}
+
+extension SeedInstaller {
+    /// Installs a release as ``install(from:to:)`` does, off the caller's thread, reporting progress
+    /// and stopping when the task is cancelled.
+    ///
+    /// ```swift
+    /// let task = Task {
+    ///     try await installer.install(from: channel, to: appSupport) { progress in
+    ///         Task { @MainActor in model.progress = progress.fractionCompleted }
+    ///     }
+    /// }
+    /// task.cancel()   // the installed seed stays in use; no temporary file is left
+    /// ```
+    /// `progress` is called on the installing thread, several times a second while bytes arrive.
+    /// Cancelling stops the download within a tenth of a second, or the install at its next step;
+    /// the partial download is removed too (no resume later), and the seed installed before stays in
+    /// use. Once the new store is switched in, cancelling no longer undoes it.
+    /// - Throws: `CancellationError` when cancelled first; otherwise what ``install(from:to:)`` throws.
+    public func install(
+        from channelURL: String, to directory: String, progress: @escaping @Sendable (InstallProgress) -> Void = { _ in }
+    ) async throws -> Result {
+        let run = InstallRun(progress: progress)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                // A thread of its own: the install blocks on the network and the disk, which would
+                // hold one of the few threads Swift's task pool has.
+                Thread.detachNewThread {
+                    continuation.resume(with: Swift.Result { try self.install(from: channelURL, to: directory, run: run) })
+                }
+            }
+        } onCancel: {
+            run.observer.cancel()
+        }
+    }
+}
+
+/// One install's progress reports and cancellation.
+struct InstallRun: Sendable {
+    let observer = TransferObserver()
+    let progress: @Sendable (InstallProgress) -> Void
+
+    static let unobserved = InstallRun(progress: { _ in })
+
+    func report(_ phase: InstallProgress.Phase, _ completed: Int64 = 0, of total: Int64? = nil) {
+        progress(InstallProgress(phase: phase, completedBytes: completed, totalBytes: total))
+    }
+
+    /// Stops the install here when it was cancelled.
+    func checkCancellation() throws {
+        if observer.isCancelled { throw CancellationError() }
+    }
+}
