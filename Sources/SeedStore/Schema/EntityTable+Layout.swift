@@ -69,6 +69,17 @@ extension EntityTable {
         return encode(value, in: column)
     }
 
+    /// Whether the column keeps its values in another form than the runtime's (Core Data's dates,
+    /// UUIDs, Decimals, marked bytes), so reading one goes through ``decode(_:in:)``.
+    public func keepsInOtherForm(_ column: Column) -> Bool {
+        guard layout == .coreData, case .attribute(let attribute) = column.kind else { return false }
+        switch attribute.type {
+        case .date, .uuid, .decimal: return true
+        case .binary: return attribute.allowsExternalBinaryDataStorage
+        default: return false
+        }
+    }
+
     /// The runtime value of a stored column value.
     public func decode(_ value: StoreValue, in column: Column) -> StoreValue {
         guard layout == .coreData, case .attribute(let attribute) = column.kind, !value.isNull else { return value }

@@ -9,6 +9,12 @@ extension SQLiteStore {
         let valueColumns = table.columns.filter(\.holdsObjectValue)
         let entityColumn = table.entityColumn
         let sortCount = request.sortDescriptors.count
+        // Worked out once, not per row: each column's property, which one names the row's entity,
+        // which need converting (Core Data's forms), and whether two columns share a property.
+        let properties = valueColumns.map { $0.property ?? "" }
+        let entityOffset = entityColumn.flatMap { entityColumn in valueColumns.firstIndex { $0.name == entityColumn.name } }
+        let converts = valueColumns.map(table.keepsInOtherForm)
+        let sharesProperties = Set(properties).count < properties.count
         return try queue.read { db in
             var rows: [StoreRow] = []
             let cursor = try Row.fetchCursor(db, sql: query.sql, arguments: StatementArguments(query.arguments.map(\.databaseValue)))
@@ -24,15 +30,21 @@ extension SQLiteStore {
                 var values = [String: StoreValue](minimumCapacity: valueColumns.count)
                 // A tree's row names its own entity, which may be a sub-entity of the one fetched.
                 var entity = request.entity
-                if table.isTree, let entityColumn, let offset = valueColumns.firstIndex(where: { $0.name == entityColumn.name }) {
-                    entity = table.entityName(from: columns[offset + 1]) ?? request.entity
+                if table.isTree, let entityOffset {
+                    entity = table.entityName(from: columns[entityOffset + 1]) ?? request.entity
                 }
-                for (offset, column) in valueColumns.enumerated() {
-                    let value = column.name == entityColumn?.name ? StoreValue.text(entity) : table.decode(columns[offset + 1], in: column)
-                    // Two entities of a tree may each have a column for one name (Core Data's layout): the row's entity's counts.
-                    if let property = column.property, values[property] == nil || table.column(for: property, of: entity)?.name == column.name {
-                        values[property] = value
+                for offset in 0..<valueColumns.count {
+                    var value = columns[offset + 1]
+                    if offset == entityOffset {
+                        value = .text(entity)
+                    } else if converts[offset] {
+                        value = table.decode(value, in: valueColumns[offset])
                     }
+                    // Two entities of a tree may each have a column for one name (Core Data's layout): the row's entity's counts.
+                    if sharesProperties, values[properties[offset]] != nil, table.column(for: properties[offset], of: entity)?.name != valueColumns[offset].name {
+                        continue
+                    }
+                    values[properties[offset]] = value
                 }
                 let version = columns[valueColumns.count + 1].integerValue ?? 1
                 let sortValues = sortCount == 0 ? [] : Array(columns[(valueColumns.count + 2)...])
