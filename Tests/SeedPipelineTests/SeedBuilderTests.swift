@@ -174,6 +174,24 @@ struct SeedBuilderTests {
 
 @Suite("Core Data's layout in builds")
 struct CoreDataBuildTests {
+    /// `"format"` in seedbuild.json chooses the layout; the command line wins; a wrong value names the choices.
+    @Test func formatComesFromTheProjectFile() throws {
+        let directory = TemporaryDirectory()
+        writeTestInputs(directory)
+        directory.write("seedbuild.json", #"{"model": "model.json", "format": "plain"}"#)
+        let project = try #require(try ProjectFile.load(inDirectory: directory.path("")))
+        var options = BuildOptions(files: [directory.path("in/postcodes.csv")])
+        #expect(try options.resolve(project: project).0.layout == .plain)
+        options.format = .coreData
+        #expect(try options.resolve(project: project).0.layout == .coreData)
+        options.format = nil
+        options.model = directory.path("model.json")
+        #expect(try options.resolve(project: nil).0.layout == .coreData, "the default")
+        directory.write("seedbuild.json", #"{"model": "model.json", "format": "sqlite"}"#)
+        let error = #expect(throws: IngestError.self) { try ProjectFile.load(inDirectory: directory.path("")) }
+        #expect(error?.description.contains(#""format" must be "plain" or "coredata", not "sqlite""#) == true, "\(String(describing: error))")
+    }
+
     /// Core Data versions disagree on a self-referential many-to-many's join table name.
     @Test func selfReferentialManyToManyIsWarnedAbout() throws {
         let directory = TemporaryDirectory()
