@@ -60,7 +60,7 @@ struct MigrateCommand: ParsableCommand {
             try !CommandFailure.exitOnError { try StoreMetadata.read(at: URL(fileURLWithPath: store)) }.hashDifferences(from: model, embeddedModel: nil).isEmpty
         } ?? false
         if needsMigration, let destination {
-            let migrated = out + ".migrated"
+            let migrated = AtomicFile.temporaryPath(for: out)
             defer { try? FileManager.default.removeItem(atPath: migrated) }
             let result = try CommandFailure.exitOnError { try Migrator().migrate(store, to: destination, output: migrated) }
             _ = try CommandFailure.exitOnError { try LayoutConversion.convert(migrated, to: format, output: out, model: destination) }

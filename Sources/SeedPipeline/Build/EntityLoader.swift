@@ -365,7 +365,7 @@ final class EntityLoader: @unchecked Sendable {
     }
 
     /// A key field's value as the destination's lookup table holds it (`CAST(… AS TEXT)`).
-    private static func lookupKey(_ record: CSVRecord, field: Int, type: AttributeType) -> String? {
+    static func lookupKey(_ record: CSVRecord, field: Int, type: AttributeType) -> String? {
         record.withField(field) { bytes -> String? in
             guard case .success(let value) = FieldConverter.convert(bytes, as: type) else { return nil }
             return value.lookupKey(fieldBytes: bytes)
@@ -421,8 +421,9 @@ final class BatchProducer: @unchecked Sendable {
         // Rows appended in key order are in digest order already: hashing them here, on the thread
         // with time to spare, saves reading the table back. A staged row spoils the order. A rowid
         // table numbers its rows 1, 2, 3… as they go in.
-        let stored = loader.storedForms
-        var digest: TableDigest? = stored == nil ? nil : TableDigest()
+        let forms = loader.storedForms
+        var digest: TableDigest? = forms == nil ? nil : TableDigest()
+        let stored = forms?.contains { $0 != .asBound } == true ? forms : nil
         let isRowid = loader.isRowidTable
         var rowid: Int64 = 0
         do {
@@ -433,7 +434,7 @@ final class BatchProducer: @unchecked Sendable {
                 if digest != nil {
                     rowid += 1
                     if isRowid { digest!.append(integer: rowid) }
-                    batch.arena.withUnsafeBytes { batch.hash(row: batch.count - 1, into: &digest!, arena: $0, stored: stored!) }
+                    batch.arena.withUnsafeBytes { batch.hash(row: batch.count - 1, into: &digest!, arena: $0, stored: stored) }
                 }
                 if batch.isFull {
                     channel.send(batch)

@@ -87,36 +87,12 @@ final class RowBatch: @unchecked Sendable {
     /// Feeds row `row` to a table digest, in column order, as ``ContentDigest`` encodes stored values.
     /// - Parameter stored: per column, how the `INSERT` changes the bound value before SQLite keeps it
     ///   (Core Data's layout), so the digest is of what the table holds.
-    func hash(row: Int, into digest: inout TableDigest, arena pointer: UnsafeRawBufferPointer, stored: [StoredForm]) {
+    ///   Nil when every value is kept as bound (the plain layout), which keeps this loop as lean as the load's.
+    func hash(row: Int, into digest: inout TableDigest, arena pointer: UnsafeRawBufferPointer, stored: [StoredForm]?) {
         let base = row * width
         for index in 0..<width {
             let slot = slots[base + index]
-            switch (stored[index], slot) {
-            case (.coreDataDate, .real(let seconds)):
-                // `? - 978307200` into a TIMESTAMP column: NUMERIC affinity keeps a whole number as an INTEGER.
-                let value = seconds - CoreDataValues.referenceDateOffset
-                if let whole = Int64(exactly: value), whole > Int64.min, whole < Int64.max {
-                    digest.append(integer: whole)
-                } else {
-                    digest.append(real: value)
-                }
-                continue
-            case (.coreDataDate, .integer(let seconds)):
-                digest.append(integer: seconds - Int64(CoreDataValues.referenceDateOffset))
-                continue
-            case (.uuidBytes, .text(let start, let count)):
-                let text = String(decoding: UnsafeRawBufferPointer(rebasing: pointer[start..<(start + count)]), as: UTF8.self)
-                if let uuid = UUID(uuidString: text) {
-                    withUnsafeBytes(of: uuid.uuid) { digest.append(blob: $0) }
-                    continue
-                }
-            case (.inlineMarker, .blob(let start, let count)):
-                let marked = [UInt8(0x01)] + Array(pointer[start..<(start + count)])
-                marked.withUnsafeBytes { digest.append(blob: $0) }
-                continue
-            default:
-                break
-            }
+            if let stored, stored[index] != .asBound, Self.hashStored(slot, form: stored[index], into: &digest, arena: pointer) { continue }
             switch slot {
             case .null: digest.appendNull()
             case .integer(let number): digest.append(integer: number)
@@ -124,6 +100,36 @@ final class RowBatch: @unchecked Sendable {
             case .text(let start, let count): digest.append(text: UnsafeRawBufferPointer(rebasing: pointer[start..<(start + count)]))
             case .blob(let start, let count): digest.append(blob: UnsafeRawBufferPointer(rebasing: pointer[start..<(start + count)]))
             }
+        }
+    }
+
+    /// Hashes a value in the form its column keeps it, when that differs from the bound one; false
+    /// when it is kept as bound (a NULL, a UUID that does not parse).
+    private static func hashStored(_ slot: Slot, form: StoredForm, into digest: inout TableDigest, arena pointer: UnsafeRawBufferPointer) -> Bool {
+        switch (form, slot) {
+        case (.coreDataDate, .real(let seconds)):
+            // `? - 978307200` into a TIMESTAMP column: NUMERIC affinity keeps a whole number as an INTEGER.
+            let value = seconds - CoreDataValues.referenceDateOffset
+            if let whole = Int64(exactly: value), whole > Int64.min, whole < Int64.max {
+                digest.append(integer: whole)
+            } else {
+                digest.append(real: value)
+            }
+            return true
+        case (.coreDataDate, .integer(let seconds)):
+            digest.append(integer: seconds - Int64(CoreDataValues.referenceDateOffset))
+            return true
+        case (.uuidBytes, .text(let start, let count)):
+            let text = String(decoding: UnsafeRawBufferPointer(rebasing: pointer[start..<(start + count)]), as: UTF8.self)
+            guard let uuid = UUID(uuidString: text) else { return false }
+            withUnsafeBytes(of: uuid.uuid) { digest.append(blob: $0) }
+            return true
+        case (.inlineMarker, .blob(let start, let count)):
+            let marked = [UInt8(0x01)] + Array(pointer[start..<(start + count)])
+            marked.withUnsafeBytes { digest.append(blob: $0) }
+            return true
+        default:
+            return false
         }
     }
 

@@ -71,101 +71,104 @@ struct UniquenessCheck {
     /// The key values of the given lines, read from the file again; a pipe cannot be read twice, so
     /// there each line is rejected as a duplicate without naming the other.
     private func keyValues(atLines lines: Set<Int>, key: String, rejects: RejectCollector) throws -> [String] {
-        guard let (field, type) = mapping.feeds.lazy.compactMap({ feed -> (Int, AttributeType)? in
-            if case .attribute(let field, let attribute) = feed, attribute.name == key { return (field, attribute.type) }
-            return nil
-        }).first else { return [] }
-        var status = stat()
-        guard stat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+        guard let (field, type) = fields(of: [key]).first else { return [] }
+        guard isRegularFile else {
             for line in lines.sorted() {
                 rejects.add(RowError(
                     file: file, line: line, column: field + 1, field: header[field],
-                    reason: "duplicate \(table.entity.name).\(key): an earlier row has it already (the input is a pipe, so its line cannot be named); keys must be unique",
+                    reason: "duplicate \(name(of: [key])): an earlier row has it already (the input is a pipe, so its line cannot be named); keys must be unique",
                     record: ""))
             }
             return []
         }
+        var values: [String] = []
+        try rereadRecords { record in
+            if lines.contains(record.line), let value = Self.lookupKey(record, field: field, type: type) { values.append(value) }
+            return values.count < lines.count
+        }
+        return values
+    }
+
+    /// The CSV fields and types of a constraint's attributes, in its order (fewer when one has no column).
+    private func fields(of constraint: [String]) -> [(field: Int, type: AttributeType)] {
+        constraint.compactMap { name in
+            for feed in mapping.feeds {
+                if case .attribute(let field, let attribute) = feed, attribute.name == name { return (field, attribute.type) }
+            }
+            return nil
+        }
+    }
+
+    /// Whether the input can be read a second time (a pipe cannot).
+    private var isRegularFile: Bool {
+        var status = stat()
+        return stat(file, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
+    }
+
+    /// Reads the file again, record by record, while `body` returns true; ragged records and bad
+    /// bytes are skipped (the first pass rejected them already).
+    private func rereadRecords(_ body: (CSVRecord) throws -> Bool) throws {
         let reader: CSVReader
         do { reader = try CSVReader(path: file, maxRecordBytes: maxRecordBytes) } catch { throw IngestError(error) }
-        var values: [String] = []
-        while values.count < lines.count {
+        while true {
             let record: CSVRecord
             do {
-                guard let next = try reader.next() else { break }
+                guard let next = try reader.next() else { return }
                 record = next
             } catch where error.isRecoverable {
                 continue
             } catch {
                 throw IngestError(error)
             }
-            guard lines.contains(record.line) else { continue }
-            if let value = record.withField(field, { bytes -> String? in
-                guard case .success(let value) = FieldConverter.convert(bytes, as: type) else { return nil }
-                return value.lookupKey(fieldBytes: bytes)
-            }) {
-                values.append(value)
-            }
+            guard try body(record) else { return }
         }
-        return values
+    }
+
+    /// A field's value as duplicate groups compare it (`CAST(… AS TEXT)`); nil when empty or unreadable.
+    private static func lookupKey(_ record: CSVRecord, field: Int, type: AttributeType) -> String? {
+        record.isEmpty(field) ? nil : EntityLoader.lookupKey(record, field: field, type: type)
+    }
+
+    /// `Postcode.postcode`, or `Postcode.(name, state)` for a compound constraint.
+    private func name(of constraint: [String]) -> String {
+        "\(table.entity.name)." + (constraint.count == 1 ? constraint[0] : "(" + constraint.joined(separator: ", ") + ")")
     }
 
     /// Reads the file again to name the lines of each duplicate group: the first kept, the later rejected.
     private func reportLines(constraint: [String], duplicates: Set<String>, rejects: RejectCollector) throws {
-        let fields: [(field: Int, type: AttributeType)] = constraint.compactMap { name in
-            for feed in mapping.feeds {
-                if case .attribute(let field, let attribute) = feed, attribute.name == name { return (field, attribute.type) }
-            }
-            return nil
-        }
+        let fields = fields(of: constraint)
         guard fields.count == constraint.count, let firstField = fields.first?.field else { return }
-        var status = stat()
-        guard stat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+        guard isRegularFile else {
             // A pipe cannot be read twice: reject each duplicate value without naming its lines.
             for value in duplicates.sorted() {
                 rejects.add(RowError(
                     file: file, line: 0, column: firstField + 1, field: header[firstField],
-                    reason: "duplicate \(table.entity.name).\(constraint.count == 1 ? constraint[0] : "(" + constraint.joined(separator: ", ") + ")") \"\(value.replacingOccurrences(of: "\u{1F}", with: ", "))\": later rows with it were dropped (the input is a pipe, so their lines cannot be named)",
+                    reason: "duplicate \(name(of: constraint)) \"\(value.replacingOccurrences(of: "\u{1F}", with: ", "))\": later rows with it were dropped (the input is a pipe, so their lines cannot be named)",
                     record: ""))
             }
             return
         }
         let alreadyRejected = rejects.rejectedLines[file] ?? []
         var firstLine: [String: Int] = [:]
-        let reader: CSVReader
-        do { reader = try CSVReader(path: file, maxRecordBytes: maxRecordBytes) } catch { throw IngestError(error) }
-        while true {
-            let record: CSVRecord
-            do {
-                guard let next = try reader.next() else { break }
-                record = next
-            } catch where error.isRecoverable {
-                continue  // a ragged record or bad bytes: rejected by the first pass already
-            } catch {
-                throw IngestError(error)
-            }
-            guard !alreadyRejected.contains(record.line) else { continue }
+        try rereadRecords { record in
+            guard !alreadyRejected.contains(record.line) else { return true }
             var parts: [String] = []
             for (field, type) in fields {
-                guard !record.isEmpty(field),
-                    let part = record.withField(field, { bytes -> String? in
-                        guard case .success(let value) = FieldConverter.convert(bytes, as: type) else { return nil }
-                        return value.lookupKey(fieldBytes: bytes)
-                    })
-                else { parts = []; break }
+                guard let part = Self.lookupKey(record, field: field, type: type) else { return true }
                 parts.append(part)
             }
-            guard !parts.isEmpty else { continue }
             let tuple = parts.joined(separator: "\u{1F}")
-            guard duplicates.contains(tuple) else { continue }
+            guard duplicates.contains(tuple) else { return true }
             if let first = firstLine[tuple] {
                 let shown = parts.joined(separator: ", ")
                 rejects.add(RowError(
                     file: file, line: record.line, column: firstField + 1, field: header[firstField],
-                    reason: "duplicate \(table.entity.name).\(constraint.count == 1 ? constraint[0] : "(" + constraint.joined(separator: ", ") + ")") \"\(shown)\": line \(first) has it already; the uniqueness constraint allows one",
+                    reason: "duplicate \(name(of: constraint)) \"\(shown)\": line \(first) has it already; the uniqueness constraint allows one",
                     record: String(decoding: record.rawBytes, as: UTF8.self)))
             } else {
                 firstLine[tuple] = record.line
             }
+            return true
         }
     }
 }

@@ -35,9 +35,7 @@ extension Verifier {
             return VerificationReport.ModelResult(version: version, verdict: .compatible, details: details)
         }
         // The seed's own entities are what this model says; only the user model moved on.
-        let stored = metadata.versionHashes
-        if metadata.hashEncodingVersion >= Model.hashEncodingVersion, let seedEntities = try? merged.restricted(to: configuration),
-            seedEntities.entityVersionHashes.allSatisfy({ stored[$0.key] == $0.value }) {
+        if metadata.seedEntityDifferences(from: merged, configuration: configuration)?.isEmpty == true {
             let restamped = (scratch as NSString).appendingPathComponent("restamped-\(UUID().uuidString).sqlite")
             do {
                 try LayoutConversion.restamp(store, for: merged, output: restamped, outputMode: 0o444)

@@ -101,7 +101,7 @@ public struct SeedInstaller: Sendable {
     private func checkModel(_ manifest: Manifest, url: String) throws -> (plan: MigrationPlan?, restamp: Bool) {
         guard let model else { return (nil, false) }
         guard let configuration = manifest.configuration else { throw InstallError(.model, "\(url): the manifest names no configuration") }
-        guard let seedEntities = try? model.restricted(to: configuration) else {
+        guard (try? model.restricted(to: configuration)) != nil else {
             throw InstallError(.model, "\(url): the app's model has no configuration \(configuration)")
         }
         let releaseModel = manifest.values["seedModel"].flatMap {
@@ -115,9 +115,7 @@ public struct SeedInstaller: Sendable {
         guard !differences.isEmpty else { return (nil, false) }
         // The app's other entities (its user model) differ, the seed's own do not: the data fits,
         // only the stamp does not. Re-stamped here, the seed opens under the app's model directly.
-        let stored = stamp.versionHashes
-        if stamp.hashEncodingVersion >= Model.hashEncodingVersion,
-            seedEntities.entityVersionHashes.allSatisfy({ stored[$0.key] == $0.value }) {
+        if stamp.seedEntityDifferences(from: model, configuration: configuration)?.isEmpty == true {
             return (nil, true)
         }
         guard let releaseModel else {

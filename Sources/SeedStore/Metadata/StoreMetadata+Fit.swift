@@ -27,4 +27,14 @@ extension StoreMetadata {
         }
         return expected.hashDifferences(stored: embeddedModel.entityVersionHashes, storedModel: embeddedModel)
     }
+
+    /// The seed's own entities (those of `configuration` in `model`) whose stored hashes differ from
+    /// the model's, by name: empty when only entities outside the store differ, so stamping it for
+    /// `model` (``LayoutConversion/restamp(_:for:output:outputMode:)``) describes its data truly.
+    /// Nil when the configuration is not in `model` or the store has the first hash encoding.
+    public func seedEntityDifferences(from model: Model, configuration: String) -> [String]? {
+        guard hashEncodingVersion >= Model.hashEncodingVersion, let seed = try? model.restricted(to: configuration) else { return nil }
+        let stored = versionHashes
+        return seed.entityVersionHashes.filter { stored[$0.key] != $0.value }.keys.sorted()
+    }
 }

@@ -36,14 +36,11 @@ public enum LayoutConversion {
     @discardableResult
     public static func restamp(_ source: String, for model: Model, output: String, outputMode: mode_t = 0o444) throws -> StoreMetadata {
         let (_, configuration, metadata, oldSchema) = try read(source, model: model)
-        let stored = metadata.versionHashes
-        let expected: [String: Data]
-        do {
-            expected = try model.restricted(to: configuration).entityVersionHashes
-        } catch {
-            throw StoreError(.refused, path: source, "the app's model has no configuration \(configuration) for the seed: \(error.description)")
+        guard let differing = metadata.seedEntityDifferences(from: model, configuration: configuration) else {
+            throw StoreError(
+                .refused, path: source,
+                "the app's model has no configuration \(configuration) for the seed, or the seed has an older hash encoding; publish a seed built for this model version")
         }
-        let differing = expected.keys.sorted().filter { stored[$0] != expected[$0] }
         guard differing.isEmpty else {
             throw StoreError(
                 .refused, path: source,

@@ -172,7 +172,7 @@ extension PredicateCompiler {
         var current = place
         var tables: [String] = []
         var conditions: [String] = []
-        var filters: [(alias: String, table: EntityTable, values: [StoreValue])] = []
+        var filters: [(alias: String, column: String, values: [StoreValue])] = []
         for (offset, step) in steps.enumerated() {
             switch step {
             case .toOne(let relationship, _, let destination) where tables.isEmpty:
@@ -192,15 +192,15 @@ extension PredicateCompiler {
                     }
                 }
                 current = hop.element
-                if let values = destinationKinds(of: relationship, in: table, to: destination) {
-                    filters.append((current.alias, destination, values))
+                if let restriction = destinationKinds(of: relationship, in: table, to: destination) {
+                    filters.append((current.alias, restriction.column, restriction.values))
                 }
             case .attribute, .aggregate:
                 preconditionFailure("a scope ends at its last to-many relationship")
             }
         }
         for filter in filters {
-            conditions.append("\(filter.alias).\(quoteIdentifier(filter.table.entityColumnName)) IN (\(Array(repeating: "?", count: filter.values.count).joined(separator: ", ")))")
+            conditions.append("\(filter.alias).\(quoteIdentifier(filter.column)) IN (\(Array(repeating: "?", count: filter.values.count).joined(separator: ", ")))")
             arguments += filter.values
         }
         let firstToMany = steps.firstIndex(where: \.isToMany) ?? steps.count
@@ -244,10 +244,12 @@ extension PredicateCompiler {
 
     /// The entity-column values that restrict a to-many to its declared destination, when that is
     /// an entity of an inheritance tree other than the root (the tree shares one table).
-    private func destinationKinds(of relationship: Relationship, in table: EntityTable, to destination: EntityTable) -> [StoreValue]? {
+    private func destinationKinds(
+        of relationship: Relationship, in table: EntityTable, to destination: EntityTable
+    ) -> (column: String, values: [StoreValue])? {
         guard destination.isTree else { return nil }
         let declared = table.members.lazy.compactMap { schema.model.entity(named: $0)?.relationship(named: relationship.name) }.first
-        return declared.flatMap { destination.entityColumnValues(for: $0.destination) }
+        return declared.flatMap { destination.entityRestriction(for: $0.destination) }
     }
 
     mutating func newAlias() -> String {

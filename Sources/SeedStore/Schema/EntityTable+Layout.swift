@@ -29,14 +29,35 @@ extension EntityTable {
         columns.first { if case .version = $0.kind { true } else { false } }?.name
     }
 
+    /// The column holding an attribute, or nil when the table stores none for it.
+    public func column(forAttribute name: String) -> String? {
+        columnName { if case .attribute(let attribute) = $0 { attribute.name == name } else { false } }
+    }
+
+    /// The column holding a to-one relationship stored on this side, or nil when the other side stores it.
+    public func column(forToOne relationship: String) -> String? {
+        columnName { if case .toOne(let to) = $0 { to.name == relationship } else { false } }
+    }
+
     /// The column holding the order of the rows in the inverse ordered to-many of a to-one relationship.
     public func orderColumn(forToOne relationship: String) -> String? {
-        columns.first { if case .toOneOrder(let to) = $0.kind { to.name == relationship } else { false } }?.name
+        columnName { if case .toOneOrder(let to) = $0 { to.name == relationship } else { false } }
     }
 
     /// The column holding the destination entity number of a to-one relationship into a tree.
     public func entityColumn(forToOne relationship: String) -> String? {
-        columns.first { if case .toOneEntity(let to) = $0.kind { to.name == relationship } else { false } }?.name
+        columnName { if case .toOneEntity(let to) = $0 { to.name == relationship } else { false } }
+    }
+
+    private func columnName(where matches: (Column.Kind) -> Bool) -> String? {
+        columns.first { matches($0.kind) }?.name
+    }
+
+    /// The entity column and the values it holds for `entity` and its sub-entities: the condition a
+    /// fetch of `entity` adds; nil when every row of the table is one.
+    public func entityRestriction(for entity: String) -> (column: String, values: [StoreValue])? {
+        guard let kinds = entityFilter(for: entity), let column = entityColumn else { return nil }
+        return (column.name, kinds.map(entityValue))
     }
 
     /// How the entity column stores an entity: its name, or Core Data's entity number.

@@ -238,7 +238,7 @@ public struct EntityTable: Sendable {
         guard let text = attribute.effectiveDefaultValue,
             case .success(let value) = FieldConverter.convertDefault(text, as: attribute.type)
         else { return nil }
-        guard layout == .coreData else { return value.sqlLiteral(fieldText: text) }
-        return CoreDataValues.encode(StoreValue(value, fieldText: text), for: attribute).sqlLiteral
+        let stored = StoreValue(value, fieldText: text)
+        return (layout == .coreData ? CoreDataValues.encode(stored, for: attribute) : stored).sqlLiteral
     }
 }

@@ -74,9 +74,9 @@ extension SQLiteStore {
             arguments = compiled.arguments
         }
         let key = "t0.\(quoteIdentifier(table.keyColumn))"
-        if let kinds = table.entityFilter(for: request.entity), let entityColumn = table.entityColumn {
-            conditions.append("t0.\(quoteIdentifier(entityColumn.name)) IN (\(Array(repeating: "?", count: kinds.count).joined(separator: ", ")))")
-            arguments += kinds.map(table.entityValue)
+        if let restriction = table.entityRestriction(for: request.entity) {
+            conditions.append("t0.\(quoteIdentifier(restriction.column)) IN (\(Array(repeating: "?", count: restriction.values.count).joined(separator: ", ")))")
+            arguments += restriction.values
         }
         if let keys = request.keys {
             guard !keys.isEmpty else { return nil }

@@ -40,11 +40,6 @@ extension SQLiteStore {
         }
     }
 
-    /// Whether both sides of a one-to-one keep a column (Core Data's layout), so a link sets both.
-    func hasMirrorColumn(_ table: EntityTable, _ relationship: String) -> Bool {
-        schema.storage.isMirrored(relationship, in: table.entity.name)
-    }
-
     /// Sets a to-one kept in a column of the source's row, with Core Data's destination-entity column,
     /// and the inverse's column when a one-to-one is kept on both sides.
     private func setColumn(_ db: Database, table: EntityTable, relationship: Relationship, source: StoreValue, destination: StoreValue?) throws {
@@ -58,7 +53,7 @@ extension SQLiteStore {
                 sql: "UPDATE \(name) SET \(quoteIdentifier(entityColumn)) = (SELECT Z_ENT FROM \(quoteIdentifier(destinationTable.name)) WHERE Z_PK = ?) WHERE \(key) = ?",
                 arguments: [destination?.databaseValue ?? .null, source.databaseValue])
         }
-        guard hasMirrorColumn(table, relationship.name), let inverse = relationship.inverse else { return }
+        guard schema.storage.isMirrored(relationship.name, in: table.entity.name), let inverse = relationship.inverse else { return }
         let other = quoteIdentifier(destinationTable.name)
         let otherKey = quoteIdentifier(destinationTable.keyColumn)
         let otherColumn = quoteIdentifier(destinationTable.columnName(for: inverse))

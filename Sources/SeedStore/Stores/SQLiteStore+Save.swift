@@ -102,7 +102,7 @@ extension SQLiteStore {
                 // A one-to-one that Core Data keeps on both sides, or a to-one into a tree (with its entity
                 // number column), is written by its link, which sets the other columns too.
                 guard link.kind == .set, link.source == .inserted(index), link.entity == insert.entity,
-                    schema.storage.place(of: link.relationship, in: table.entity.name) == .column, !hasMirrorColumn(table, link.relationship),
+                    schema.storage.place(of: link.relationship, in: table.entity.name) == .column, !schema.storage.isMirrored(link.relationship, in: table.entity.name),
                     table.entityColumn(forToOne: link.relationship) == nil
                 else { return false }
                 switch link.destination {

@@ -24,13 +24,7 @@ public enum FieldValue: Sendable, Equatable {
 
     /// The value as an SQL literal for a `DEFAULT` clause.
     public func sqlLiteral(fieldText: String) -> String {
-        switch self {
-        case .integer(let value): String(value)
-        case .real(let value): Self.sqliteText(value)
-        case .fieldText: Self.quoted(fieldText)
-        case .text(let value): Self.quoted(value)
-        case .blob(let bytes): "X'" + bytes.map { String(format: "%02X", $0) }.joined() + "'"
-        }
+        StoreValue(self, fieldText: fieldText).sqlLiteral
     }
 
     /// A real as SQLite prints it with `CAST(x AS TEXT)`: 15 significant digits, `.0` for whole numbers.
@@ -40,7 +34,4 @@ public enum FieldValue: Sendable, Equatable {
         return text
     }
 
-    private static func quoted(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
-    }
 }
