@@ -130,28 +130,57 @@ struct SeedBuilderTests {
         #expect(order == ["CT1 1AA", "CT1 1AB", "EH1 1AA"])
     }
 
-    /// Naturally ordered keys (a few out of byte order) go straight into the keyed table; past
-    /// KeyOrderTracker.outOfOrderLimit of them the rest is staged. Either way the table is the
-    /// same as from sorted input, and a duplicate is rejected once.
-    @Test(arguments: [40, KeyOrderTracker.outOfOrderLimit + 500])
-    func keysOutOfOrderGiveTheSameTable(outOfOrder: Int) throws {
+    /// Keys out of byte order in three ways: natural order (CT1 … CT9, CT10 … CT40: runs below the
+    /// highest key, between keys the table holds none of), one run interleaving keys already in
+    /// (the range probe finds them, so its rows go one by one), and shuffled past
+    /// KeyOrderTracker.descentLimit descents (the rest is staged). Each time the table holds the
+    /// same rows as from sorted input (in the plain layout, the same digest), and the duplicate at
+    /// the end is rejected once, naming the line that has the key.
+    @Test(arguments: ["natural", "interleaved", "shuffled"], StoreLayout.allCases)
+    func keysOutOfOrderGiveTheSameTable(order: String, layout: StoreLayout) throws {
         func input(_ keys: [String]) -> String {
             "postcode,county_code\n" + keys.map { "\($0),KEN\n" }.joined()
         }
-        let keys = (0..<6_000).map { String(format: "CT%05d", $0) }
-        // Every 10th key among the first `outOfOrder * 10` is moved to the end: out of byte order there.
-        let moved = keys.enumerated().filter { $0.offset % 10 == 5 && $0.offset < outOfOrder * 10 }.map(\.element)
-        let natural = keys.filter { !moved.contains($0) } + moved + [moved[0]]
-        let sorted = TemporaryDirectory()
-        writeTestInputs(sorted, postcodes: input(keys))
-        let shuffled = TemporaryDirectory()
-        writeTestInputs(shuffled, postcodes: input(natural))
-        let a = try buildTestStore(sorted) { $0.format = .plain }
-        let b = try buildTestStore(shuffled, maxRejects: 1) { $0.format = .plain }
-        #expect(b.rowCounts["Postcode"] == 6_000 && b.rejected == 1)
-        #expect(b.shownRejects.first?.description.contains("duplicate Postcode.postcode \"\(moved[0])\": line \(natural.count - moved.count + 1) has it already") == true,
+        var keys: [String]
+        var duplicate: String
+        var file: [String]
+        switch order {
+        case "natural":
+            let units = (0..<20).map { "1A" + String(UnicodeScalar(UInt8(65 + $0))) }
+            keys = ["CT", "DA", "E"].flatMap { area in (1...40).flatMap { district in units.map { "\(area)\(district) \($0)" } } }
+            duplicate = keys[keys.count / 3]
+            file = keys + [duplicate]
+        case "interleaved":
+            let sorted = (0..<6_000).map { String(format: "CT%05d", $0) }
+            let moved = sorted.enumerated().filter { $0.offset % 10 == 5 && $0.offset < 2_000 }.map(\.element)
+            keys = sorted.filter { !moved.contains($0) } + moved
+            // Inside the moved run, in its order: a statement of several rows would stop at it halfway.
+            duplicate = sorted[996]
+            file = keys
+            file.insert(duplicate, at: file.firstIndex(of: sorted[995])! + 1)
+        default:
+            keys = (0..<(KeyOrderTracker.descentLimit * 3)).map { String(format: "CT%05d", $0) }
+            var state: UInt64 = 42
+            for index in stride(from: keys.count - 1, to: 0, by: -1) {
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                keys.swapAt(index, Int((state >> 33) % UInt64(index + 1)))
+            }
+            duplicate = keys[keys.count / 3]
+            file = keys + [duplicate]
+        }
+        let sortedInput = TemporaryDirectory()
+        writeTestInputs(sortedInput, postcodes: input(keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }))
+        let unsortedInput = TemporaryDirectory()
+        writeTestInputs(unsortedInput, postcodes: input(file))
+        let a = try buildTestStore(sortedInput) { $0.format = layout }
+        let b = try buildTestStore(unsortedInput, maxRejects: 1) { $0.format = layout }
+        #expect(b.rowCounts["Postcode"] == keys.count && b.rejected == 1)
+        let line = keys.firstIndex(of: duplicate)! + 2
+        #expect(b.shownRejects.first?.description.contains("duplicate Postcode.postcode \"\(duplicate)\": line \(line) has it already") == true,
                 "\(b.shownRejects.first?.description ?? "no reject")")
-        #expect(a.metadata.contentDigest == b.metadata.contentDigest)
+        let stored = { (path: String) in try query(path) { db in try String.fetchAll(db, sql: "SELECT postcode FROM Postcode ORDER BY 1") } }
+        #expect(try stored(a.storePath) == stored(b.storePath))
+        if layout == .plain { #expect(a.metadata.contentDigest == b.metadata.contentDigest) }
     }
 
     @Test(arguments: StoreLayout.allCases)

@@ -3,11 +3,17 @@
 
 counties.csv, postcodes.csv (about ten columns, ~100 bytes a row) and model.json, the matching
 seedbuild JSON model. Same --rows, --seed and --order give the same bytes.
+
+Orders: "natural" sorts postcodes as people and most exports do (area, then district as a number:
+AB1 … AB9, AB10 … AB40), so each area's two-digit districts come after its AB9 and sort below it in
+byte order — a few hundred descents in the file, most keys below the highest key before them;
+"sorted" is byte order (SQLite's BINARY collation); "shuffled" is random.
 """
 import argparse
 import json
 import os
 import random
+import sys
 
 AREAS = ["AB", "AL", "B", "BA", "BB", "BD", "BH", "BL", "BN", "BR", "BS", "BT", "CA", "CB", "CF", "CH", "CM", "CO",
          "CR", "CT", "CV", "CW", "DA", "DD", "DE", "DG", "DH", "DL", "DN", "DT", "DY", "E", "EC", "EH", "EN", "EX",
@@ -44,7 +50,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rows", type=int, default=2_700_000)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--order", choices=["sorted", "shuffled"], default="sorted")
+    parser.add_argument("--order", choices=["natural", "sorted", "shuffled"], default="natural")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     rng = random.Random(args.seed)
@@ -61,16 +67,31 @@ def main():
         for code, name, country in counties:
             f.write(f'{code},"{name}",{country}\n' if "," in name else f"{code},{name},{country}\n")
 
-    # Unique postcodes: area + district number + sector + unit; enumerate a shuffled space.
+    # Unique postcodes: area + district number (+ a letter in a few) + sector + unit. Each area has
+    # its own number of districts, as real ones do (B1–B99, HS1–HS9), enough for 10M unique codes.
+    districts = {area: rng.randint(6, 99) for area in AREAS}
     postcodes = set()
     while len(postcodes) < args.rows:
         area = rng.choice(AREAS)
-        district = rng.randint(1, 99)
-        suffix = rng.choice(UNIT) if rng.random() < 0.1 else ""
-        postcodes.add(f"{area}{district}{suffix} {rng.randint(0, 9)}{rng.choice(UNIT)}{rng.choice(UNIT)}")
-    ordered = sorted(postcodes)
-    if args.order == "shuffled":
-        rng.shuffle(ordered)
+        district = rng.randint(1, districts[area])
+        suffix = rng.choice(UNIT) if district < 10 and rng.random() < 0.1 else ""
+        postcodes.add((area, district, suffix, f"{rng.randint(0, 9)}{rng.choice(UNIT)}{rng.choice(UNIT)}"))
+    text = lambda code: f"{code[0]}{code[1]}{code[2]} {code[3]}"
+    if args.order == "natural":
+        ordered = [text(code) for code in sorted(postcodes)]
+    else:
+        ordered = sorted(text(code) for code in postcodes)
+        if args.order == "shuffled":
+            rng.shuffle(ordered)
+    encoded = [code.encode() for code in ordered]
+    descents = sum(1 for a, b in zip(encoded, encoded[1:]) if b < a)
+    highest, below = b"", 0
+    for code in encoded:
+        if code < highest:
+            below += 1
+        else:
+            highest = code
+    print(f"{args.order}: {descents} keys below the key before them, {below} below the highest before them", file=sys.stderr)
     with open(os.path.join(args.out, "postcodes.csv"), "w", newline="", buffering=1 << 20) as f:
         f.write("postcode,county_code,district,ward,country,latitude,longitude,easting,northing,introduced,terminated\n")
         lines = []

@@ -6,10 +6,12 @@ import SeedStore
 /// Loads one CSV file into one entity's table: the measured hot loop of a build.
 ///
 /// Values are converted from the reader's bytes and bound with the SQLite C functions, without a
-/// `String` per field. A table stored `WITHOUT ROWID` is filled directly while the input arrives in
-/// key order (the real postcode directory does), since appending in key order is fast; from the first
-/// key out of order on, rows go to a staging table that is copied across `ORDER BY` the key at the end
-/// (loading shuffled rows straight into the keyed table measured 3–4× slower). Parsing and converting
+/// `String` per field. A table stored `WITHOUT ROWID` is filled directly while its keys come in
+/// order or in ascending runs (naturally sorted postcodes: AB1 … AB9, then AB10 … AB40 below AB9 in
+/// byte order), several rows to a statement when no key of the table lies in their range; past
+/// ``KeyOrderTracker/descentLimit`` descents, the rest goes to a staging table copied across
+/// `ORDER BY` the key at the end (loading shuffled rows straight into the keyed table measured 3–4×
+/// slower). Parsing and converting
 /// run on a second thread, so the two cores work at once. The loader is shared by the two threads:
 /// `produce` runs on the producer's, everything else on the caller's, and the rejects collector locks.
 final class EntityLoader: @unchecked Sendable {
@@ -103,6 +105,7 @@ final class EntityLoader: @unchecked Sendable {
             db, sql: "INSERT INTO \(quoteIdentifier(table.name)) (\(columns)) VALUES "
                 + Array(repeating: "(\(placeholders))", count: chunk).joined(separator: ", "))
         var staging: BulkInsert?
+        var probe: BulkInsert?
         let channel = BatchChannel(width: mapping.feeds.count)
         let producer = BatchProducer(loader: self, reader: reader, channel: channel, progress: progress)
         Thread { producer.run() }.start()
@@ -116,10 +119,13 @@ final class EntityLoader: @unchecked Sendable {
                     try batch.arena.withUnsafeBytes { arena in
                         var row = 0
                         while row < batch.count {
-                            // Only rows in key order go several to a statement: none can hit a key already
-                            // there, so no statement stops halfway (under journal_mode=OFF SQLite would
-                            // keep the rows before the failure).
-                            if row + chunk <= batch.count, batch.allDirect(row..<(row + chunk)) {
+                            // Rows go several to a statement only when none can hit a key already there, so
+                            // no statement stops halfway (under journal_mode=OFF SQLite would keep the rows
+                            // before the failure): appended above every key, or an ascending run with no
+                            // key of the table between its first and last.
+                            if row + chunk <= batch.count, let order = batch.order(of: row..<(row + chunk)),
+                                try order == .appending || keyRangeIsFree(batch, from: row, to: row + chunk - 1, arena: arena, probe: &probe, db: db)
+                            {
                                 for k in 0..<chunk { batch.bind(row: row + k, to: directChunk, arena: arena, offset: k * width) }
                                 // A failed constraint aborts the whole statement; then the rows go one by one below.
                                 if try directChunk.step() == .inserted {
@@ -140,7 +146,7 @@ final class EntityLoader: @unchecked Sendable {
                             }
                             batch.bind(row: row, to: target, arena: arena)
                             let outcome = try target.step()
-                            if case .constraintViolation = outcome, batch.placements[row] == .single, !isRowidTable {
+                            if case .constraintViolation = outcome, [.run, .descent].contains(batch.placements[row]), !isRowidTable {
                                 // An out-of-order key the keyed table already holds: a duplicate, whose
                                 // lines the uniqueness check names once the file is in.
                                 result.duplicateKeyLines.append(batch.lines[row])
@@ -173,13 +179,27 @@ final class EntityLoader: @unchecked Sendable {
         return result
     }
 
+    /// Whether the keyed table holds no key between the keys of rows `first` and `last` of `batch`
+    /// (ascending), so the rows between can go in with one statement.
+    private func keyRangeIsFree(
+        _ batch: RowBatch, from first: Int, to last: Int, arena: UnsafeRawBufferPointer, probe: inout BulkInsert?, db: Database
+    ) throws -> Bool {
+        guard let feed = keyFeed?.feed, case .attribute = table.primaryKey else { return false }
+        if probe == nil {
+            let key = quoteIdentifier(table.keyColumn)
+            probe = try BulkInsert(db, sql: "SELECT 1 FROM \(quoteIdentifier(table.name)) WHERE \(key) >= ?1 AND \(key) <= ?2 LIMIT 1")
+        }
+        batch.bind(row: first, column: feed, to: probe!, parameter: 1, arena: arena)
+        batch.bind(row: last, column: feed, to: probe!, parameter: 2, arena: arena)
+        return try !probe!.returnsRow()
+    }
+
     /// Parses and converts every record, rejecting bad rows, and passes each good one to `accept`
     /// with whether it goes to the staging table. Runs on the producer thread.
     func produce(
         _ reader: CSVReader, progress: (Int, Int) -> Void, accept: (RowValues, CSVRecord, RowBatch.Placement) throws -> Void
     ) throws -> Int {
         var keyTracker = keyFeed.map { KeyOrderTracker(feed: $0.feed, field: $0.field) }
-        var outOfOrder = false
         var result = Result()
         var values = RowValues(mapping: mapping)
         var lastProgress = 0
@@ -212,19 +232,19 @@ final class EntityLoader: @unchecked Sendable {
                         reason: "duplicate \(table.entity.name).\(trackedKey ?? table.keyColumn) \"\(record.string(field))\": line \(previousLine) has it already; keys must be unique",
                         record: String(decoding: record.rawBytes, as: UTF8.self)))
                     continue
-                case .outOfOrder:
-                    // A rowid table (Core Data's) takes any row with the others; its constraint is checked after the load.
-                    placement = isRowidTable ? .direct : .single
-                    outOfOrder = true
+                // A rowid table (Core Data's) takes any row with the others; its constraint is checked after the load.
+                case .run:
+                    placement = isRowidTable ? .direct : .run
+                case .descent:
+                    placement = isRowidTable ? .direct : .descent
                 case .staging:
                     placement = isRowidTable ? .direct : .staged
-                    outOfOrder = true
                 }
             }
             try accept(values, record, placement)
         }
         progress(result.rowsRead, reader.bytesRead)
-        trackedKeyIsUnique = keyTracker != nil && !outOfOrder
+        trackedKeyIsUnique = keyTracker.map { !$0.leftKeyOrder && !$0.isStaging } ?? false
         return result.rowsRead
     }
 

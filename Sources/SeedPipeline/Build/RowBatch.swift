@@ -135,18 +135,38 @@ final class RowBatch: @unchecked Sendable {
 
     /// Where a row goes.
     enum Placement: UInt8 {
-        /// Into the table, in key order: with the rows around it, several to a statement.
+        /// Into the table above every key before it: appended, several to a statement.
         case direct
-        /// Into the table on its own: a key below the highest so far, which the table's key checks.
-        case single
+        /// Into the table below the highest key so far, above the row before's key: with the rows of
+        /// its run, several to a statement when the table holds no key between their first and last.
+        case run
+        /// Like `run`, but below the row before's key: the first row of a run.
+        case descent
         /// Into the staging table (the input is shuffled), copied across in key order at the end.
         case staged
     }
 
-    /// Whether every row of `rows` goes in directly, in key order.
-    func allDirect(_ rows: Range<Int>) -> Bool {
-        for row in rows where placements[row] != .direct { return false }
-        return true
+    /// How the rows of a range can go in together.
+    enum RangeOrder {
+        /// Every row above every key before it.
+        case appending
+        /// Keys strictly ascending through the range, some below keys the table holds already.
+        case ascending
+    }
+
+    /// How `rows` can go into the table several to a statement; nil when they cannot (a staged row,
+    /// or a run starting inside the range, so the keys do not ascend throughout).
+    func order(of rows: Range<Int>) -> RangeOrder? {
+        var order = RangeOrder.appending
+        for row in rows {
+            switch placements[row] {
+            case .direct: continue
+            case .run: order = .ascending
+            case .descent where row == rows.lowerBound: order = .ascending
+            case .descent, .staged: return nil
+            }
+        }
+        return order
     }
 
     /// How a bound value is kept in its column.
@@ -163,18 +183,19 @@ final class RowBatch: @unchecked Sendable {
     /// Binds row `row` to an insert; the arena must stay untouched until the insert has stepped.
     /// - Parameter offset: parameters before this row's, for a statement that inserts several rows.
     func bind(row: Int, to insert: BulkInsert, arena pointer: UnsafeRawBufferPointer, offset: Int = 0) {
-        let base = row * width
-        for index in 0..<width {
-            let parameter = Int32(offset + index + 1)
-            switch slots[base + index] {
-            case .null: insert.bindNull(parameter)
-            case .integer(let number): insert.bind(parameter, number)
-            case .real(let number): insert.bind(parameter, number)
-            case .text(let start, let count):
-                insert.bindText(parameter, UnsafeRawBufferPointer(rebasing: pointer[start..<(start + count)]))
-            case .blob(let start, let count):
-                insert.bindBlob(parameter, Array(pointer[start..<(start + count)]))
-            }
+        for index in 0..<width { bind(row: row, column: index, to: insert, parameter: Int32(offset + index + 1), arena: pointer) }
+    }
+
+    /// Binds one value of row `row` to parameter `parameter` (from 1).
+    func bind(row: Int, column: Int, to insert: BulkInsert, parameter: Int32, arena pointer: UnsafeRawBufferPointer) {
+        switch slots[row * width + column] {
+        case .null: insert.bindNull(parameter)
+        case .integer(let number): insert.bind(parameter, number)
+        case .real(let number): insert.bind(parameter, number)
+        case .text(let start, let count):
+            insert.bindText(parameter, UnsafeRawBufferPointer(rebasing: pointer[start..<(start + count)]))
+        case .blob(let start, let count):
+            insert.bindBlob(parameter, Array(pointer[start..<(start + count)]))
         }
     }
 }

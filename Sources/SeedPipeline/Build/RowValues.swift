@@ -49,32 +49,82 @@ struct RowValues {
     mutating func useDefault(_ index: Int) { slots[index] = defaults[index].map(Slot.value) ?? .null }
 }
 
-/// Watches the key of a `WITHOUT ROWID` table row by row: ascending keys go straight in, an equal
-/// key is a duplicate of the row before it, a few keys out of order (as in naturally sorted postcode
-/// exports: AB1 … AB9, AB10) go straight in one by one, and once more than ``outOfOrderLimit`` have
-/// come, everything after goes to the staging table (the input is really shuffled).
+/// Watches the key of a `WITHOUT ROWID` table row by row, against the row before and the highest
+/// key so far. Keys above the highest are appended; a key equal to the row before's (or to the
+/// highest) is a duplicate of that line; a key below the row before's starts a new ascending run.
+/// Naturally sorted postcode exports (AB1 … AB9, AB10 … AB40) descend once per area and then climb
+/// in runs that lie below the highest key, so runs go straight into the keyed table, several rows
+/// to a statement when no key already there lies between a run piece's first and last. Past
+/// ``descentLimit`` descents the input is really shuffled and the rest goes to the staging table.
 struct KeyOrderTracker {
     enum Observation {
+        /// Above every key so far.
         case ascending
+        /// Above the row before's key, below the highest so far.
+        case run
+        /// Below the row before's key: the start of a run.
+        case descent
         case duplicate(previousLine: Int)
-        /// Below the highest key so far: inserted on its own, a duplicate found by the table's key.
-        case outOfOrder
         case staging
     }
 
-    /// Out-of-order keys inserted directly before the rest is staged: measured cheap in a b-tree
-    /// (random inserts into the keyed table cost about 10 µs each), while staging every later row
+    /// Descents tolerated before the rest is staged: a natural-order export has one per area with
+    /// ten or more districts (about a hundred for the whole UK), a shuffled file one every other
+    /// row. Each costs a short statement or a few single-row inserts; staging every later row
     /// writes it twice and sorts the keys twice.
-    static let outOfOrderLimit = 4_096
+    static let descentLimit = 4_096
 
     let feed: Int
     let field: Int
     private(set) var isStaging = false
-    private(set) var outOfOrderCount = 0
-    private var previousBytes: [UInt8] = []
-    private var previousNumber: Double = 0
-    private var previousInteger: Int64 = 0
-    private var previousLine = 0
+    private(set) var descents = 0
+    /// Whether any key came below the highest before it (then the keys are not known unique).
+    private(set) var leftKeyOrder = false
+    private var previous = Key()
+    private var highest = Key()
+    /// Whether the row before held the highest key (then `previous` is stale): saves a copy per row.
+    private var previousIsHighest = true
+
+    /// One key value and its line, kept in a buffer reused from row to row.
+    private struct Key {
+        var bytes: [UInt8] = []
+        var number: Double = 0
+        var integer: Int64 = 0
+        var line = 0
+
+        /// Compares `value` with this key as SQLite's BINARY collation and numeric order do.
+        func compare(_ value: Value) -> Int {
+            guard line != 0 else { return 1 }
+            switch value {
+            case .integer(let number): return number > integer ? 1 : number == integer ? 0 : -1
+            case .real(let number): return number > self.number ? 1 : number == self.number ? 0 : -1
+            case .bytes(let other):
+                return bytes.withUnsafeBytes { mine in
+                    let common = min(mine.count, other.count)
+                    let prefix = common == 0 ? 0 : memcmp(other.baseAddress!, mine.baseAddress!, common)
+                    if prefix != 0 { return prefix < 0 ? -1 : 1 }
+                    return other.count < mine.count ? -1 : other.count == mine.count ? 0 : 1
+                }
+            }
+        }
+
+        mutating func keep(_ value: Value, line: Int) {
+            self.line = line
+            switch value {
+            case .integer(let number): integer = number
+            case .real(let number): self.number = number
+            case .bytes(let other):
+                bytes.removeAll(keepingCapacity: true)
+                bytes.append(contentsOf: other)
+            }
+        }
+    }
+
+    private enum Value {
+        case integer(Int64)
+        case real(Double)
+        case bytes(UnsafeRawBufferPointer)
+    }
 
     init(feed: Int, field: Int) {
         self.feed = feed
@@ -83,53 +133,42 @@ struct KeyOrderTracker {
 
     mutating func observe(_ record: CSVRecord, values: RowValues) -> Observation {
         if isStaging { return .staging }
-        let order: Int
         switch values[feed] {
         case .null:
             return .ascending
         case .value(.integer(let number)):
-            order = previousLine == 0 ? 1 : (number > previousInteger ? 1 : number == previousInteger ? 0 : -1)
-            if order >= 0 { previousInteger = number }
+            return observe(.integer(number), line: record.line)
         case .value(.real(let number)):
-            order = previousLine == 0 ? 1 : (number > previousNumber ? 1 : number == previousNumber ? 0 : -1)
-            if order >= 0 { previousNumber = number }
+            return observe(.real(number), line: record.line)
         case .value(.text(var text)):
-            order = text.withUTF8 { compare(UnsafeRawBufferPointer($0)) }
+            return text.withUTF8 { observe(.bytes(UnsafeRawBufferPointer($0)), line: record.line) }
         case .value(.fieldText):
-            order = record.withField(field) { compare($0) }
+            return record.withField(field) { observe(.bytes($0), line: record.line) }
         case .value(.blob(let bytes)):
-            order = bytes.withUnsafeBytes { compare($0) }
+            return bytes.withUnsafeBytes { observe(.bytes($0), line: record.line) }
         }
-        if order < 0 {
-            // The highest key so far stays the one to compare with.
-            guard outOfOrderCount < Self.outOfOrderLimit else {
+    }
+
+    private mutating func observe(_ value: Value, line: Int) -> Observation {
+        let aboveHighest = highest.compare(value)
+        if aboveHighest > 0 {
+            highest.keep(value, line: line)
+            previousIsHighest = true
+            return .ascending
+        }
+        if aboveHighest == 0 { return .duplicate(previousLine: highest.line) }
+        let abovePrevious = previousIsHighest ? aboveHighest : previous.compare(value)
+        if abovePrevious == 0 { return .duplicate(previousLine: previous.line) }
+        leftKeyOrder = true
+        if abovePrevious < 0 {
+            guard descents < Self.descentLimit else {
                 isStaging = true
                 return .staging
             }
-            outOfOrderCount += 1
-            return .outOfOrder
+            descents += 1
         }
-        let line = previousLine
-        previousLine = record.line
-        return order == 0 ? .duplicate(previousLine: line) : .ascending
-    }
-
-    /// Compares with the highest key so far as SQLite's BINARY collation does (memcmp, then
-    /// length), and keeps the new one when it is not lower.
-    private mutating func compare(_ bytes: UnsafeRawBufferPointer) -> Int {
-        var order = 1
-        if previousLine != 0 {
-            order = previousBytes.withUnsafeBytes { previous in
-                let common = min(previous.count, bytes.count)
-                let prefix = common == 0 ? 0 : memcmp(bytes.baseAddress!, previous.baseAddress!, common)
-                if prefix != 0 { return prefix < 0 ? -1 : 1 }
-                return bytes.count < previous.count ? -1 : bytes.count == previous.count ? 0 : 1
-            }
-        }
-        if order >= 0 {
-            previousBytes.removeAll(keepingCapacity: true)
-            previousBytes.append(contentsOf: bytes)
-        }
-        return order
+        previous.keep(value, line: line)
+        previousIsHighest = false
+        return abovePrevious < 0 ? .descent : .run
     }
 }

@@ -5,7 +5,8 @@ import SQLite3
 import GRDBSQLite
 #endif
 
-/// A prepared `INSERT` for loading many rows fast, binding values with the SQLite C functions.
+/// A prepared `INSERT` for loading many rows fast, binding values with the SQLite C functions (or a
+/// `SELECT` probing the table between inserts: ``returnsRow()``).
 ///
 /// Binding through GRDB's argument API measured at half the speed of `sqlite3_bind_*` on the
 /// statement handle, so the load loop uses this. Text and blobs bound from a buffer are bound
@@ -92,6 +93,18 @@ public final class BulkInsert {
         // carry SQLITE_CONSTRAINT in their low byte.
         case let code where code & 0xFF == SQLITE_CONSTRAINT:
             return .constraintViolation(String(cString: sqlite3_errmsg(connection)))
+        default:
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)), sql: sql)
+        }
+    }
+
+    /// For a `SELECT` prepared here: whether it returns a row. Resets the statement; bindings stay.
+    public func returnsRow() throws -> Bool {
+        let code = sqlite3_step(handle)
+        sqlite3_reset(handle)
+        switch code {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
         default:
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)), sql: sql)
         }
