@@ -18,15 +18,17 @@ final class EntityLoader: @unchecked Sendable {
     struct Result {
         var rowsRead = 0
         var rowsLoaded = 0
-        /// Keys of rows that went to the staging table, if any did.
-        var stagedRows = 0
+        /// Whether rows went to the staging table.
+        var staged = false
+        /// The `CREATE UNIQUE INDEX` statement already run for the tracked key (Core Data's layout).
+        var keyIndex: String?
         /// Lines of out-of-order rows refused by the keyed table as duplicates (not yet rejected).
         var duplicateKeyLines: [Int] = []
         /// The table's content digest, hashed as rows went in, when they all went in key order.
         var tableDigest: Data?
     }
 
-    private let table: EntityTable
+    let table: EntityTable
     let mapping: ColumnMapping
     private let file: String
     private let header: [String]
@@ -56,7 +58,7 @@ final class EntityLoader: @unchecked Sendable {
     }
 
     /// The `VALUES` tuple of one row: a placeholder per column, converted into Core Data's stored form where needed.
-    private var placeholders: String {
+    var placeholders: String {
         table.columns.compactMap { column in
             if case .primaryKey = column.kind { return nil }
             return table.boundExpression(for: column)
@@ -95,17 +97,9 @@ final class EntityLoader: @unchecked Sendable {
 
     /// Loads the file: one thread parses and converts rows into batches while this one inserts them.
     func load(_ reader: CSVReader, into db: Database, progress: @escaping @Sendable (Int, Int) -> Void) throws -> Result {
-        let columns = insertColumns.map(quoteIdentifier).joined(separator: ", ")
-        let placeholders = self.placeholders
-        let direct = try BulkInsert(db, sql: "INSERT INTO \(quoteIdentifier(table.name)) (\(columns)) VALUES (\(placeholders))")
-        // Rows in key order go in \(Self.rowsPerStatement) to a statement: fewer steps through the VDBE per row.
+        let targets = try Targets(loader: self, db: db)
         let chunk = Self.rowsPerStatement
         let width = insertColumns.count
-        let directChunk = try BulkInsert(
-            db, sql: "INSERT INTO \(quoteIdentifier(table.name)) (\(columns)) VALUES "
-                + Array(repeating: "(\(placeholders))", count: chunk).joined(separator: ", "))
-        var staging: BulkInsert?
-        var probe: BulkInsert?
         let channel = BatchChannel(width: mapping.feeds.count)
         let producer = BatchProducer(loader: self, reader: reader, channel: channel, progress: progress)
         Thread { producer.run() }.start()
@@ -119,35 +113,21 @@ final class EntityLoader: @unchecked Sendable {
                     try batch.arena.withUnsafeBytes { arena in
                         var row = 0
                         while row < batch.count {
-                            // Rows go several to a statement only when none can hit a key already there, so
-                            // no statement stops halfway (under journal_mode=OFF SQLite would keep the rows
-                            // before the failure): appended above every key, or an ascending run with no
-                            // key of the table between its first and last.
-                            if row + chunk <= batch.count, let order = batch.order(of: row..<(row + chunk)),
-                                try order == .appending || keyRangeIsFree(batch, from: row, to: row + chunk - 1, arena: arena, probe: &probe, db: db)
-                            {
-                                for k in 0..<chunk { batch.bind(row: row + k, to: directChunk, arena: arena, offset: k * width) }
+                            if row + chunk <= batch.count, let together = try targets.chunk(batch, rows: row..<(row + chunk), arena: arena) {
+                                for k in 0..<chunk { batch.bind(row: row + k, to: together, arena: arena, offset: k * width) }
                                 // A failed constraint aborts the whole statement; then the rows go one by one below.
-                                if try directChunk.step() == .inserted {
+                                if try together.step() == .inserted {
                                     result.rowsLoaded += chunk
                                     row += chunk
                                     continue
                                 }
                             }
                             defer { row += 1 }
-                            var target = direct
-                            if batch.placements[row] == .staged {
-                                if staging == nil {
-                                    try db.execute(sql: "CREATE TEMP TABLE \(quoteIdentifier(stagingTable)) AS SELECT \(columns) FROM \(quoteIdentifier(table.name)) WHERE 0")
-                                    staging = try BulkInsert(db, sql: "INSERT INTO temp.\(quoteIdentifier(stagingTable)) (\(columns)) VALUES (\(placeholders))")
-                                }
-                                target = staging!
-                                result.stagedRows += 1
-                            }
+                            let target = try targets.single(batch, row: row)
                             batch.bind(row: row, to: target, arena: arena)
                             let outcome = try target.step()
-                            if case .constraintViolation = outcome, [.run, .descent].contains(batch.placements[row]), !isRowidTable {
-                                // An out-of-order key the keyed table already holds: a duplicate, whose
+                            if case .constraintViolation = outcome, [.run, .descent].contains(batch.placements[row]) {
+                                // An out-of-order key the table (or its key's index) holds: a duplicate, whose
                                 // lines the uniqueness check names once the file is in.
                                 result.duplicateKeyLines.append(batch.lines[row])
                                 hashedRowsIntact = false
@@ -174,24 +154,11 @@ final class EntityLoader: @unchecked Sendable {
         }
         producer.waitUntilDone()
         if let failure { throw failure }
+        result.staged = targets.usesStagingTable
+        result.keyIndex = targets.keyIndex
         result.rowsRead = producer.rowsRead
         result.tableDigest = hashedRowsIntact ? producer.tableDigest : nil
         return result
-    }
-
-    /// Whether the keyed table holds no key between the keys of rows `first` and `last` of `batch`
-    /// (ascending), so the rows between can go in with one statement.
-    private func keyRangeIsFree(
-        _ batch: RowBatch, from first: Int, to last: Int, arena: UnsafeRawBufferPointer, probe: inout BulkInsert?, db: Database
-    ) throws -> Bool {
-        guard let feed = keyFeed?.feed, case .attribute = table.primaryKey else { return false }
-        if probe == nil {
-            let key = quoteIdentifier(table.keyColumn)
-            probe = try BulkInsert(db, sql: "SELECT 1 FROM \(quoteIdentifier(table.name)) WHERE \(key) >= ?1 AND \(key) <= ?2 LIMIT 1")
-        }
-        batch.bind(row: first, column: feed, to: probe!, parameter: 1, arena: arena)
-        batch.bind(row: last, column: feed, to: probe!, parameter: 2, arena: arena)
-        return try !probe!.returnsRow()
     }
 
     /// Parses and converts every record, rejecting bad rows, and passes each good one to `accept`
@@ -232,19 +199,16 @@ final class EntityLoader: @unchecked Sendable {
                         reason: "duplicate \(table.entity.name).\(trackedKey ?? table.keyColumn) \"\(record.string(field))\": line \(previousLine) has it already; keys must be unique",
                         record: String(decoding: record.rawBytes, as: UTF8.self)))
                     continue
-                // A rowid table (Core Data's) takes any row with the others; its constraint is checked after the load.
-                case .run:
-                    placement = isRowidTable ? .direct : .run
-                case .descent:
-                    placement = isRowidTable ? .direct : .descent
-                case .staging:
-                    placement = isRowidTable ? .direct : .staged
+                case .run: placement = .run
+                case .descent: placement = .descent
+                case .staging: placement = .staged
                 }
             }
             try accept(values, record, placement)
         }
         progress(result.rowsRead, reader.bytesRead)
-        trackedKeyIsUnique = keyTracker.map { !$0.leftKeyOrder && !$0.isStaging } ?? false
+        // In order, or kept unique by the table's key or the key's unique index as they went in.
+        trackedKeyIsUnique = keyTracker.map { !$0.isStaging } ?? false
         return result.rowsRead
     }
 
@@ -275,11 +239,23 @@ final class EntityLoader: @unchecked Sendable {
         }
     }
 
-    /// Set by the producer when every row came in ``trackedKey``'s order: its values are unique.
+    /// Set by the producer when no row was staged: ``trackedKey``'s values are unique.
     private(set) var trackedKeyIsUnique = false
 
+    /// The column of ``trackedKey``.
+    var trackedKeyColumn: String? {
+        trackedKey.map { table.columnName(for: $0) }
+    }
+
+    /// Core Data's unique index on ``trackedKey`` (a rowid table's), built when keys leave their order.
+    var keyIndex: (name: String, statement: String)? {
+        guard isRowidTable, let key = trackedKey, let column = trackedKeyColumn else { return nil }
+        return (CoreDataSchema.uniqueIndexName(entity: table.entity.name, constraint: [key]),
+                CoreDataSchema.uniqueIndexStatement(entity: table.entity.name, constraint: [key], table: table.name, columns: [column]))
+    }
+
     /// The feed and CSV field of ``trackedKey``.
-    private var keyFeed: (feed: Int, field: Int)? {
+    var keyFeed: (feed: Int, field: Int)? {
         guard let key = trackedKey else { return nil }
         for (index, feed) in mapping.feeds.enumerated() {
             if case .attribute(let field, let attribute) = feed, attribute.name == key { return (index, field) }
@@ -450,7 +426,7 @@ final class BatchProducer: @unchecked Sendable {
             rowsRead = try loader.produce(reader, progress: progress) { values, record, placement in
                 batch.append(values, record: record, fields: fields, placement: placement)
                 // A row out of key order spoils a keyed table's digest order (a rowid table's is insertion order).
-                if placement != .direct { digest = nil }
+                if placement != .direct && !isRowid { digest = nil }
                 if digest != nil {
                     rowid += 1
                     if isRowid { digest!.append(integer: rowid) }

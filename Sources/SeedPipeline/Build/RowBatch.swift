@@ -152,11 +152,17 @@ final class RowBatch: @unchecked Sendable {
         case appending
         /// Keys strictly ascending through the range, some below keys the table holds already.
         case ascending
+        /// Every row staged.
+        case staged
     }
 
-    /// How `rows` can go into the table several to a statement; nil when they cannot (a staged row,
-    /// or a run starting inside the range, so the keys do not ascend throughout).
+    /// How `rows` can go into the table several to a statement; nil when they cannot (staged and
+    /// unstaged rows mixed, or a run starting inside the range, so the keys do not ascend throughout).
     func order(of rows: Range<Int>) -> RangeOrder? {
+        if placements[rows.lowerBound] == .staged {
+            for row in rows where placements[row] != .staged { return nil }
+            return .staged
+        }
         var order = RangeOrder.appending
         for row in rows {
             switch placements[row] {

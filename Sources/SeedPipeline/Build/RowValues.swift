@@ -78,8 +78,6 @@ struct KeyOrderTracker {
     let field: Int
     private(set) var isStaging = false
     private(set) var descents = 0
-    /// Whether any key came below the highest before it (then the keys are not known unique).
-    private(set) var leftKeyOrder = false
     private var previous = Key()
     private var highest = Key()
     /// Whether the row before held the highest key (then `previous` is stale): saves a copy per row.
@@ -159,7 +157,6 @@ struct KeyOrderTracker {
         if aboveHighest == 0 { return .duplicate(previousLine: highest.line) }
         let abovePrevious = previousIsHighest ? aboveHighest : previous.compare(value)
         if abovePrevious == 0 { return .duplicate(previousLine: previous.line) }
-        leftKeyOrder = true
         if abovePrevious < 0 {
             guard descents < Self.descentLimit else {
                 isStaging = true

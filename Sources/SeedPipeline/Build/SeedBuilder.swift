@@ -108,6 +108,8 @@ public struct SeedBuilder: Sendable {
             try db.inTransaction {
             for statement in schema.createTableStatements { try db.execute(sql: statement) }
             var references: [String: [String: Int64]] = [:]
+            // Indexes a load built already (Core Data's unique index on a key that left its order).
+            var builtIndexes: Set<String> = []
             let referenced = Set(schema.tables.flatMap { $0.foreignKeys.map(\.destination) })
             for table in schema.tables {
                 // An inheritance tree's table takes a file for each of its entities.
@@ -117,7 +119,9 @@ public struct SeedBuilder: Sendable {
                         continue
                     }
                     let (source, tableDigest) = try loads.timings.measure("load \(entity)") {
-                        try loadTable(table, entity: entity, from: file, request: request, references: references, db: db, rejects: rejects, notes: &loads.warnings, progress: progress)
+                        try loadTable(
+                            table, entity: entity, from: file, request: request, references: references, db: db, rejects: rejects,
+                            notes: &loads.warnings, builtIndexes: &builtIndexes, progress: progress)
                     }
                     loads.sources.append(source)
                     // Several files into one table: its digest is read back once all are in.
@@ -132,7 +136,7 @@ public struct SeedBuilder: Sendable {
             }
             if schema.layout == .coreData { try Self.fillCoreDataColumns(schema, db: db) }
             try loads.timings.measure("indexes") {
-                for statement in schema.indexStatements { try db.execute(sql: statement) }
+                for statement in schema.indexStatements where !builtIndexes.contains(statement) { try db.execute(sql: statement) }
             }
             return .commit
             }
@@ -142,7 +146,8 @@ public struct SeedBuilder: Sendable {
 
     private func loadTable(
         _ table: EntityTable, entity: String, from file: String, request: BuildRequest, references: [String: [String: Int64]],
-        db: Database, rejects: RejectCollector, notes: inout [String], progress: (@Sendable (BuildProgress) -> Void)?
+        db: Database, rejects: RejectCollector, notes: inout [String], builtIndexes: inout Set<String>,
+        progress: (@Sendable (BuildProgress) -> Void)?
     ) throws -> (BuiltStore.Source, tableDigest: Data?) {
         let reader: CSVReader
         do {
@@ -172,8 +177,9 @@ public struct SeedBuilder: Sendable {
         let check = UniquenessCheck(table: table, mapping: mapping, file: file, header: reader.header, maxRecordBytes: request.maxRecordBytes)
         let proven = loader.trackedKeyIsUnique ? loader.trackedKey.map { [$0] } : nil
         let removed = try check.run(
-            db, stagingTable: result.stagedRows > 0 ? loader.stagingTable : nil, rejects: rejects, proven: proven,
-            duplicateKeyLines: result.duplicateKeyLines)
+            db, stagingTable: result.staged ? loader.stagingTable : nil, rejects: rejects, proven: proven,
+            duplicateKeyLines: result.duplicateKeyLines, key: loader.trackedKey)
+        if let index = result.keyIndex { builtIndexes.insert(index) }
         result.rowsLoaded -= removed
         let source = BuiltStore.Source(
             // Size and checksum of the bytes the reader parsed, hashed as they were read.

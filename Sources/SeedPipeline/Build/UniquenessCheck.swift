@@ -17,12 +17,16 @@ struct UniquenessCheck {
 
     /// Returns how many loaded rows were removed as duplicates.
     /// - Parameter proven: a constraint the loader proved unique while the rows went in (they came in its order).
-    /// - Parameter duplicateKeyLines: lines of out-of-order rows the keyed table refused as duplicates
-    ///   of its key; they are rejected here, naming the line that holds the key.
-    func run(_ db: Database, stagingTable: String?, rejects: RejectCollector, proven: [String]? = nil, duplicateKeyLines: [Int] = []) throws -> Int {
+    /// - Parameter duplicateKeyLines: lines of out-of-order rows the table refused as duplicates of
+    ///   `key` (its key, or in Core Data's layout the attribute of its unique index); they are
+    ///   rejected here, naming the line that holds the key.
+    func run(
+        _ db: Database, stagingTable: String?, rejects: RejectCollector, proven: [String]? = nil, duplicateKeyLines: [Int] = [],
+        key trackedKey: String? = nil
+    ) throws -> Int {
         var removed = 0
-        var groups: [[String]: [String]] = [:]  // constraint columns → duplicate value tuples
-        if !duplicateKeyLines.isEmpty, case .attribute(let key) = table.primaryKey {
+        var groups: [[String]: [String]] = [:]  // constraint attributes → duplicate value tuples
+        if !duplicateKeyLines.isEmpty, let key = trackedKey {
             groups[[key]] = try keyValues(atLines: Set(duplicateKeyLines), key: key, rejects: rejects)
         }
         if let stagingTable {
@@ -60,7 +64,7 @@ struct UniquenessCheck {
                   SELECT min(\(key)) FROM \(quoteIdentifier(table.name)) WHERE \(notNull) GROUP BY \(list))
                 """)
             removed += db.changesCount
-            groups[constraint] = duplicates
+            groups[constraint, default: []] += duplicates
         }
         for (constraint, values) in groups {
             try reportLines(constraint: constraint, duplicates: Set(values), rejects: rejects)

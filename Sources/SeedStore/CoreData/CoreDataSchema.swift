@@ -156,9 +156,7 @@ public struct CoreDataSchema: Sendable {
                     let columns = constraint.compactMap(column)
                     guard columns.count == constraint.count else { continue }
                     uniqueColumns.insert(columns)
-                    statements.append(
-                        "CREATE UNIQUE INDEX Z_\(entity.name)_UNIQUE_\(constraint.joined(separator: "_")) ON \(table.name) ("
-                            + columns.map { "\($0) COLLATE BINARY ASC" }.joined(separator: ", ") + ")")
+                    statements.append(Self.uniqueIndexStatement(entity: entity.name, constraint: constraint, table: table.name, columns: columns))
                 }
                 for index in entity.indexes {
                     let columns = index.elements.compactMap { element in column(element.property).map { $0 + (element.isAscending ? "" : " DESC") } }
@@ -175,6 +173,16 @@ public struct CoreDataSchema: Sendable {
             statements.append("CREATE INDEX \(join.name)_\(second)_INDEX ON \(join.name) (\(second), \(first))")
         }
         return statements
+    }
+
+    /// Core Data's index for a uniqueness constraint of `entity`, over its columns in `table`.
+    public static func uniqueIndexStatement(entity: String, constraint: [String], table: String, columns: [String]) -> String {
+        "CREATE UNIQUE INDEX \(uniqueIndexName(entity: entity, constraint: constraint)) ON \(table) ("
+            + columns.map { "\($0) COLLATE BINARY ASC" }.joined(separator: ", ") + ")"
+    }
+
+    public static func uniqueIndexName(entity: String, constraint: [String]) -> String {
+        "Z_\(entity)_UNIQUE_\(constraint.joined(separator: "_"))"
     }
 
     /// Whether a column belongs to `entity` or one of its ancestors.
