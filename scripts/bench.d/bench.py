@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Measures seedbuild against the sqlite3-and-gzip script a user would write instead, in one run.
+
+For each input order (natural and byte order by default) and each store layout, `--repeat` rounds
+alternate the script and seedbuild; each ratio is the median of the rounds' ratios. Printed:
+the whole build (ingest, build, compress, manifest) against `sqlite3` + `gzip -6`; the load phase in
+rows per second; compression against `gzip -6` and `pigz -6 -p 2` (speed and size); peak memory;
+`seedbuild verify` against `gunzip` + `PRAGMA quick_check` of the same artifact; `seedbuild fetch`
+from a folder in MB of store per second. Called by scripts/bench, which builds the binary first.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def timed(command, log, stdout=subprocess.DEVNULL, cwd=None, stdin=None):
+    """Runs a command under /usr/bin/time -v; returns (wall seconds, peak KiB). Stops the script on failure."""
+    with open(log, "w") as err:
+        result = subprocess.run(["/usr/bin/time", "-v"] + command, stdout=stdout, stderr=err, cwd=cwd, stdin=stdin)
+    text = open(log).read()
+    if result.returncode != 0:
+        sys.exit(f"failed ({result.returncode}): {' '.join(command)}\n{text[-3000:]}")
+    wall = peak = None
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("Elapsed (wall clock) time"):
+            parts = line.rsplit(": ", 1)[1].split(":")
+            wall = sum(float(x) * 60 ** i for i, x in enumerate(reversed(parts)))
+        elif line.startswith("Maximum resident set size"):
+            peak = int(line.rsplit(": ", 1)[1])
+    return wall, peak
+
+
+def shell(script, log):
+    return timed(["sh", "-c", script], log)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--binary", required=True)
+    parser.add_argument("--rows", type=int, default=2_700_000)
+    parser.add_argument("--orders", default="natural,sorted")
+    parser.add_argument("--layouts", default="coredata,plain")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--work", required=True)
+    args = parser.parse_args()
+    work = args.work
+    os.makedirs(work, exist_ok=True)
+    logs = os.path.join(work, "logs")
+    os.makedirs(logs, exist_ok=True)
+    layouts = args.layouts.split(",")
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at the start", flush=True)
+    for order in args.orders.split(","):
+        data = os.path.join(work, f"data-{args.rows}-{order}")
+        if not os.path.exists(os.path.join(data, "postcodes.csv")):
+            print(f"generating {args.rows:,} {order} rows in {data}", file=sys.stderr, flush=True)
+            subprocess.run([sys.executable, os.path.join(HERE, "generate.py"), "--rows", str(args.rows), "--order", order, "--out", data], check=True)
+        measure_order(args, data, order, layouts, work, logs)
+    print(f"load average {os.getloadavg()[0]:.2f} at the end")
+
+
+def measure_order(args, data, order, layouts, work, logs):
+    rows = args.rows
+    size = os.path.getsize(os.path.join(data, "postcodes.csv")) + os.path.getsize(os.path.join(data, "counties.csv"))
+    model = os.path.join(data, "model.json")
+    rounds = []
+    for round_index in range(args.repeat):
+        r = {}
+        base = os.path.join(work, "baseline.sqlite")
+        for path in [base, base + ".gz"]:
+            if os.path.exists(path):
+                os.remove(path)
+        with open(os.path.join(HERE, "sqlite-baseline.sql")) as script:
+            r["base_s"], r["base_kib"] = timed(["sqlite3", base], os.path.join(logs, "baseline.log"), cwd=data, stdin=script)
+        r["base_gz_s"], _ = shell(f"gzip -6 -c '{base}' > '{base}.gz'", os.path.join(logs, "baseline-gzip.log"))
+        r["base_store"], r["base_gz"] = os.path.getsize(base), os.path.getsize(base + ".gz")
+        r["gunzip_check_s"], _ = shell(
+            f"gunzip -c '{base}.gz' > '{work}/check.sqlite' && sqlite3 '{work}/check.sqlite' 'PRAGMA quick_check' > /dev/null",
+            os.path.join(logs, "gunzip-check.log"))
+        for layout in layouts:
+            out = os.path.join(work, f"out-{layout}")
+            shutil.rmtree(out, ignore_errors=True)
+            build_json = os.path.join(logs, f"build-{layout}.json")
+            with open(build_json, "w") as stdout:
+                s, kib = timed([args.binary, "build", os.path.join(data, "postcodes.csv"), "--model", model, "--out", out,
+                                "--dataset", "bench", "--json", "--format", layout], os.path.join(logs, f"build-{layout}.log"), stdout=stdout)
+            built = json.load(open(build_json))
+            phases = {t["phase"]: t["seconds"] for t in built["timings"]}
+            store = os.path.join(out, "bench.sqlite")
+            artifact = store + ".gz"
+            # The compression on its own, from the same store: seedbuild compress against gzip -6 and pigz.
+            cs, ckib = timed([args.binary, "compress", store], os.path.join(logs, f"compress-{layout}.log"))
+            gz_s, _ = shell(f"gzip -6 -c '{store}' > '{work}/gzip6.gz'", os.path.join(logs, f"gzip6-{layout}.log"))
+            pigz_s, _ = shell(f"pigz -6 -p 2 -c '{store}' > '{work}/pigz6.gz'", os.path.join(logs, f"pigz6-{layout}.log"))
+            vs, vkib = timed([args.binary, "verify", os.path.join(out, "manifest.json"), "--model", model],
+                             os.path.join(logs, f"verify-{layout}.log"))
+            # Fetch: the release published to a folder, installed into an app's folder.
+            dist, app = os.path.join(work, f"dist-{layout}"), os.path.join(work, f"app-{layout}")
+            shutil.rmtree(dist, ignore_errors=True)
+            shutil.rmtree(app, ignore_errors=True)
+            timed([args.binary, "publish", out, "--to", dist], os.path.join(logs, f"publish-{layout}.log"))
+            channel = next(root for root, _, files in os.walk(dist) if "latest.json" in files)
+            fs, fkib = timed([args.binary, "fetch", "file://" + channel + "/", "--to", app, "--allow-unsigned", "--model", model],
+                             os.path.join(logs, f"fetch-{layout}.log"))
+            r[layout] = {
+                "s": s, "kib": max(kib, ckib), "load": phases.get("load Postcode", 0) + phases.get("load County", 0),
+                "store": os.path.getsize(store), "artifact": os.path.getsize(artifact),
+                "compress_s": cs, "gzip6_s": gz_s, "pigz_s": pigz_s,
+                "gzip6": os.path.getsize(os.path.join(work, "gzip6.gz")), "pigz": os.path.getsize(os.path.join(work, "pigz6.gz")),
+                "verify_s": vs, "verify_kib": vkib, "fetch_s": fs, "fetch_kib": fkib,
+            }
+        rounds.append(r)
+        print(f"  {order} round {round_index + 1}/{args.repeat} done", file=sys.stderr, flush=True)
+    report(rows, size, order, layouts, rounds)
+
+
+def median(values):
+    return statistics.median(values)
+
+
+def report(rows, size, order, layouts, rounds):
+    m = lambda key: median([r[key] for r in rounds])
+    base_total = m("base_s") + m("base_gz_s")
+    print(f"\n{order} order: {rows:,} postcode rows, {size / 1e6:.0f} MB of CSV; medians of {len(rounds)} alternating rounds")
+    print(f"{'':20}{'build s':>9}{'load rows/s':>13}{'peak MiB':>10}{'store MB':>10}{'total s':>9}{'artifact MB':>13}")
+    print(f"{'sqlite3 + gzip -6':20}{m('base_s'):9.2f}{'':>13}{m('base_kib') / 1024:10.1f}{m('base_store') / 1e6:10.1f}"
+          f"{base_total:9.2f}{m('base_gz') / 1e6:13.1f}")
+    for layout in layouts:
+        ml = lambda key: median([r[layout][key] for r in rounds])
+        print(f"{'seedbuild ' + layout:20}{ml('s'):9.2f}{rows / ml('load'):13,.0f}{ml('kib') / 1024:10.1f}{ml('store') / 1e6:10.1f}"
+              f"{ml('s'):9.2f}{ml('artifact') / 1e6:13.1f}")
+    print("ratios (median of the rounds' own ratios):")
+    for layout in layouts:
+        ratio = lambda f: median([f(r, r[layout]) for r in rounds])
+        total = ratio(lambda r, l: l["s"] / (r["base_s"] + r["base_gz_s"]))
+        speed = ratio(lambda r, l: l["pigz_s"] / l["compress_s"])
+        gz_speed = ratio(lambda r, l: l["gzip6_s"] / l["compress_s"])
+        size_ratio = ratio(lambda r, l: l["artifact"] / l["gzip6"])
+        verify = ratio(lambda r, l: l["verify_s"] / r["gunzip_check_s"])
+        fetch = median([l["store"] / 1e6 / l["fetch_s"] for l in (r[layout] for r in rounds)])
+        load = median([rows / r[layout]["load"] for r in rounds])
+        peak = max(max(r[layout]["kib"], r[layout]["verify_kib"], r[layout]["fetch_kib"]) for r in rounds) / 1024
+        print(f"  {layout}: build + compress {total:.2f}x sqlite3 + gzip -6 (target <= 0.5); load {load:,.0f} rows/s (>= 800,000); "
+              f"peak {peak:.1f} MiB (< 64)")
+        print(f"  {'':{len(layout)}}  compression {speed:.2f}x pigz -6 -p 2's speed (>= 1), {gz_speed:.2f}x gzip -6's; artifact {size_ratio:.3f}x gzip -6's (<= 1.0)")
+        print(f"  {'':{len(layout)}}  verify {verify:.2f}x gunzip + quick_check (<= 1.0); fetch from a folder {fetch:.0f} MB/s of store (>= 200)")
+
+if __name__ == "__main__":
+    main()
