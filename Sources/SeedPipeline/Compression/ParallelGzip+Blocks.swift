@@ -1,79 +1,133 @@
 import CZlib
-import Dispatch
+import Foundation
 import SeedStore
 
 extension ParallelGzip {
-    struct Block: Sendable {
-        var output: [UInt8]
-        var crc: UInt
-        var length: Int
+    /// One block in flight: its input after the 32 KiB before it (the dictionary), and its output.
+    final class Slot: @unchecked Sendable {
+        let input: UnsafeMutablePointer<UInt8>
+        let output: UnsafeMutablePointer<UInt8>
+        let outputCapacity: Int
+        var dictionaryCount = 0
+        var count = 0
+        var isLast = false
+        var outputCount = 0
+        var crc: UInt = 0
+        var failure: GzipError?
+
+        init() {
+            input = .allocate(capacity: ParallelGzip.window + ParallelGzip.blockSize)
+            // deflateBound of a block plus room for the sync flush's empty stored block.
+            outputCapacity = ParallelGzip.blockSize + ParallelGzip.blockSize / 1000 * 2 + 1024
+            output = .allocate(capacity: outputCapacity)
+        }
+
+        deinit {
+            input.deallocate()
+            output.deallocate()
+        }
+
+        var block: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: input + dictionaryCount, count: count) }
+        var dictionary: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: input, count: dictionaryCount) }
     }
 
-    /// Deflates one round of blocks concurrently; block `i` is primed with the 32 KiB before it.
-    func compressRound(
-        _ bytes: UnsafeRawBufferPointer, dictionary tail: [UInt8], finish: Bool, path: String
-    ) throws(GzipError) -> [Block] {
-        let count = max((bytes.count + Self.blockSize - 1) / Self.blockSize, finish ? 1 : 0)
-        let results = UnsafeMutableBufferPointer<Result<Block, GzipError>>.allocate(capacity: count)
-        defer { results.deallocate() }
-        let level = self.level
-        nonisolated(unsafe) let input = bytes
-        nonisolated(unsafe) let slots = results
-        DispatchQueue.concurrentPerform(iterations: count) { index in
-            let start = index * Self.blockSize
-            let end = min(start + Self.blockSize, input.count)
-            let block = UnsafeRawBufferPointer(rebasing: input[start..<end])
-            let isLast = finish && index == count - 1
-            let outcome: Result<Block, GzipError>
-            if index == 0 {
-                outcome = tail.withUnsafeBytes { Self.deflateBlock(block, dictionary: $0, level: level, last: isLast, path: path) }
-            } else {
-                let dictionary = UnsafeRawBufferPointer(rebasing: input[max(0, start - Self.window)..<start])
-                outcome = Self.deflateBlock(block, dictionary: dictionary, level: level, last: isLast, path: path)
-            }
-            (slots.baseAddress! + index).initialize(to: outcome)
-        }
-        var blocks: [Block] = []
-        for index in 0..<count {
-            let outcome = (results.baseAddress! + index).move()
-            switch outcome {
-            case .success(let block): blocks.append(block)
-            case .failure(let error):
-                for rest in (index + 1)..<count { _ = (results.baseAddress! + rest).move() }
-                throw error
-            }
-        }
-        return blocks
-    }
+    /// Deflates slots on worker threads, each with one zlib stream reset between blocks; the caller
+    /// submits slots in order and takes them back in the same order.
+    final class Workers: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var queue: [Slot] = []
+        private var finished: Set<ObjectIdentifier> = []
+        private var stopping = false
+        private var running = 0
+        private let level: Int32
+        private let path: String
 
-    /// Raw deflate of one block, ended with a sync flush (byte-aligned, not final) or, for the last, finished.
-    static func deflateBlock(
-        _ block: UnsafeRawBufferPointer, dictionary: UnsafeRawBufferPointer, level: Int32, last: Bool, path: String
-    ) -> Result<Block, GzipError> {
-        var stream = z_stream()
-        // -15: raw deflate with a 32 KiB window; memory level 8 as gzip uses.
-        guard czlib_deflateInit2(&stream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) == Z_OK else {
-            return .failure(GzipError(.zlib(code: Z_MEM_ERROR, message: "deflateInit2 failed"), path: path))
+        init(threads: Int, level: Int32, path: String) {
+            self.level = level
+            self.path = path
+            for _ in 0..<threads {
+                running += 1
+                let thread = Thread { [self] in work() }
+                thread.stackSize = 1 << 20
+                thread.start()
+            }
         }
-        defer { deflateEnd(&stream) }
-        if dictionary.count > 0 {
-            let code = deflateSetDictionary(&stream, dictionary.baseAddress!.assumingMemoryBound(to: Bytef.self), uInt(dictionary.count))
-            guard code == Z_OK else { return .failure(GzipError(.zlib(code: code, message: "deflateSetDictionary"), path: path)) }
+
+        func submit(_ slot: Slot) {
+            condition.withLock {
+                queue.append(slot)
+                condition.broadcast()
+            }
         }
-        let bound = Int(deflateBound(&stream, uLong(block.count))) + 64
-        var output = [UInt8](repeating: 0, count: bound)
-        let code: Int32 = output.withUnsafeMutableBytes { out in
-            stream.next_in = UnsafeMutablePointer(mutating: block.baseAddress?.assumingMemoryBound(to: Bytef.self))
-            stream.avail_in = uInt(block.count)
-            stream.next_out = out.baseAddress!.assumingMemoryBound(to: Bytef.self)
-            stream.avail_out = uInt(out.count)
-            return deflate(&stream, last ? Z_FINISH : Z_SYNC_FLUSH)
+
+        /// Waits until `slot` is deflated.
+        func wait(for slot: Slot) {
+            condition.withLock {
+                while !finished.contains(ObjectIdentifier(slot)) { condition.wait() }
+                finished.remove(ObjectIdentifier(slot))
+            }
         }
-        guard code == (last ? Z_STREAM_END : Z_OK), stream.avail_in == 0 else {
-            return .failure(GzipError(.zlib(code: code, message: "deflate did not complete the block"), path: path))
+
+        /// Stops the threads once the queue is empty and waits for them.
+        func stop() {
+            condition.withLock {
+                stopping = true
+                condition.broadcast()
+                while running > 0 { condition.wait() }
+            }
         }
-        output.removeLast(Int(stream.avail_out))
-        let crc = block.count == 0 ? crc32(0, nil, 0) : crc32(0, block.baseAddress!.assumingMemoryBound(to: Bytef.self), uInt(block.count))
-        return .success(Block(output: output, crc: crc, length: block.count))
+
+        private func work() {
+            var stream = z_stream()
+            // -15: raw deflate with a 32 KiB window; memory level 8 as gzip uses.
+            let initialised = czlib_deflateInit2(&stream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) == Z_OK
+            defer {
+                if initialised { deflateEnd(&stream) }
+                condition.withLock {
+                    running -= 1
+                    condition.broadcast()
+                }
+            }
+            while true {
+                let next: Slot? = condition.withLock {
+                    while queue.isEmpty && !stopping { condition.wait() }
+                    return queue.isEmpty ? nil : queue.removeFirst()
+                }
+                guard let slot = next else { return }
+                if initialised {
+                    deflate(slot, stream: &stream)
+                } else {
+                    slot.failure = GzipError(.zlib(code: Z_MEM_ERROR, message: "deflateInit2 failed"), path: path)
+                }
+                condition.withLock {
+                    finished.insert(ObjectIdentifier(slot))
+                    condition.broadcast()
+                }
+            }
+        }
+
+        /// Raw deflate of one block, ended with a sync flush (byte-aligned, not final) or, for the last, finished.
+        private func deflate(_ slot: Slot, stream: inout z_stream) {
+            slot.failure = nil
+            var code = deflateReset(&stream)
+            if code == Z_OK, slot.dictionaryCount > 0 {
+                code = deflateSetDictionary(&stream, slot.input, uInt(slot.dictionaryCount))
+            }
+            guard code == Z_OK else {
+                slot.failure = GzipError(.zlib(code: code, message: "deflateReset/deflateSetDictionary"), path: path)
+                return
+            }
+            stream.next_in = slot.input + slot.dictionaryCount
+            stream.avail_in = uInt(slot.count)
+            stream.next_out = slot.output
+            stream.avail_out = uInt(slot.outputCapacity)
+            code = CZlib.deflate(&stream, slot.isLast ? Z_FINISH : Z_SYNC_FLUSH)
+            guard code == (slot.isLast ? Z_STREAM_END : Z_OK), stream.avail_in == 0, stream.avail_out > 0 else {
+                slot.failure = GzipError(.zlib(code: code, message: "deflate did not complete the block"), path: path)
+                return
+            }
+            slot.outputCount = slot.outputCapacity - Int(stream.avail_out)
+            slot.crc = crc32(0, slot.input + slot.dictionaryCount, uInt(slot.count))
+        }
     }
 }

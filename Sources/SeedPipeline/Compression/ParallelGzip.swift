@@ -23,7 +23,9 @@ public struct GzipResult: Sendable, Equatable {
 /// flush so the pieces join byte-aligned; the last block finishes the stream. The CRC-32s of the
 /// blocks are combined with `crc32_combine`. The header carries no time and no file name, and the
 /// output depends only on the input and level, never on the number of threads, so the same store
-/// always gives the same bytes. Memory is bounded by `threads × 4` blocks in flight.
+/// always gives the same bytes. One thread per core deflates, each reusing one zlib stream, while
+/// the calling thread reads, hashes and writes in order; memory is bounded by `threads × 3` blocks
+/// in flight.
 public struct ParallelGzip: Sendable {
     public static let blockSize = 128 * 1024
     static let window = 32 * 1024
@@ -54,27 +56,51 @@ public struct ParallelGzip: Sendable {
         var writer = HashingWriter(descriptor: output, path: destination)
         try writer.write(header)
         var inputHasher = SHA256()
-        let roundCapacity = threads * 4 * Self.blockSize
-        let round = UnsafeMutablePointer<UInt8>.allocate(capacity: roundCapacity)
-        defer { round.deallocate() }
-        var tail: [UInt8] = []
+        // Reading, hashing and writing here while the workers deflate the blocks read before: enough
+        // slots in flight that every worker always has a block waiting.
+        let workers = Workers(threads: threads, level: level, path: source)
+        defer { workers.stop() }
+        let slots = (0..<(threads * 3)).map { _ in Slot() }
         var crc = crc32(0, nil, 0)
         var done: Int64 = 0
-        repeat {
-            let count = try readFully(input, into: round, capacity: roundCapacity, path: source)
-            let bytes = UnsafeRawBufferPointer(start: round, count: count)
-            inputHasher.update(bufferPointer: bytes)
-            let isLastRound = done + Int64(count) >= size || count < roundCapacity
-            let blocks = try compressRound(bytes, dictionary: tail, finish: isLastRound, path: source)
-            for block in blocks {
-                crc = crc32_combine(crc, block.crc, Int(block.length))
-                try writer.write(block.output)
+        var submitted = 0
+        var taken = 0
+        var readAll = false
+        var compressed: Int64 = 0
+        var lastProgress: Int64 = 0
+        while taken < submitted || !readAll {
+            // Keep every slot busy: read and submit until all are in flight or the input ends.
+            while !readAll && submitted - taken < slots.count {
+                let slot = slots[submitted % slots.count]
+                let previous = submitted == 0 ? nil : slots[(submitted - 1) % slots.count]
+                // The dictionary: the last 32 KiB of input before this block.
+                slot.dictionaryCount = 0
+                if let previous {
+                    let tail = min(Self.window, previous.dictionaryCount + previous.count)
+                    let end = previous.input + previous.dictionaryCount + previous.count
+                    slot.input.update(from: end - tail, count: tail)
+                    slot.dictionaryCount = tail
+                }
+                slot.count = try readFully(input, into: slot.input + slot.dictionaryCount, capacity: Self.blockSize, path: source)
+                inputHasher.update(bufferPointer: slot.block)
+                done += Int64(slot.count)
+                slot.isLast = slot.count < Self.blockSize || done >= size && !hasMore(input, path: source)
+                readAll = slot.isLast
+                workers.submit(slot)
+                submitted += 1
             }
-            tail = Array((tail + Array(bytes.suffix(Self.window))).suffix(Self.window))
-            done += Int64(count)
-            progress?(done, size)
-            if isLastRound { break }
-        } while true
+            let slot = slots[taken % slots.count]
+            workers.wait(for: slot)
+            taken += 1
+            if let failure = slot.failure { throw failure }
+            crc = crc32_combine(crc, slot.crc, Int(slot.count))
+            try writer.write(UnsafeRawBufferPointer(start: slot.output, count: slot.outputCount))
+            compressed += Int64(slot.count)
+            if compressed - lastProgress >= Int64(Self.blockSize * 8) || taken == submitted && readAll {
+                lastProgress = compressed
+                progress?(compressed, size)
+            }
+        }
         var trailer = [UInt8]()
         withUnsafeBytes(of: UInt32(truncatingIfNeeded: crc).littleEndian) { trailer += $0 }
         withUnsafeBytes(of: UInt32(truncatingIfNeeded: done).littleEndian) { trailer += $0 }
@@ -88,6 +114,14 @@ public struct ParallelGzip: Sendable {
     var header: [UInt8] {
         let extra: UInt8 = level == 9 ? 2 : level == 1 ? 4 : 0
         return [0x1F, 0x8B, 0x08, 0x00, 0, 0, 0, 0, extra, 0xFF]
+    }
+
+    /// Whether the file goes on past what `fstat` said (it grew): peeks one byte and steps back.
+    private func hasMore(_ descriptor: Int32, path: String) -> Bool {
+        var byte: UInt8 = 0
+        guard read(descriptor, &byte, 1) == 1 else { return false }
+        lseek(descriptor, -1, SEEK_CUR)
+        return true
     }
 
     private func readFully(_ descriptor: Int32, into buffer: UnsafeMutablePointer<UInt8>, capacity: Int, path: String) throws(GzipError) -> Int {
@@ -118,11 +152,15 @@ struct HashingWriter {
     }
 
     mutating func write(_ bytes: [UInt8]) throws(GzipError) {
-        hasher.update(data: bytes)
-        count += Int64(bytes.count)
         let result = bytes.withUnsafeBytes { buffer in
-            Result { () throws(GzipError) in try GzipInflater.writeAll(descriptor, buffer, path: path) }
+            Result { () throws(GzipError) in try write(buffer) }
         }
         try result.get()
+    }
+
+    mutating func write(_ buffer: UnsafeRawBufferPointer) throws(GzipError) {
+        hasher.update(bufferPointer: buffer)
+        count += Int64(buffer.count)
+        try GzipInflater.writeAll(descriptor, buffer, path: path)
     }
 }
