@@ -6,7 +6,8 @@ import Glibc
 import Darwin
 #endif
 
-/// Inflates a gzip file to another file in chunks, with constant memory.
+/// Inflates a gzip file to another file in chunks, with constant memory, on two threads: one
+/// inflates while the caller's hashes (through `observe`) and writes the chunk before.
 ///
 /// Checks the header, the CRC-32 and length in the trailer, that the file is one member with
 /// nothing after it, and never writes more than `maxOutputBytes` — so a stated size bounds a
@@ -50,58 +51,17 @@ public enum GzipInflater {
         from input: Int32, path: String, to output: Int32, outputPath: String, limit: Int64?,
         observe: ((UnsafeRawBufferPointer) -> Void)?
     ) throws(GzipError) -> Int64 {
-        let inBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: chunkSize)
-        let outBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: chunkSize)
-        defer {
-            inBuffer.deallocate()
-            outBuffer.deallocate()
-        }
-        var stream = z_stream()
-        // 16 + 15: a gzip wrapper only (no zlib or raw), 32 KiB window.
-        guard czlib_inflateInit2(&stream, 16 + 15) == Z_OK else {
-            throw GzipError(.zlib(code: Z_MEM_ERROR, message: "inflateInit2 failed"), path: path)
-        }
-        defer { inflateEnd(&stream) }
+        // Inflating on a worker thread; observing (hashing) and writing here, in order.
+        let worker = Worker(input: input, path: path, limit: limit)
+        defer { worker.stop() }
         var written: Int64 = 0
-        var consumed: Int64 = 0
-        var first = true
-        while true {
-            let count = try readChunk(input, into: inBuffer, path: path)
-            if count == 0 { throw GzipError(.truncated(at: consumed), path: path) }
-            if first {
-                guard count >= 2, inBuffer[0] == 0x1F, inBuffer[1] == 0x8B else { throw GzipError(.notGzip, path: path) }
-                first = false
-            }
-            consumed += Int64(count)
-            stream.next_in = inBuffer
-            stream.avail_in = UInt32(count)
-            var code: Int32 = Z_OK
-            repeat {
-                stream.next_out = outBuffer
-                stream.avail_out = UInt32(chunkSize)
-                code = CZlib.inflate(&stream, Z_NO_FLUSH)
-                let produced = chunkSize - Int(stream.avail_out)
-                if code == Z_DATA_ERROR {
-                    let message = stream.msg.map { String(cString: $0) } ?? "invalid data"
-                    throw GzipError(message.contains("check") ? .checksumMismatch : .corrupt(message), path: path)
-                }
-                guard code == Z_OK || code == Z_STREAM_END || code == Z_BUF_ERROR else {
-                    throw GzipError(.zlib(code: code, message: stream.msg.map { String(cString: $0) } ?? ""), path: path)
-                }
-                if produced > 0 {
-                    written += Int64(produced)
-                    if let limit, written > limit { throw GzipError(.tooLarge(limit: limit), path: path) }
-                    let chunk = UnsafeRawBufferPointer(start: outBuffer, count: produced)
-                    observe?(chunk)
-                    try writeAll(output, chunk, path: outputPath)
-                }
-            } while code != Z_STREAM_END && stream.avail_out == 0
-            if code == Z_STREAM_END {
-                let more = stream.avail_in > 0 ? 1 : try readChunk(input, into: inBuffer, path: path)
-                if more > 0 { throw GzipError(.trailingData, path: path) }
-                return written
-            }
+        while let chunk = try worker.next() {
+            written += Int64(chunk.count)
+            observe?(chunk)
+            try writeAll(output, chunk, path: outputPath)
+            worker.release()
         }
+        return written
     }
 
     static func readChunk(_ descriptor: Int32, into buffer: UnsafeMutablePointer<UInt8>, path: String) throws(GzipError) -> Int {

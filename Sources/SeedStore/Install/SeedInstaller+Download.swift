@@ -82,9 +82,12 @@ extension SeedInstaller {
         guard inflated == store.bytes, storeSHA == store.sha256 else {
             throw InstallError(.checksum, "\(channel.describe(remote)): the inflated store has \(inflated) bytes with SHA-256 \(storeSHA), the manifest says \(store.bytes) with \(store.sha256)")
         }
-        try output.sync()
+        // The store reaches the disk while quick_check reads it from the page cache: one waits on the
+        // disk, the other uses a core.
+        let syncing = BackgroundWork { () throws -> Void in try output.sync() }
         run.report(.checkingStore)
         try checkStore(temporary, against: manifest, url: channel.describe(remote))
+        try syncing.value()
         try run.checkCancellation()
         if let model {
             // Stamped for the app's own model, checked entity by entity, as a new file in the folder.

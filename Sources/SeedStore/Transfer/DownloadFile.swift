@@ -19,6 +19,16 @@ public final class DownloadFile: @unchecked Sendable {
     let descriptor: Int32
     private let device: UInt64
     private let inode: UInt64
+    /// SHA-256 of the bytes written in order from the start, while every write continued the last
+    /// (a fresh download): ``digest()`` then needs no second read of the file.
+    private var running = RunningDigest()
+    private let lock = NSLock()
+
+    private struct RunningDigest {
+        var hasher = SHA256()
+        var bytes: Int64 = 0
+        var isValid = true
+    }
 
     private init(path: String, descriptor: Int32) throws(TransferError) {
         var info = stat()
@@ -74,11 +84,26 @@ public final class DownloadFile: @unchecked Sendable {
     }
 
     public func truncate(to length: Int64 = 0) throws(TransferError) {
+        lock.withLock {
+            if length == 0 {
+                running = RunningDigest()
+            } else if length != running.bytes {
+                running.isValid = false
+            }
+        }
         guard ftruncate(descriptor, off_t(length)) == 0 else { throw Self.error("cannot truncate", path) }
     }
 
     /// Writes every byte at `offset`.
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(TransferError) {
+        lock.withLock {
+            if running.isValid && offset == running.bytes {
+                running.hasher.update(bufferPointer: bytes)
+                running.bytes += Int64(bytes.count)
+            } else {
+                running.isValid = false
+            }
+        }
         var done = 0
         while done < bytes.count {
             let count = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
@@ -106,8 +131,13 @@ public final class DownloadFile: @unchecked Sendable {
         guard fsync(descriptor) == 0 else { throw Self.error("cannot sync", path) }
     }
 
-    /// Size and SHA-256 of what was written, read back through the descriptor.
+    /// Size and SHA-256 of the file: hashed as it was written when it was written from its start in
+    /// order and nothing else, else read back through the descriptor.
     public func digest() throws(TransferError) -> FileDigest {
+        let size = self.size
+        if let hashed = lock.withLock({ running.isValid && running.bytes == size ? running.hasher : nil }) {
+            return FileDigest(bytes: size, sha256: Data(hashed.finalize()).hexString)
+        }
         var hasher = SHA256()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 1)
         defer { buffer.deallocate() }
