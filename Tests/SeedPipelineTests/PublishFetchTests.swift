@@ -81,7 +81,12 @@ struct PublishFetchTests {
         bad[bad.count / 2] ^= 1
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: artifact)
         try bad.write(to: URL(fileURLWithPath: artifact))
-        #expect((#expect(throws: InstallError.self) { try trusted.install(from: channel, to: app) })?.kind == .checksum)
+        // Read where it lies (a folder channel): inflating may fail first, the message still names the checksum.
+        let flipped = #expect(throws: InstallError.self) { try trusted.install(from: channel, to: app) }
+        #expect(flipped?.kind == .checksum && flipped?.message.contains("the artifact was changed or damaged") == true, "\(String(describing: flipped))")
+        try (good + Data([0])).write(to: URL(fileURLWithPath: artifact))
+        let longer = #expect(throws: InstallError.self) { try trusted.install(from: channel, to: app) }
+        #expect(longer?.kind == .checksum && longer?.message.contains("\(good.count + 1) bytes, the manifest says \(good.count) bytes") == true, "\(String(describing: longer))")
         try good.write(to: URL(fileURLWithPath: artifact))
 
         // A changed manifest no longer matches latest.json.

@@ -1,4 +1,5 @@
 import CZlib
+import Crypto
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -25,11 +26,15 @@ extension GzipInflater {
         private var cancelled = false
         private var failure: GzipError?
         private var running = true
+        /// Hashes the compressed bytes as they are read, when asked (an artifact read from where it lies).
+        private var inputHasher: SHA256?
+        private var inputBytes: Int64 = 0
 
-        init(input: Int32, path: String, limit: Int64?) {
+        init(input: Int32, path: String, limit: Int64?, hashInput: Bool = false) {
             self.input = input
             self.path = path
             self.limit = limit
+            inputHasher = hashInput ? SHA256() : nil
             buffers = (0..<Self.depth).map { _ in .allocate(capacity: GzipInflater.chunkSize) }
             let thread = Thread { [self] in run() }
             thread.stackSize = 1 << 20
@@ -53,6 +58,13 @@ extension GzipInflater {
             }
             if let error { throw error }
             return chunk
+        }
+
+        /// Size and SHA-256 of every compressed byte read, once ``next()`` returned nil (nil unless asked).
+        var inputDigest: FileDigest? {
+            condition.withLock {
+                inputHasher.map { FileDigest(bytes: inputBytes, sha256: Data($0.finalize()).hexString) }
+            }
         }
 
         /// Gives the chunk ``next()`` returned back to the inflater.
@@ -98,6 +110,17 @@ extension GzipInflater {
             }
         }
 
+        private func readInput(into buffer: UnsafeMutablePointer<UInt8>) throws(GzipError) -> Int {
+            let count = try readChunk(input, into: buffer, path: path)
+            if inputHasher != nil {
+                condition.withLock {
+                    inputHasher!.update(bufferPointer: UnsafeRawBufferPointer(start: buffer, count: count))
+                    inputBytes += Int64(count)
+                }
+            }
+            return count
+        }
+
         private func inflateAll() throws(GzipError) {
             let inBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: chunkSize)
             defer { inBuffer.deallocate() }
@@ -111,7 +134,7 @@ extension GzipInflater {
             var consumed: Int64 = 0
             var first = true
             while true {
-                let count = try readChunk(input, into: inBuffer, path: path)
+                let count = try readInput(into: inBuffer)
                 if count == 0 { throw GzipError(.truncated(at: consumed), path: path) }
                 if first {
                     guard count >= 2, inBuffer[0] == 0x1F, inBuffer[1] == 0x8B else { throw GzipError(.notGzip, path: path) }
@@ -141,7 +164,7 @@ extension GzipInflater {
                     }
                 } while code != Z_STREAM_END && stream.avail_out == 0
                 if code == Z_STREAM_END {
-                    let more = stream.avail_in > 0 ? 1 : try readChunk(input, into: inBuffer, path: path)
+                    let more = stream.avail_in > 0 ? 1 : try readInput(into: inBuffer)
                     if more > 0 { throw GzipError(.trailingData, path: path) }
                     return
                 }

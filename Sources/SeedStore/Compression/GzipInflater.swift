@@ -47,12 +47,34 @@ public enum GzipInflater {
         return try inflate(from: source.descriptor, path: source.path, to: output.descriptor, outputPath: output.path, limit: maxOutputBytes, observe: observe)
     }
 
+    /// Inflates the gzip file at `source` (read where it lies: a folder channel's artifact) into
+    /// `output`, hashing the compressed bytes on the way.
+    /// - Returns: the bytes written, and the size and SHA-256 of the compressed file as read.
+    static func inflate(
+        file source: String, to output: DownloadFile, maxOutputBytes: Int64?, observe: ((UnsafeRawBufferPointer) -> Void)? = nil
+    ) throws(GzipError) -> (written: Int64, source: FileDigest) {
+        let input = open(source, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw GzipError(.io("cannot open: \(String(cString: strerror(errno)))"), path: source) }
+        defer { close(input) }
+        guard ftruncate(output.descriptor, 0) == 0, lseek(output.descriptor, 0, SEEK_SET) == 0 else {
+            throw GzipError(.io("cannot rewind: \(String(cString: strerror(errno)))"), path: output.path)
+        }
+        let worker = Worker(input: input, path: source, limit: maxOutputBytes, hashInput: true)
+        let written = try drain(worker, to: output.descriptor, outputPath: output.path, observe: observe)
+        return (written, worker.inputDigest ?? FileDigest(bytes: 0, sha256: ""))
+    }
+
     private static func inflate(
         from input: Int32, path: String, to output: Int32, outputPath: String, limit: Int64?,
         observe: ((UnsafeRawBufferPointer) -> Void)?
     ) throws(GzipError) -> Int64 {
-        // Inflating on a worker thread; observing (hashing) and writing here, in order.
-        let worker = Worker(input: input, path: path, limit: limit)
+        try drain(Worker(input: input, path: path, limit: limit), to: output, outputPath: outputPath, observe: observe)
+    }
+
+    /// Takes the worker's chunks in order: observing (hashing) and writing here while it inflates the next.
+    private static func drain(
+        _ worker: Worker, to output: Int32, outputPath: String, observe: ((UnsafeRawBufferPointer) -> Void)?
+    ) throws(GzipError) -> Int64 {
         defer { worker.stop() }
         var written: Int64 = 0
         while let chunk = try worker.next() {

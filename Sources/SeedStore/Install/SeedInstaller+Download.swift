@@ -17,6 +17,106 @@ extension SeedInstaller {
         into folder: InstallFolder, dataVersion: Int64, run: InstallRun, restampFor model: Model? = nil
     ) throws -> String {
         let remote = ReleasePointer.artifactPath(sha256: artifact.sha256)
+        let name = "\(folder.dataset)-\(dataVersion).sqlite"
+        let temporary = AtomicFile.temporaryPath(for: folder.path(name))
+        defer { unlink(temporary) }
+        var output: DownloadFile?
+        var hasher = SHA256()
+        var written: Int64 = 0
+        let inflate = { (inflate: (DownloadFile, (UnsafeRawBufferPointer) -> Void) throws(GzipError) -> Int64) throws -> Int64 in
+            let file = try DownloadFile.create(temporary, mode: 0o644)
+            output = file
+            run.report(.inflating, 0, of: store.bytes)
+            return try inflate(file) { chunk in
+                hasher.update(bufferPointer: chunk)
+                written += Int64(chunk.count)
+                run.report(.inflating, written, of: store.bytes)
+            }
+        }
+        let inflated: Int64
+        if case .directory = channel.location {
+            inflated = try inflateInPlace(artifact, store: store, from: channel, remote: remote, folder: folder, run: run, inflate: inflate)
+        } else {
+            inflated = try downloadAndInflate(artifact, store: store, from: channel, remote: remote, folder: folder, dataVersion: dataVersion, run: run, inflate: inflate)
+        }
+        guard let output else { throw InstallError(.checksum, "\(channel.describe(remote)): nothing inflated") }
+        try run.checkCancellation()
+        let storeSHA = Data(hasher.finalize()).hexString
+        guard inflated == store.bytes, storeSHA == store.sha256 else {
+            throw InstallError(.checksum, "\(channel.describe(remote)): the inflated store has \(inflated) bytes with SHA-256 \(storeSHA), the manifest says \(store.bytes) with \(store.sha256)")
+        }
+        // The store reaches the disk while quick_check reads it from the page cache: one waits on the
+        // disk, the other uses a core.
+        let syncing = BackgroundWork { () throws -> Void in try output.sync() }
+        run.report(.checkingStore)
+        try checkStore(temporary, against: manifest, url: channel.describe(remote))
+        try syncing.value()
+        try run.checkCancellation()
+        if let model {
+            // Stamped for the app's own model, checked entity by entity, as a new file in the folder.
+            let restamped = AtomicFile.temporaryPath(for: folder.path(name))
+            defer { unlink(restamped) }
+            do {
+                try LayoutConversion.restamp(temporary, for: model, output: restamped, outputMode: 0o444)
+            } catch {
+                throw InstallError(.model, "\(channel.describe(remote)): cannot stamp the seed for the app's model: \(error)")
+            }
+            try run.checkCancellation()
+            try AtomicFile.commit(restamped, to: folder.path(name), mode: 0o444)
+            return name
+        }
+        try AtomicFile.commit(temporary, to: folder.path(name), mode: 0o444)
+        return name
+    }
+
+    typealias Inflate = ((DownloadFile, (UnsafeRawBufferPointer) -> Void) throws(GzipError) -> Int64) throws -> Int64
+
+    /// A folder channel's artifact is inflated where it lies, hashed as it is read: no copy first.
+    /// A file of another size is refused before it is read; a failure names the checksum when the
+    /// file is not the one the manifest describes.
+    private func inflateInPlace(
+        _ artifact: Manifest.FileEntry, store: Manifest.FileEntry, from channel: ReleaseChannel, remote: String,
+        folder: InstallFolder, run: InstallRun, inflate: Inflate
+    ) throws -> Int64 {
+        folder.removeLeftovers(keeping: "")
+        let source = channel.describe(remote)
+        var status = stat()
+        guard stat(source, &status) == 0 else {
+            throw InstallError(.checksum, "\(source): cannot read the artifact (\(String(cString: strerror(errno)))); the release is incomplete")
+        }
+        func mismatch(_ digest: FileDigest) -> InstallError {
+            InstallError(.checksum, "\(source): \(digest.bytes) bytes with SHA-256 \(digest.sha256), the manifest says \(artifact.bytes) bytes with \(artifact.sha256); the artifact was changed or damaged")
+        }
+        guard Int64(status.st_size) == artifact.bytes else {
+            throw InstallError(.checksum, "\(source): \(status.st_size) bytes, the manifest says \(artifact.bytes) bytes with \(artifact.sha256); the artifact was changed or damaged")
+        }
+        try run.checkCancellation()
+        var digest: FileDigest?
+        let inflated: Int64
+        do {
+            inflated = try inflate { (file, observe) throws(GzipError) -> Int64 in
+                let (written, read) = try withoutActuallyEscaping(observe) { observe throws(GzipError) in
+                    try GzipInflater.inflate(file: source, to: file, maxOutputBytes: store.bytes, observe: observe)
+                }
+                digest = read
+                return written
+            }
+        } catch let error as GzipError {
+            if let read = try? FileDigest(of: source), read.bytes != artifact.bytes || read.sha256 != artifact.sha256 { throw mismatch(read) }
+            throw InstallError(.checksum, "\(source): \(error.reason)")
+        }
+        guard let digest, digest.bytes == artifact.bytes, digest.sha256 == artifact.sha256 else {
+            throw mismatch(digest ?? FileDigest(bytes: 0, sha256: "-"))
+        }
+        return inflated
+    }
+
+    /// Downloads the artifact into a partial file kept across failed tries (so the next goes on from
+    /// its end), checks it, and inflates it.
+    private func downloadAndInflate(
+        _ artifact: Manifest.FileEntry, store: Manifest.FileEntry, from channel: ReleaseChannel, remote: String,
+        folder: InstallFolder, dataVersion: Int64, run: InstallRun, inflate: Inflate
+    ) throws -> Int64 {
         let partialName = folder.partialName(dataVersion: dataVersion)
         folder.removeLeftovers(keeping: partialName)
         // Kept across failed attempts, so the next try goes on from its end; removed once it is used.
@@ -58,52 +158,16 @@ extension SeedInstaller {
             partial.remove()
             throw InstallError(.checksum, "\(channel.describe(remote)): \(digest?.bytes ?? 0) bytes with SHA-256 \(digest?.sha256 ?? "-"), the manifest says \(artifact.bytes) bytes with \(artifact.sha256); the artifact was changed or damaged")
         }
-        let name = "\(folder.dataset)-\(dataVersion).sqlite"
-        let temporary = AtomicFile.temporaryPath(for: folder.path(name))
-        defer { unlink(temporary) }
-        let output = try DownloadFile.create(temporary, mode: 0o644)
-        var hasher = SHA256()
-        var written: Int64 = 0
-        let inflated: Int64
-        run.report(.inflating, 0, of: store.bytes)
+        defer { partial.remove() }
         do {
-            inflated = try GzipInflater.inflate(partial, to: output, maxOutputBytes: store.bytes) {
-                hasher.update(bufferPointer: $0)
-                written += Int64($0.count)
-                run.report(.inflating, written, of: store.bytes)
+            return try inflate { (file, observe) throws(GzipError) -> Int64 in
+                try withoutActuallyEscaping(observe) { observe throws(GzipError) in
+                    try GzipInflater.inflate(partial, to: file, maxOutputBytes: store.bytes, observe: observe)
+                }
             }
-        } catch {
-            partial.remove()
+        } catch let error as GzipError {
             throw InstallError(.checksum, "\(channel.describe(remote)): \(error.reason)")
         }
-        partial.remove()
-        try run.checkCancellation()
-        let storeSHA = Data(hasher.finalize()).hexString
-        guard inflated == store.bytes, storeSHA == store.sha256 else {
-            throw InstallError(.checksum, "\(channel.describe(remote)): the inflated store has \(inflated) bytes with SHA-256 \(storeSHA), the manifest says \(store.bytes) with \(store.sha256)")
-        }
-        // The store reaches the disk while quick_check reads it from the page cache: one waits on the
-        // disk, the other uses a core.
-        let syncing = BackgroundWork { () throws -> Void in try output.sync() }
-        run.report(.checkingStore)
-        try checkStore(temporary, against: manifest, url: channel.describe(remote))
-        try syncing.value()
-        try run.checkCancellation()
-        if let model {
-            // Stamped for the app's own model, checked entity by entity, as a new file in the folder.
-            let restamped = AtomicFile.temporaryPath(for: folder.path(name))
-            defer { unlink(restamped) }
-            do {
-                try LayoutConversion.restamp(temporary, for: model, output: restamped, outputMode: 0o444)
-            } catch {
-                throw InstallError(.model, "\(channel.describe(remote)): cannot stamp the seed for the app's model: \(error)")
-            }
-            try run.checkCancellation()
-            try AtomicFile.commit(restamped, to: folder.path(name), mode: 0o444)
-            return name
-        }
-        try AtomicFile.commit(temporary, to: folder.path(name), mode: 0o444)
-        return name
     }
 
     /// `quick_check`, then the store's own metadata must say what the manifest says: the data version,
