@@ -18,7 +18,7 @@ public struct GzipResult: Sendable, Equatable {
 
 /// Compresses a file to one standard gzip member on all cores, the way `pigz` does.
 ///
-/// The input is cut into 128 KiB blocks deflated independently, each primed with the 32 KiB of
+/// The input is cut into 512 KiB blocks deflated independently, each primed with the 32 KiB of
 /// input before it as its dictionary (so the ratio stays that of one stream) and ended with a sync
 /// flush so the pieces join byte-aligned; the last block finishes the stream. The CRC-32s of the
 /// blocks are combined with `crc32_combine`. The header carries no time and no file name, and the
@@ -27,7 +27,9 @@ public struct GzipResult: Sendable, Equatable {
 /// the calling thread reads, hashes and writes in order; memory is bounded by `threads × 3` blocks
 /// in flight.
 public struct ParallelGzip: Sendable {
-    public static let blockSize = 128 * 1024
+    /// Priming each block with its dictionary costs about as much as deflating 32 KiB of it: 512 KiB
+    /// blocks measured 7% less CPU than pigz's 128 KiB on a 371 MB store, and 0.06% smaller.
+    public static let blockSize = 512 * 1024
     static let window = 32 * 1024
 
     public var level: Int32
