@@ -69,7 +69,7 @@ let benchmarks: @Sendable () -> Void = {
         let store = openCoordinator.stores[0]
         let fetch = StoreFetch(entity: "Postcode", predicate: try FetchPredicate("postcode BEGINSWITH 'AB05'"), sortDescriptors: [FetchSortDescriptor("postcode")])
         var sum = 0.0
-        for row in try store.fetch(fetch) { sum += row.values["latitude"]?.doubleValue ?? 0 }
+        for row in try store.fetch(fetch) { sum += row["latitude"]?.doubleValue ?? 0 }
         blackHole(sum)
     }
 

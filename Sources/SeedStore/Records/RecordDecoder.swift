@@ -1,27 +1,36 @@
 import Foundation
 import SeedModel
 
-/// Decodes a `Decodable` record from one managed object: keys are property names, attributes
-/// decode to Swift values, relationships to object IDs or nested records.
+/// Decodes a `Decodable` record from one managed object, or from a fetched row no object holds:
+/// keys are property names, attributes decode to Swift values, relationships to object IDs or nested records.
 ///
 /// The key `objectID` decodes the object's own ``ObjectID`` when the entity has no property of that name.
 struct RecordDecoder: Decoder {
-    let object: ManagedObject
+    let source: RecordSource
     let codingPath: [any CodingKey]
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
+    init(source: RecordSource, codingPath: [any CodingKey]) {
+        self.source = source
+        self.codingPath = codingPath
+    }
+
+    init(object: ManagedObject, codingPath: [any CodingKey]) {
+        self.init(source: .object(object), codingPath: codingPath)
+    }
+
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(ObjectDecodingContainer<Key>(object: object, codingPath: codingPath))
+        KeyedDecodingContainer(ObjectDecodingContainer<Key>(source: source, codingPath: codingPath))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         throw DecodingError.typeMismatch(
-            [Any].self, .init(codingPath: codingPath, debugDescription: "\(object.entity.name) is one object; decode it as a keyed record, or a to-many relationship as an array"))
+            [Any].self, .init(codingPath: codingPath, debugDescription: "\(source.sharedEntity.name) is one object; decode it as a keyed record, or a to-many relationship as an array"))
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
         throw DecodingError.typeMismatch(
-            StoreValue.self, .init(codingPath: codingPath, debugDescription: "\(object.entity.name) is an object; decode it as a keyed record or as an ObjectID"))
+            StoreValue.self, .init(codingPath: codingPath, debugDescription: "\(source.sharedEntity.name) is an object; decode it as a keyed record or as an ObjectID"))
     }
 }
 
@@ -56,16 +65,16 @@ enum RecordProperty {
 }
 
 struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let object: ManagedObject
+    let source: RecordSource
     let codingPath: [any CodingKey]
     /// The object's entity, held once per record rather than copied once per key.
     private let shared: SharedEntity
     private var entity: Entity { shared.entity }
 
-    init(object: ManagedObject, codingPath: [any CodingKey]) {
-        self.object = object
+    init(source: RecordSource, codingPath: [any CodingKey]) {
+        self.source = source
         self.codingPath = codingPath
-        shared = object.sharedEntity
+        shared = source.sharedEntity
     }
 
     /// Every key is "present", so an optional property with a name the entity lacks is an error too,
@@ -85,7 +94,7 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         guard case .attribute(let name, let type) = try property(key) else {
             throw mismatch(StoreValue.self, key, "it is a relationship or the object's ID, not an attribute value")
         }
-        return AttributeValueDecoder(value: object[name], name: name, type: type, entity: shared.name, parentPath: codingPath, key: key)
+        return AttributeValueDecoder(value: source.value(name), name: name, type: type, entity: shared.name, parentPath: codingPath, key: key)
     }
 
     private func pathText(_ key: Key) -> String {
@@ -94,9 +103,9 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decodeNil(forKey key: Key) throws -> Bool {
         switch try property(key) {
-        case .attribute(let name, _): return object[name].isNull
+        case .attribute(let name, _): return source.value(name).isNull
         case .relationship(let relationship):
-            return relationship.isToMany ? false : try object.object(forRelationship: relationship.name) == nil
+            return relationship.isToMany ? false : try source.object().object(forRelationship: relationship.name) == nil
         case .objectID: return false
         }
     }
@@ -134,17 +143,17 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         func path() -> [any CodingKey] { codingPath + [key] }
         switch try property(key) {
         case .objectID:
-            guard let id = object.objectID as? T else { throw mismatch(type, key, "it is the object's ObjectID") }
+            guard let id = source.objectID as? T else { throw mismatch(type, key, "it is the object's ObjectID") }
             return id
         case .attribute:
             return try attribute(key).decode(type)
         case .relationship(let relationship) where relationship.isToMany:
-            let destinations = try object.objects(forRelationship: relationship.name)
+            let destinations = try source.object().objects(forRelationship: relationship.name)
             return try T(from: RelationshipDecoder(objects: destinations, codingPath: path()))
         case .relationship(let relationship):
-            guard let destination = try object.object(forRelationship: relationship.name) else {
+            guard let destination = try source.object().object(forRelationship: relationship.name) else {
                 throw DecodingError.valueNotFound(
-                    type, .init(codingPath: path(), debugDescription: "\(object.objectID) has no \(relationship.name); make the record's property optional"))
+                    type, .init(codingPath: path(), debugDescription: "\(source.objectID) has no \(relationship.name); make the record's property optional"))
             }
             if type == ObjectID.self { return destination.objectID as! T }
             return try T(from: RecordDecoder(object: destination, codingPath: path()))
@@ -152,12 +161,12 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     private func mismatch<T>(_ type: T.Type, _ key: Key, _ reason: String) -> DecodingError {
-        .typeMismatch(type, .init(codingPath: codingPath + [key], debugDescription: "\(object.entity.name).\(key.stringValue) cannot be decoded as \(type): \(reason)"))
+        .typeMismatch(type, .init(codingPath: codingPath + [key], debugDescription: "\(shared.name).\(key.stringValue) cannot be decoded as \(type): \(reason)"))
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
         guard case .relationship(let relationship) = try property(key), !relationship.isToMany,
-            let destination = try object.object(forRelationship: relationship.name)
+            let destination = try source.object().object(forRelationship: relationship.name)
         else { throw mismatch([String: Any].self, key, "only a set to-one relationship is a nested record") }
         return try RecordDecoder(object: destination, codingPath: codingPath + [key]).container(keyedBy: type)
     }
@@ -166,9 +175,9 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         guard case .relationship(let relationship) = try property(key), relationship.isToMany else {
             throw mismatch([Any].self, key, "only a to-many relationship is a list")
         }
-        return try RelationshipDecoder(objects: try object.objects(forRelationship: relationship.name), codingPath: codingPath + [key]).unkeyedContainer()
+        return try RelationshipDecoder(objects: try source.object().objects(forRelationship: relationship.name), codingPath: codingPath + [key]).unkeyedContainer()
     }
 
-    func superDecoder() throws -> any Decoder { RecordDecoder(object: object, codingPath: codingPath) }
-    func superDecoder(forKey key: Key) throws -> any Decoder { RecordDecoder(object: object, codingPath: codingPath + [key]) }
+    func superDecoder() throws -> any Decoder { RecordDecoder(source: source, codingPath: codingPath) }
+    func superDecoder(forKey key: Key) throws -> any Decoder { RecordDecoder(source: source, codingPath: codingPath + [key]) }
 }

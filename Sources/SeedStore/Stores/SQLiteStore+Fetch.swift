@@ -6,49 +6,24 @@ extension SQLiteStore {
     public func fetch(_ request: StoreFetch) throws -> [StoreRow] {
         let table = try table(request.entity)
         guard let query = try query(request, table: table, counting: false) else { return [] }
-        let valueColumns = table.columns.filter(\.holdsObjectValue)
-        let entityColumn = table.entityColumn
+        var reader = TableRowReader(table: table)
+        let valueCount = reader.columns.count
         let sortCount = request.sortDescriptors.count
-        // Worked out once, not per row: each column's property, which one names the row's entity,
-        // which need converting (Core Data's forms), and whether two columns share a property.
-        let properties = valueColumns.map { $0.property ?? "" }
-        let entityOffset = entityColumn.flatMap { entityColumn in valueColumns.firstIndex { $0.name == entityColumn.name } }
-        let converts = valueColumns.map(table.keepsInOtherForm)
-        let sharesProperties = Set(properties).count < properties.count
         return try queue.read { db in
+            // The key, the value columns, the version, then the sort keys (see `query`).
+            let cursor = try StoreValueCursor(db, sql: query.sql, arguments: query.arguments)
             var rows: [StoreRow] = []
-            let cursor = try Row.fetchCursor(db, sql: query.sql, arguments: StatementArguments(query.arguments.map(\.databaseValue)))
-            var columns: [StoreValue] = []
-            columns.reserveCapacity(valueColumns.count + 2 + sortCount)
-            while let row = try cursor.next() {
-                columns.removeAll(keepingCapacity: true)
-                // By index: `row.databaseValues` makes each column's name as a String too, for every row.
-                for index in 0..<row.count {
-                    let value: DatabaseValue = row[index]
-                    columns.append(StoreValue(value))
+            while try cursor.next() {
+                var values: [StoreValue] = []
+                values.reserveCapacity(valueCount)
+                for index in 1..<(valueCount + 1) { values.append(cursor.value(at: index)) }
+                let version = cursor.value(at: valueCount + 1).integerValue ?? 1
+                var sortValues: [StoreValue] = []
+                if sortCount > 0 {
+                    sortValues.reserveCapacity(sortCount)
+                    for index in (valueCount + 2)..<(valueCount + 2 + sortCount) { sortValues.append(cursor.value(at: index)) }
                 }
-                var values = [String: StoreValue](minimumCapacity: valueColumns.count)
-                // A tree's row names its own entity, which may be a sub-entity of the one fetched.
-                var entity = request.entity
-                if table.isTree, let entityOffset {
-                    entity = table.entityName(from: columns[entityOffset + 1]) ?? request.entity
-                }
-                for offset in 0..<valueColumns.count {
-                    var value = columns[offset + 1]
-                    if offset == entityOffset {
-                        value = .text(entity)
-                    } else if converts[offset] {
-                        value = table.decode(value, in: valueColumns[offset])
-                    }
-                    // Two entities of a tree may each have a column for one name (Core Data's layout): the row's entity's counts.
-                    if sharesProperties, values[properties[offset]] != nil, table.column(for: properties[offset], of: entity)?.name != valueColumns[offset].name {
-                        continue
-                    }
-                    values[properties[offset]] = value
-                }
-                let version = columns[valueColumns.count + 1].integerValue ?? 1
-                let sortValues = sortCount == 0 ? [] : Array(columns[(valueColumns.count + 2)...])
-                rows.append(StoreRow(entity: entity, key: columns[0], values: values, version: version, sortValues: sortValues))
+                rows.append(reader.row(entity: request.entity, key: cursor.value(at: 0), values: values, version: version, sortValues: sortValues))
             }
             return rows
         }

@@ -1,0 +1,103 @@
+/// One stored object's values.
+///
+/// The values are kept in the order of a ``RowLayout`` that every row of a fetch shares; read them
+/// by name with the subscript (`row["latitude"]`), or all at once with ``values``.
+public struct StoreRow: Sendable, Hashable {
+    public var entity: String
+    public var key: StoreValue
+    /// The optimistic-locking counter (Core Data's `Z_OPT`): 1 when inserted, +1 on each saved update.
+    public var version: Int64
+    /// The values of the request's sort keys, so results from several stores can be merged.
+    public var sortValues: [StoreValue]
+    var storage: RowValues
+
+    /// A row whose values follow a layout shared with other rows: what a store's fetch makes.
+    /// - Parameter columns: One value for each of the layout's ``RowLayout/names``, in order.
+    public init(entity: String, key: StoreValue, layout: RowLayout, columns: [StoreValue], version: Int64, sortValues: [StoreValue] = []) {
+        precondition(columns.count == layout.names.count, "a row needs one value for each name of its layout")
+        self.entity = entity
+        self.key = key
+        self.version = version
+        self.sortValues = sortValues
+        storage = RowValues(layout: layout, columns: columns)
+    }
+
+    /// A row from values by name (its layout is made for it alone).
+    public init(entity: String, key: StoreValue, values: [String: StoreValue], version: Int64, sortValues: [StoreValue] = []) {
+        self.entity = entity
+        self.key = key
+        self.version = version
+        self.sortValues = sortValues
+        storage = RowValues(values)
+    }
+
+    /// The names of ``columns``, shared by the rows of one fetch.
+    public var layout: RowLayout { storage.layout }
+    /// The values in the order of ``layout``.
+    public var columns: [StoreValue] { storage.columns }
+
+    /// Persistent attributes, and to-one relationships stored on this side (the destination's key),
+    /// by name: nil for a name the row has no value for.
+    public subscript(name: String) -> StoreValue? {
+        get { storage[name] }
+        set { storage[name] = newValue }
+    }
+
+    /// Persistent attributes, and to-one relationships stored on this side (the destination's key), by name.
+    ///
+    /// Made on each use: read single values through the subscript.
+    public var values: [String: StoreValue] {
+        get { storage.dictionary }
+        set { storage = RowValues(newValue) }
+    }
+
+    // By name, as the values read: two rows laid out differently can be equal.
+    public static func == (lhs: StoreRow, rhs: StoreRow) -> Bool {
+        lhs.entity == rhs.entity && lhs.key == rhs.key && lhs.version == rhs.version && lhs.sortValues == rhs.sortValues
+            && lhs.values == rhs.values
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(entity)
+        hasher.combine(key)
+        hasher.combine(version)
+        hasher.combine(sortValues)
+        hasher.combine(values)
+    }
+}
+
+/// Values by name, kept as an array in the order of a shared ``RowLayout``: a stored row's, or a
+/// managed object's as last read or saved.
+struct RowValues: Sendable {
+    let layout: RowLayout
+    private(set) var columns: [StoreValue]
+
+    static let empty = RowValues(layout: RowLayout(names: []), columns: [])
+
+    init(layout: RowLayout, columns: [StoreValue]) {
+        self.layout = layout
+        self.columns = columns
+    }
+
+    init(_ values: [String: StoreValue]) {
+        // Sorted, so two rows made from equal dictionaries have equal layouts.
+        let names = values.keys.sorted()
+        layout = RowLayout(names: names)
+        columns = names.map { values[$0]! }
+    }
+
+    subscript(name: String) -> StoreValue? {
+        get { layout.index(of: name).map { columns[$0] } }
+        set {
+            if let newValue, let index = layout.index(of: name) {
+                columns[index] = newValue
+            } else {
+                var values = dictionary
+                values[name] = newValue
+                self = RowValues(values)
+            }
+        }
+    }
+
+    var dictionary: [String: StoreValue] { layout.positions.mapValues { columns[$0] } }
+}
