@@ -193,7 +193,8 @@ struct FetchedRows {
     /// Calls `body` with each row, its store and the store's identifier, in order.
     func forEach(_ body: (StoreRow, any PersistentStore, String) throws -> Void) rethrows {
         if stores.count == 1 {
-            for index in single.indices { try body(single[index], stores[0], identifiers[0]) }
+            let (store, identifier) = (stores[0], identifiers[0])
+            for index in single.indices { try body(single[index], store, identifier) }
         } else {
             for index in merged.indices { try body(merged[index].row, stores[merged[index].order], identifiers[merged[index].order]) }
         }

@@ -36,15 +36,18 @@ extension ObjectContext {
         let rows = try fetchRows(request)
         var records: [Record] = []
         records.reserveCapacity(rows.count)
+        var origin: RowOrigin?
         try rows.forEach { row, store, identifier in
             // A registered object wins, with its unsaved changes (and is left out when deleted here),
             // as fetch(_:) gives it; other rows are decoded as they are, without making an object.
-            if let object = registered[ObjectID(entity: row.entity, storeIdentifier: identifier, key: row.key)] {
+            if !registered.isEmpty, let object = registered[ObjectID(entity: row.entity, storeIdentifier: identifier, key: row.key)] {
                 if !object.isDeleted { records.append(try object.decode(type)) }
                 return
             }
-            let fetched = RecordSource.FetchedRow(row: row, entity: sharedEntity(of: row, known: rows.entity), store: store, storeIdentifier: identifier, context: self)
-            records.append(try Record(from: RecordDecoder(source: .row(fetched), codingPath: [])))
+            if origin?.holds(row, of: store) != true {
+                origin = RowOrigin(entity: sharedEntity(of: row, known: rows.entity), layout: row.layout, store: store, storeIdentifier: identifier, context: self)
+            }
+            records.append(try Record(from: RecordDecoder(source: .row(row, origin!), codingPath: [])))
         }
         return records
     }

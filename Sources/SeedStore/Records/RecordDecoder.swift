@@ -89,12 +89,18 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try RecordProperty(key.stringValue, of: shared, record: "decoding \(pathText(key))")
     }
 
-    /// The decoder of the attribute `key` names; an error for another kind of property.
+    /// The decoder of the attribute `key` names, or nil when it names none: one look-up of the name.
+    private func attributeIfAny(_ key: Key) -> AttributeValueDecoder? {
+        let name = key.stringValue
+        guard let (value, type) = source.attribute(name) else { return nil }
+        return AttributeValueDecoder(value: value, name: name, type: type, entity: shared.name, parentPath: codingPath, key: key)
+    }
+
+    /// The decoder of the attribute `key` names; an error for another kind of property or an unknown name.
     private func attribute(_ key: Key) throws -> AttributeValueDecoder {
-        guard case .attribute(let name, let type) = try property(key) else {
-            throw mismatch(StoreValue.self, key, "it is a relationship or the object's ID, not an attribute value")
-        }
-        return AttributeValueDecoder(value: source.value(name), name: name, type: type, entity: shared.name, parentPath: codingPath, key: key)
+        if let decoder = attributeIfAny(key) { return decoder }
+        _ = try property(key)
+        throw mismatch(StoreValue.self, key, "it is a relationship or the object's ID, not an attribute value")
     }
 
     private func pathText(_ key: Key) -> String {
@@ -103,7 +109,7 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decodeNil(forKey key: Key) throws -> Bool {
         switch try property(key) {
-        case .attribute(let name, _): return source.value(name).isNull
+        case .attribute(let name, _): return source.attribute(name)?.value.isNull ?? true
         case .relationship(let relationship):
             return relationship.isToMany ? false : try source.object().object(forRelationship: relationship.name) == nil
         case .objectID: return false
@@ -135,7 +141,7 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try attribute(key).decodeIfPresent(type) }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        if case .attribute = try property(key) { return try attribute(key).decodeIfPresent(type) }
+        if let decoder = attributeIfAny(key) { return try decoder.decodeIfPresent(type) }
         return try decodeNil(forKey: key) ? nil : try decodeValue(type, forKey: key)
     }
 

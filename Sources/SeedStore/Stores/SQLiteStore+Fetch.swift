@@ -23,7 +23,7 @@ extension SQLiteStore {
                     sortValues.reserveCapacity(sortCount)
                     for index in (valueCount + 2)..<(valueCount + 2 + sortCount) { sortValues.append(cursor.value(at: index)) }
                 }
-                rows.append(reader.row(entity: request.entity, key: cursor.value(at: 0), values: values, version: version, sortValues: sortValues))
+                rows.append(reader.row(entity: request.entity, key: cursor.value(at: 0), values: consume values, version: version, sortValues: sortValues))
             }
             return rows
         }

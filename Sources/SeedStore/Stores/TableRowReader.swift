@@ -34,9 +34,10 @@ struct TableRowReader {
     }
 
     /// A row of `values` read in the order of ``columns``, in their stored forms.
-    /// - Parameter entity: The entity fetched; a tree's row names its own, which may be a sub-entity.
-    mutating func row(entity fetched: String, key: StoreValue, values: [StoreValue], version: Int64, sortValues: [StoreValue] = []) -> StoreRow {
-        var values = values
+    /// - Parameters:
+    ///   - entity: The entity fetched; a tree's row names its own, which may be a sub-entity.
+    ///   - values: Taken, not copied: converted in place.
+    mutating func row(entity fetched: String, key: StoreValue, values: consuming [StoreValue], version: Int64, sortValues: [StoreValue] = []) -> StoreRow {
         var entity = fetched
         if let entityOffset {
             if table.isTree { entity = entityNames[values[entityOffset]] ?? fetched }
