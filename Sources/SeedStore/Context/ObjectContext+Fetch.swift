@@ -48,8 +48,8 @@ extension ObjectContext {
         rows.sort { lhs, rhs in
             for (index, descriptor) in request.sortDescriptors.enumerated() {
                 // A custom store may return fewer sort values than asked; treat missing ones as nil.
-                let left = index < lhs.row.sortValues.count ? lhs.row.sortValues[index] : .null
-                let right = index < rhs.row.sortValues.count ? rhs.row.sortValues[index] : .null
+                let left = lhs.row.sortValue(at: index) ?? .null
+                let right = rhs.row.sortValue(at: index) ?? .null
                 if left != right { return descriptor.ascending ? left < right : right < left }
             }
             return lhs.order != rhs.order ? lhs.order < rhs.order : lhs.row.key < rhs.row.key

@@ -7,34 +7,49 @@ public struct StoreRow: Sendable, Hashable {
     public var key: StoreValue
     /// The optimistic-locking counter (Core Data's `Z_OPT`): 1 when inserted, +1 on each saved update.
     public var version: Int64
-    /// The values of the request's sort keys, so results from several stores can be merged.
-    public var sortValues: [StoreValue]
+    /// The values in the layout's order, then the sort values: one array a row.
     var storage: RowValues
 
     /// A row whose values follow a layout shared with other rows: what a store's fetch makes.
     /// - Parameter columns: One value for each of the layout's ``RowLayout/names``, in order.
     public init(entity: String, key: StoreValue, layout: RowLayout, columns: [StoreValue], version: Int64, sortValues: [StoreValue] = []) {
         precondition(columns.count == layout.names.count, "a row needs one value for each name of its layout")
-        self.entity = entity
-        self.key = key
-        self.version = version
-        self.sortValues = sortValues
-        storage = RowValues(layout: layout, columns: columns)
+        self.init(entity: entity, key: key, storage: RowValues(layout: layout, columns: sortValues.isEmpty ? columns : columns + sortValues), version: version)
     }
 
     /// A row from values by name (its layout is made for it alone).
     public init(entity: String, key: StoreValue, values: [String: StoreValue], version: Int64, sortValues: [StoreValue] = []) {
+        var storage = RowValues(values)
+        storage.sortValues = sortValues
+        self.init(entity: entity, key: key, storage: storage, version: version)
+    }
+
+    /// A row whose storage holds the layout's values followed by the sort values.
+    init(entity: String, key: StoreValue, storage: RowValues, version: Int64) {
         self.entity = entity
         self.key = key
         self.version = version
-        self.sortValues = sortValues
-        storage = RowValues(values)
+        self.storage = storage
     }
 
     /// The names of ``columns``, shared by the rows of one fetch.
     public var layout: RowLayout { storage.layout }
+
     /// The values in the order of ``layout``.
-    public var columns: [StoreValue] { storage.columns }
+    public var columns: [StoreValue] {
+        storage.sortValueCount == 0 ? storage.columns : Array(storage.columns.prefix(storage.layout.names.count))
+    }
+
+    /// The values of the request's sort keys, so results from several stores can be merged.
+    public var sortValues: [StoreValue] {
+        get { storage.sortValues }
+        set { storage.sortValues = newValue }
+    }
+
+    /// The value of the request's sort key at `index`, nil past the last (without making ``sortValues``).
+    func sortValue(at index: Int) -> StoreValue? {
+        index < storage.sortValueCount ? storage.columns[storage.layout.names.count + index] : nil
+    }
 
     /// Persistent attributes, and to-one relationships stored on this side (the destination's key),
     /// by name: nil for a name the row has no value for.
@@ -48,7 +63,7 @@ public struct StoreRow: Sendable, Hashable {
     /// Made on each use: read single values through the subscript.
     public var values: [String: StoreValue] {
         get { storage.dictionary }
-        set { storage = RowValues(newValue) }
+        set { storage.setValues(newValue) }
     }
 
     // By name, as the values read: two rows laid out differently can be equal.
@@ -67,7 +82,7 @@ public struct StoreRow: Sendable, Hashable {
 }
 
 /// Values by name, kept as an array in the order of a shared ``RowLayout``: a stored row's, or a
-/// managed object's as last read or saved.
+/// managed object's as last read or saved. A fetched row's sort values follow the layout's values.
 struct RowValues: Sendable {
     let layout: RowLayout
     private(set) var columns: [StoreValue]
@@ -86,6 +101,24 @@ struct RowValues: Sendable {
         columns = names.map { values[$0]! }
     }
 
+    /// How many values follow the layout's (a fetched row's sort values).
+    var sortValueCount: Int { columns.count - layout.names.count }
+
+    var sortValues: [StoreValue] {
+        get { Array(columns.suffix(sortValueCount)) }
+        set {
+            columns.removeLast(sortValueCount)
+            columns += newValue
+        }
+    }
+
+    /// Replaces the values by name, keeping the sort values that follow them.
+    mutating func setValues(_ values: [String: StoreValue]) {
+        let sortValues = self.sortValues
+        self = RowValues(values)
+        self.sortValues = sortValues
+    }
+
     subscript(name: String) -> StoreValue? {
         get { layout.index(of: name).map { columns[$0] } }
         set {
@@ -94,7 +127,7 @@ struct RowValues: Sendable {
             } else {
                 var values = dictionary
                 values[name] = newValue
-                self = RowValues(values)
+                setValues(values)
             }
         }
     }

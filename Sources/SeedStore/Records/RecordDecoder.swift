@@ -96,6 +96,12 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return AttributeValueDecoder(value: value, name: name, type: type, entity: shared.name, parentPath: codingPath, key: key)
     }
 
+    /// The value of the attribute `key` names, nil when it names none: text and numbers as stored are
+    /// returned from it without making an ``AttributeValueDecoder`` (conversions and errors are its).
+    private func storedValue(_ key: Key) -> StoreValue? {
+        source.attribute(key.stringValue)?.value
+    }
+
     /// The decoder of the attribute `key` names; an error for another kind of property or an unknown name.
     private func attribute(_ key: Key) throws -> AttributeValueDecoder {
         if let decoder = attributeIfAny(key) { return decoder }
@@ -118,8 +124,14 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     // The standard types are attribute values, decoded directly.
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try attribute(key).decode(type) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try attribute(key).decode(type) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try attribute(key).decode(type) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        if case .text(let text)? = storedValue(key) { return text }
+        return try attribute(key).decode(type)
+    }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        if case .real(let number)? = storedValue(key) { return number }
+        return try attribute(key).decode(type)
+    }
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try attribute(key).decode(type) }
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try attribute(key).decode(type) }
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try attribute(key).decode(type) }
@@ -135,8 +147,20 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     // Optional attributes in one look-up of the property, instead of decodeNil's and decode's two.
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try attribute(key).decodeIfPresent(type) }
-    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try attribute(key).decodeIfPresent(type) }
-    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try attribute(key).decodeIfPresent(type) }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        switch storedValue(key) {
+        case .text(let text)?: return text
+        case .null?: return nil
+        default: return try attribute(key).decodeIfPresent(type)
+        }
+    }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        switch storedValue(key) {
+        case .real(let number)?: return number
+        case .null?: return nil
+        default: return try attribute(key).decodeIfPresent(type)
+        }
+    }
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try attribute(key).decodeIfPresent(type) }
     func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try attribute(key).decodeIfPresent(type) }
 

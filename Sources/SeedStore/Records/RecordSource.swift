@@ -4,7 +4,23 @@ import SeedModel
 /// fetched row that no object of the context holds, decoded without making one.
 enum RecordSource {
     case object(ManagedObject)
-    case row(StoreRow, RowOrigin)
+    case row(RowRecord, RowOrigin)
+
+    /// What a record needs of a row: copied into each decoding container, so only the row's values
+    /// array and its identity (no layout or sort values of its own; the origin has the layout).
+    struct RowRecord {
+        let entity: String
+        let key: StoreValue
+        let version: Int64
+        let columns: [StoreValue]
+
+        init(_ row: StoreRow) {
+            entity = row.entity
+            key = row.key
+            version = row.version
+            columns = row.storage.columns
+        }
+    }
 
     var sharedEntity: SharedEntity {
         switch self {
@@ -22,7 +38,7 @@ enum RecordSource {
         case .row(let row, let origin):
             // One look-up of the name: its type and its place in the rows, worked out per fetch.
             guard let field = origin.attributes[name] else { return nil }
-            return (field.index.map { row.storage.columns[$0] } ?? .null, field.type)
+            return (field.index.map { row.columns[$0] } ?? .null, field.type)
         }
     }
 
@@ -36,8 +52,10 @@ enum RecordSource {
     /// The context's object: relationships are read through it, as ``ManagedObject/object(forRelationship:)`` does.
     func object() -> ManagedObject {
         switch self {
-        case .object(let object): object
-        case .row(let row, let origin): origin.context.register(row, store: origin.store, storeIdentifier: origin.storeIdentifier, entity: origin.entity)
+        case .object(let object): return object
+        case .row(let row, let origin):
+            let stored = StoreRow(entity: row.entity, key: row.key, storage: RowValues(layout: origin.layout, columns: row.columns), version: row.version)
+            return origin.context.register(stored, store: origin.store, storeIdentifier: origin.storeIdentifier, entity: origin.entity)
         }
     }
 }

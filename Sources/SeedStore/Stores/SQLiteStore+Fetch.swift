@@ -14,16 +14,13 @@ extension SQLiteStore {
             let cursor = try StoreValueCursor(db, sql: query.sql, arguments: query.arguments)
             var rows: [StoreRow] = []
             while try cursor.next() {
+                // One array a row: the values, then the sort values.
                 var values: [StoreValue] = []
-                values.reserveCapacity(valueCount)
+                values.reserveCapacity(valueCount + sortCount)
                 for index in 1..<(valueCount + 1) { values.append(cursor.value(at: index)) }
+                for index in (valueCount + 2)..<(valueCount + 2 + sortCount) { values.append(cursor.value(at: index)) }
                 let version = cursor.value(at: valueCount + 1).integerValue ?? 1
-                var sortValues: [StoreValue] = []
-                if sortCount > 0 {
-                    sortValues.reserveCapacity(sortCount)
-                    for index in (valueCount + 2)..<(valueCount + 2 + sortCount) { sortValues.append(cursor.value(at: index)) }
-                }
-                rows.append(reader.row(entity: request.entity, key: cursor.value(at: 0), values: consume values, version: version, sortValues: sortValues))
+                rows.append(reader.row(entity: request.entity, key: cursor.value(at: 0), values: consume values, version: version))
             }
             return rows
         }

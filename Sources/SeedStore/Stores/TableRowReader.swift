@@ -36,8 +36,8 @@ struct TableRowReader {
     /// A row of `values` read in the order of ``columns``, in their stored forms.
     /// - Parameters:
     ///   - entity: The entity fetched; a tree's row names its own, which may be a sub-entity.
-    ///   - values: Taken, not copied: converted in place.
-    mutating func row(entity fetched: String, key: StoreValue, values: consuming [StoreValue], version: Int64, sortValues: [StoreValue] = []) -> StoreRow {
+    ///   - values: Taken, not copied: converted in place. The request's sort values may follow the columns' values.
+    mutating func row(entity fetched: String, key: StoreValue, values: consuming [StoreValue], version: Int64) -> StoreRow {
         var entity = fetched
         if let entityOffset {
             if table.isTree { entity = entityNames[values[entityOffset]] ?? fetched }
@@ -46,7 +46,7 @@ struct TableRowReader {
         for (offset, convert) in conversions {
             values[offset] = convert(values[offset])
         }
-        return StoreRow(entity: entity, key: key, layout: layout(of: entity), columns: values, version: version, sortValues: sortValues)
+        return StoreRow(entity: entity, key: key, storage: RowValues(layout: layout(of: entity), columns: values), version: version)
     }
 
     /// The layout of a row of `entity`: where two columns have one name, the one the entity (or an ancestor) declares.
