@@ -47,7 +47,7 @@ extension ObjectContext {
             if origin?.holds(row, of: store) != true {
                 origin = RowOrigin(entity: sharedEntity(of: row, known: rows.entity), layout: row.layout, store: store, storeIdentifier: identifier, context: self)
             }
-            records.append(try Record(from: RecordDecoder(source: .row(RecordSource.RowRecord(row), origin!), codingPath: [])))
+            records.append(try Record(from: RecordDecoder(source: .row(RowRecord(row: row, origin: origin!)), codingPath: [])))
         }
         return records
     }

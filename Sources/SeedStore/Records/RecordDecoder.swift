@@ -67,14 +67,13 @@ enum RecordProperty {
 struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let source: RecordSource
     let codingPath: [any CodingKey]
-    /// The object's entity, held once per record rather than copied once per key.
-    private let shared: SharedEntity
+    /// The object's entity, reached through the source rather than held: the container is copied for every key.
+    private var shared: SharedEntity { source.sharedEntity }
     private var entity: Entity { shared.entity }
 
     init(source: RecordSource, codingPath: [any CodingKey]) {
         self.source = source
         self.codingPath = codingPath
-        shared = source.sharedEntity
     }
 
     /// Every key is "present", so an optional property with a name the entity lacks is an error too,

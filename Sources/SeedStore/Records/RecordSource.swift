@@ -2,30 +2,17 @@ import SeedModel
 
 /// What a record is decoded from: an object of the context (its unsaved changes included), or a
 /// fetched row that no object of the context holds, decoded without making one.
+///
+/// One reference either way: the standard library's keyed container box copies its container for
+/// every key decoded, and a copy of this is one retain.
 enum RecordSource {
     case object(ManagedObject)
-    case row(RowRecord, RowOrigin)
-
-    /// What a record needs of a row: copied into each decoding container, so only the row's values
-    /// array and its identity (no layout or sort values of its own; the origin has the layout).
-    struct RowRecord {
-        let entity: String
-        let key: StoreValue
-        let version: Int64
-        let columns: [StoreValue]
-
-        init(_ row: StoreRow) {
-            entity = row.entity
-            key = row.key
-            version = row.version
-            columns = row.storage.columns
-        }
-    }
+    case row(RowRecord)
 
     var sharedEntity: SharedEntity {
         switch self {
         case .object(let object): object.sharedEntity
-        case .row(_, let origin): origin.entity
+        case .row(let record): record.origin.entity
         }
     }
 
@@ -35,28 +22,50 @@ enum RecordSource {
         case .object(let object):
             guard let type = object.sharedEntity.attributeTypes[name] else { return nil }
             return (object[name], type)
-        case .row(let row, let origin):
-            // One look-up of the name: its type and its place in the rows, worked out per fetch.
-            guard let field = origin.attributes[name] else { return nil }
-            return (field.index.map { row.columns[$0] } ?? .null, field.type)
+        case .row(let record):
+            guard let field = record.field(name) else { return nil }
+            return (field.index.map { record.row.storage.columns[$0] } ?? .null, field.type)
         }
     }
 
     var objectID: ObjectID {
         switch self {
         case .object(let object): object.objectID
-        case .row(let row, let origin): ObjectID(entity: row.entity, storeIdentifier: origin.storeIdentifier, key: row.key)
+        case .row(let record): ObjectID(entity: record.row.entity, storeIdentifier: record.origin.storeIdentifier, key: record.row.key)
         }
     }
 
     /// The context's object: relationships are read through it, as ``ManagedObject/object(forRelationship:)`` does.
     func object() -> ManagedObject {
         switch self {
-        case .object(let object): return object
-        case .row(let row, let origin):
-            let stored = StoreRow(entity: row.entity, key: row.key, storage: RowValues(layout: origin.layout, columns: row.columns), version: row.version)
-            return origin.context.register(stored, store: origin.store, storeIdentifier: origin.storeIdentifier, entity: origin.entity)
+        case .object(let object): object
+        case .row(let record): record.origin.context.register(record.row, store: record.origin.store, storeIdentifier: record.origin.storeIdentifier, entity: record.origin.entity)
         }
+    }
+}
+
+/// One fetched row being decoded as a record.
+final class RowRecord {
+    let row: StoreRow
+    let origin: RowOrigin
+    /// How many attributes the record has looked up so far.
+    private var lookups = 0
+
+    init(row: StoreRow, origin: RowOrigin) {
+        self.row = row
+        self.origin = origin
+    }
+
+    /// The type and position of an attribute, or nil when the entity has none of that name.
+    ///
+    /// A record type asks for its keys in the same order for every row: the n-th key of the first
+    /// record is remembered, and a later record asking for the same name there skips hashing it.
+    func field(_ name: String) -> RowOrigin.Field? {
+        defer { lookups += 1 }
+        if lookups < origin.keyOrder.count, origin.keyOrder[lookups].name == name { return origin.keyOrder[lookups].field }
+        let field = origin.attributes[name]
+        if lookups == origin.keyOrder.count { origin.keyOrder.append((name, field)) }
+        return field
     }
 }
 
@@ -64,13 +73,17 @@ enum RecordSource {
 /// layout in a fetch: what turns a row into an object when a record reads a relationship, and
 /// each attribute's type and position in the rows.
 final class RowOrigin {
+    typealias Field = (type: AttributeType, index: Int?)
+
     let entity: SharedEntity
     let layout: RowLayout
     let store: any PersistentStore
     let storeIdentifier: String
     /// Held strongly while records decode (a record's relationship registers the row's object in it).
     let context: ObjectContext
-    let attributes: [String: (type: AttributeType, index: Int?)]
+    let attributes: [String: Field]
+    /// The names the first record looked up, in order, with what they found (see ``RowRecord/field(_:)``).
+    var keyOrder: [(name: String, field: Field?)] = []
 
     init(entity: SharedEntity, layout: RowLayout, store: any PersistentStore, storeIdentifier: String, context: ObjectContext) {
         self.entity = entity
