@@ -37,6 +37,7 @@ extension ObjectContext {
         var records: [Record] = []
         records.reserveCapacity(rows.count)
         var origin: RowOrigin?
+        var record: RowRecord?
         try rows.forEach { row, store, identifier in
             // A registered object wins, with its unsaved changes (and is left out when deleted here),
             // as fetch(_:) gives it; other rows are decoded as they are, without making an object.
@@ -47,7 +48,8 @@ extension ObjectContext {
             if origin?.holds(row, of: store) != true {
                 origin = RowOrigin(entity: sharedEntity(of: row, known: rows.entity), layout: row.layout, store: store, storeIdentifier: identifier, context: self)
             }
-            records.append(try Record(from: RecordDecoder(source: .row(RowRecord(row: row, origin: origin!)), codingPath: [])))
+            let source = RecordSource.row(RowRecord.next(&record, row: row, origin: origin!))
+            records.append(try Record(from: RecordDecoder(source: source, codingPath: [])))
         }
         return records
     }

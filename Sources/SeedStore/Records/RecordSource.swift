@@ -46,14 +46,27 @@ enum RecordSource {
 
 /// One fetched row being decoded as a record.
 final class RowRecord {
-    let row: StoreRow
+    private(set) var row: StoreRow
     let origin: RowOrigin
     /// How many attributes the record has looked up so far.
     private var lookups = 0
 
-    init(row: StoreRow, origin: RowOrigin) {
+    private init(row: StoreRow, origin: RowOrigin) {
         self.row = row
         self.origin = origin
+    }
+
+    /// The record for the next row of a fetch: the previous one reused when nothing kept it (a
+    /// record type that keeps its decoder keeps its own), else a new one.
+    static func next(_ previous: inout RowRecord?, row: StoreRow, origin: RowOrigin) -> RowRecord {
+        if isKnownUniquelyReferenced(&previous), let record = previous, record.origin === origin {
+            record.row = row
+            record.lookups = 0
+            return record
+        }
+        let record = RowRecord(row: row, origin: origin)
+        previous = record
+        return record
     }
 
     /// The type and position of an attribute, or nil when the entity has none of that name.
