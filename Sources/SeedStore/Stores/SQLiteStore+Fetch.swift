@@ -8,17 +8,21 @@ extension SQLiteStore {
         guard let query = try query(request, table: table, counting: false) else { return [] }
         var reader = TableRowReader(table: table)
         let valueCount = reader.columns.count
-        let sortCount = request.sortDescriptors.count
         return try queue.read { db in
-            // The key, the value columns, the version, then the sort keys (see `query`).
+            // The key, the value columns, the version, then the sort keys that are not value columns (see `query`).
             let cursor = try StoreValueCursor(db, sql: query.sql, arguments: query.arguments)
             var rows: [StoreRow] = []
             while try cursor.next() {
                 // One array a row: the values, then the sort values.
                 var values: [StoreValue] = []
-                values.reserveCapacity(valueCount + sortCount)
+                values.reserveCapacity(valueCount + query.sortSources.count)
                 for index in 1..<(valueCount + 1) { values.append(cursor.value(at: index)) }
-                for index in (valueCount + 2)..<(valueCount + 2 + sortCount) { values.append(cursor.value(at: index)) }
+                for source in query.sortSources {
+                    switch source {
+                    case .value(let offset): values.append(values[offset])
+                    case .selected(let index): values.append(cursor.value(at: index))
+                    }
+                }
                 let version = cursor.value(at: valueCount + 1).integerValue ?? 1
                 rows.append(reader.row(entity: request.entity, key: cursor.value(at: 0), values: consume values, version: version))
             }
@@ -34,8 +38,15 @@ extension SQLiteStore {
         }
     }
 
+    /// Where a fetched row's sort value comes from: a value column already read (the common sort by
+    /// an attribute, not read twice), or a column of its own in the SELECT.
+    private enum SortSource {
+        case value(Int)
+        case selected(Int)
+    }
+
     /// The SELECT for a fetch, or nil when it cannot match anything (an empty key list).
-    private func query(_ request: StoreFetch, table: EntityTable, counting: Bool) throws -> (sql: String, arguments: [StoreValue])? {
+    private func query(_ request: StoreFetch, table: EntityTable, counting: Bool) throws -> (sql: String, arguments: [StoreValue], sortSources: [SortSource])? {
         var joins: [String] = []
         var conditions: [String] = []
         var arguments: [StoreValue] = []
@@ -64,18 +75,19 @@ extension SQLiteStore {
         let from = " FROM \(quoteIdentifier(table.name)) AS t0" + joins.map { " " + $0 }.joined()
         if counting {
             let inner = "SELECT 1" + from + whereClause + limitClause(request, arguments: &arguments)
-            return ("SELECT count(*) FROM (\(inner))", arguments)
+            return ("SELECT count(*) FROM (\(inner))", arguments, [])
         }
-        var columns = [key]
-        for column in table.columns where column.holdsObjectValue {
-            columns.append("t0.\(quoteIdentifier(column.name))")
+        let valueColumns = table.columns.filter(\.holdsObjectValue).map { "t0.\(quoteIdentifier($0.name))" }
+        var columns = [key] + valueColumns + [versionExpression(table: table, alias: "t0")]
+        let sortSources = sortColumns.map { sortColumn in
+            if let offset = valueColumns.firstIndex(of: sortColumn) { return SortSource.value(offset) }
+            columns.append(sortColumn)
+            return .selected(columns.count - 1)
         }
-        columns.append(versionExpression(table: table, alias: "t0"))
-        columns += sortColumns
         let orderTerms = zip(sortColumns, request.sortDescriptors).map { "\($0) \($1.ascending ? "ASC" : "DESC")" } + [key]
         let sql = "SELECT " + columns.joined(separator: ", ") + from + whereClause
             + " ORDER BY " + orderTerms.joined(separator: ", ") + limitClause(request, arguments: &arguments)
-        return (sql, arguments)
+        return (sql, arguments, sortSources)
     }
 
     private func limitClause(_ request: StoreFetch, arguments: inout [StoreValue]) -> String {

@@ -25,10 +25,7 @@ struct TableRowReader {
         self.table = table
         self.columns = columns
         entityOffset = table.entityColumn.flatMap { entityColumn in columns.firstIndex { $0.name == entityColumn.name } }
-        conversions = columns.indices.filter { table.keepsInOtherForm(columns[$0]) }.map { offset in
-            let column = columns[offset]
-            return (offset, { value in table.decode(value, in: column) })
-        }
+        conversions = columns.indices.compactMap { offset in table.readConversion(for: columns[offset]).map { (offset, $0) } }
         entityNames = table.isTree ? Dictionary(table.members.map { (table.entityValue($0), $0) }, uniquingKeysWith: { first, _ in first }) : [:]
         sharedLayout = Set(names).count == names.count ? RowLayout(names: names) : nil
     }
