@@ -34,24 +34,28 @@ extension ObjectContext {
             entity: recordEntityName(type, entity), predicate: predicate, sortDescriptors: sortDescriptors, fetchLimit: limit, fetchOffset: offset)
         if parent != nil { return try fetch(request).map { try $0.decode(type) } }
         let rows = try fetchRows(request)
-        var records: [Record] = []
-        records.reserveCapacity(rows.count)
         var origin: RowOrigin?
         var record: RowRecord?
-        try rows.forEach { row, store, identifier in
-            // A registered object wins, with its unsaved changes (and is left out when deleted here),
-            // as fetch(_:) gives it; other rows are decoded as they are, without making an object.
-            if !registered.isEmpty, let object = registered[ObjectID(entity: row.entity, storeIdentifier: identifier, key: row.key)] {
-                if !object.isDeleted { records.append(try object.decode(type)) }
-                return
+        // Written in place: appending to an array of a generic element type looks the array's type up each time.
+        return try [Record](unsafeUninitializedCapacity: rows.count) { records, count in
+            try rows.forEach { row, store, identifier in
+                let decoded: Record
+                // A registered object wins, with its unsaved changes (and is left out when deleted here),
+                // as fetch(_:) gives it; other rows are decoded as they are, without making an object.
+                if !registered.isEmpty, let object = registered[ObjectID(entity: row.entity, storeIdentifier: identifier, key: row.key)] {
+                    guard !object.isDeleted else { return }
+                    decoded = try object.decode(type)
+                } else {
+                    if origin?.holds(row, of: store) != true {
+                        origin = RowOrigin(entity: sharedEntity(of: row, known: rows.entity), layout: row.layout, store: store, storeIdentifier: identifier, context: self)
+                    }
+                    let source = RecordSource.row(RowRecord.next(&record, row: row, origin: origin!))
+                    decoded = try Record(from: RecordDecoder(source: source, codingPath: []))
+                }
+                (records.baseAddress! + count).initialize(to: decoded)
+                count += 1
             }
-            if origin?.holds(row, of: store) != true {
-                origin = RowOrigin(entity: sharedEntity(of: row, known: rows.entity), layout: row.layout, store: store, storeIdentifier: identifier, context: self)
-            }
-            let source = RecordSource.row(RowRecord.next(&record, row: row, origin: origin!))
-            records.append(try Record(from: RecordDecoder(source: source, codingPath: [])))
         }
-        return records
     }
 
     /// A new object of a record type's entity with the record's values; stored by the next save.
