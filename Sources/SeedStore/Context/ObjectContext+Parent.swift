@@ -117,7 +117,6 @@ extension ObjectContext {
 extension ManagedObject {
     /// The object's current persistent values as a row, for a child context to read.
     var snapshot: StoreRow {
-        let values = currentValues
-        return StoreRow(entity: sharedEntity.name, key: objectID.key, layout: values.layout, columns: values.columns, version: version)
+        StoreRow(entity: sharedEntity.name, key: objectID.key, storage: currentValues, version: version)
     }
 }

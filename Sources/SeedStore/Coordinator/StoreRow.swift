@@ -36,9 +36,7 @@ public struct StoreRow: Sendable, Hashable {
     public var layout: RowLayout { storage.layout }
 
     /// The values in the order of ``layout``.
-    public var columns: [StoreValue] {
-        storage.sortValueCount == 0 ? storage.columns : Array(storage.columns.prefix(storage.layout.names.count))
-    }
+    public var columns: [StoreValue] { Array(storage.columns.prefix(storage.layout.names.count)) }
 
     /// The values of the request's sort keys, so results from several stores can be merged.
     public var sortValues: [StoreValue] {
@@ -48,7 +46,7 @@ public struct StoreRow: Sendable, Hashable {
 
     /// The value of the request's sort key at `index`, nil past the last (without making ``sortValues``).
     func sortValue(at index: Int) -> StoreValue? {
-        index < storage.sortValueCount ? storage.columns[storage.layout.names.count + index] : nil
+        index < storage.sortValueCount ? storage.value(at: storage.layout.names.count + index) : nil
     }
 
     /// Persistent attributes, and to-one relationships stored on this side (the destination's key),
@@ -81,24 +79,36 @@ public struct StoreRow: Sendable, Hashable {
     }
 }
 
-/// Values by name, kept as an array in the order of a shared ``RowLayout``: a stored row's, or a
-/// managed object's as last read or saved. A fetched row's sort values follow the layout's values.
+/// Values by name, kept in the order of a shared ``RowLayout``: a stored row's, or a managed
+/// object's as last read or saved. A fetched row's sort values follow the layout's values.
+///
+/// The values are a slice: the rows of one fetch share one array (one allocation a fetch, not a
+/// row); changing a row's value copies its own values only.
 struct RowValues: Sendable {
     let layout: RowLayout
-    private(set) var columns: [StoreValue]
+    private(set) var columns: ArraySlice<StoreValue>
 
     static let empty = RowValues(layout: RowLayout(names: []), columns: [])
 
-    init(layout: RowLayout, columns: [StoreValue]) {
+    init(layout: RowLayout, columns: ArraySlice<StoreValue>) {
         self.layout = layout
         self.columns = columns
+    }
+
+    init(layout: RowLayout, columns: [StoreValue]) {
+        self.init(layout: layout, columns: columns[...])
     }
 
     init(_ values: [String: StoreValue]) {
         // Sorted, so two rows made from equal dictionaries have equal layouts.
         let names = values.keys.sorted()
         layout = RowLayout(names: names)
-        columns = names.map { values[$0]! }
+        columns = ArraySlice(names.map { values[$0]! })
+    }
+
+    /// The value at a position of the layout (then of the sort values).
+    func value(at position: Int) -> StoreValue {
+        columns[columns.startIndex + position]
     }
 
     /// How many values follow the layout's (a fetched row's sort values).
@@ -120,10 +130,13 @@ struct RowValues: Sendable {
     }
 
     subscript(name: String) -> StoreValue? {
-        get { layout.index(of: name).map { columns[$0] } }
+        get {
+            guard let index = layout.index(of: name) else { return nil }
+            return columns[columns.startIndex + index]
+        }
         set {
             if let newValue, let index = layout.index(of: name) {
-                columns[index] = newValue
+                columns[columns.startIndex + index] = newValue
             } else {
                 var values = dictionary
                 values[name] = newValue
@@ -132,5 +145,5 @@ struct RowValues: Sendable {
         }
     }
 
-    var dictionary: [String: StoreValue] { layout.positions.mapValues { columns[$0] } }
+    var dictionary: [String: StoreValue] { layout.positions.mapValues(value(at:)) }
 }

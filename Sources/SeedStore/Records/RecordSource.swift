@@ -24,7 +24,7 @@ enum RecordSource {
             return (object[name], type)
         case .row(let record):
             guard let field = record.field(name) else { return nil }
-            return (field.index.map { record.row.storage.columns[$0] } ?? .null, field.type)
+            return (field.index.map { record.row.storage.value(at: $0) } ?? .null, field.type)
         }
     }
 

@@ -11,22 +11,28 @@ extension SQLiteStore {
         return try queue.read { db in
             // The key, the value columns, the version, then the sort keys that are not value columns (see `query`).
             let cursor = try StoreValueCursor(db, sql: query.sql, arguments: query.arguments)
-            var rows: [StoreRow] = []
+            // Every row's values, then its sort values, in one array that the rows share as slices.
+            let width = valueCount + query.sortSources.count
+            var values: [StoreValue] = []
+            var heads: [(key: StoreValue, entity: String, layout: RowLayout, version: Int64)] = []
             while try cursor.next() {
-                // One array a row: the values, then the sort values.
-                var values: [StoreValue] = []
-                values.reserveCapacity(valueCount + query.sortSources.count)
+                let start = values.count
                 for index in 1..<(valueCount + 1) { values.append(cursor.value(at: index)) }
                 for source in query.sortSources {
                     switch source {
-                    case .value(let offset): values.append(values[offset])
+                    case .value(let offset): values.append(values[start + offset])
                     case .selected(let index): values.append(cursor.value(at: index))
                     }
                 }
-                let version = cursor.value(at: valueCount + 1).integerValue ?? 1
-                rows.append(reader.row(entity: request.entity, key: cursor.value(at: 0), values: consume values, version: version))
+                let (entity, layout) = reader.finishRow(&values, from: start, entity: request.entity)
+                heads.append((cursor.value(at: 0), entity, layout, cursor.value(at: valueCount + 1).integerValue ?? 1))
             }
-            return rows
+            // Sliced once every value is in: a slice taken while the array still grew would copy it.
+            return heads.indices.map { row in
+                let head = heads[row]
+                let columns = values[(row * width)..<((row + 1) * width)]
+                return StoreRow(entity: head.entity, key: head.key, storage: RowValues(layout: head.layout, columns: columns), version: head.version)
+            }
         }
     }
 

@@ -75,8 +75,9 @@ extension SQLiteStore {
         let cursor = try StoreValueCursor(
             db, sql: "SELECT \(select) FROM \(quoteIdentifier(table.name)) AS t0 WHERE t0.\(quoteIdentifier(table.keyColumn)) = ?", arguments: [key])
         guard try cursor.next() else { return nil }
-        let values = (0..<reader.columns.count).map(cursor.value(at:))
-        return reader.row(entity: table.entity.name, key: key, values: values, version: cursor.value(at: values.count).integerValue ?? 1)
+        var values = (0..<reader.columns.count).map(cursor.value(at:))
+        let (entity, layout) = reader.finishRow(&values, from: 0, entity: table.entity.name)
+        return StoreRow(entity: entity, key: key, storage: RowValues(layout: layout, columns: values), version: cursor.value(at: values.count).integerValue ?? 1)
     }
 
     /// Inserts rows, tables a to-one column references first, taking each to-one stored on the

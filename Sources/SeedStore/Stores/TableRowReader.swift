@@ -30,20 +30,19 @@ struct TableRowReader {
         sharedLayout = Set(names).count == names.count ? RowLayout(names: names) : nil
     }
 
-    /// A row of `values` read in the order of ``columns``, in their stored forms.
-    /// - Parameters:
-    ///   - entity: The entity fetched; a tree's row names its own, which may be a sub-entity.
-    ///   - values: Taken, not copied: converted in place. The request's sort values may follow the columns' values.
-    mutating func row(entity fetched: String, key: StoreValue, values: consuming [StoreValue], version: Int64) -> StoreRow {
+    /// Converts one row's values, read into `values` from `start` in the order of ``columns``, from
+    /// their stored forms in place, and gives the row's entity and layout.
+    /// - Parameter entity: The entity fetched; a tree's row names its own, which may be a sub-entity.
+    mutating func finishRow(_ values: inout [StoreValue], from start: Int, entity fetched: String) -> (entity: String, layout: RowLayout) {
         var entity = fetched
         if let entityOffset {
-            if table.isTree { entity = entityNames[values[entityOffset]] ?? fetched }
-            values[entityOffset] = .text(entity)
+            if table.isTree { entity = entityNames[values[start + entityOffset]] ?? fetched }
+            values[start + entityOffset] = .text(entity)
         }
         for (offset, convert) in conversions {
-            values[offset] = convert(values[offset])
+            values[start + offset] = convert(values[start + offset])
         }
-        return StoreRow(entity: entity, key: key, storage: RowValues(layout: layout(of: entity), columns: values), version: version)
+        return (entity, layout(of: entity))
     }
 
     /// The layout of a row of `entity`: where two columns have one name, the one the entity (or an ancestor) declares.
