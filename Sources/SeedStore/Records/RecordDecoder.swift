@@ -164,6 +164,14 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try attribute(key).decodeIfPresent(type) }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        // An optional date, the commonest attribute type past the standard ones, without making a decoder.
+        if type == Date.self {
+            switch storedValue(key) {
+            case .real(let seconds)?: return Date(timeIntervalSince1970: seconds) as? T
+            case .null?: return nil
+            default: break
+            }
+        }
         if let decoder = attributeIfAny(key) { return try decoder.decodeIfPresent(type) }
         return try decodeNil(forKey: key) ? nil : try decodeValue(type, forKey: key)
     }
