@@ -50,6 +50,28 @@ struct FetchTests {
         ("name == \"x' OR 1=1 --\"", []),
     ]
 
+    @Test(arguments: [StoreType.sqlite, .inMemory], [StoreLayout.plain, .coreData])
+    func aStoresRowsShareOneLayoutAndReadByName(type: StoreType, layout: StoreLayout) throws {
+        let directory = TemporaryDirectory()
+        let coordinator = try shopCoordinator(directory, catalog: type, notes: type, layout: layout)
+        let context = ObjectContext(coordinator: coordinator)
+        try populateShop(context)
+        let store = try #require(coordinator.stores.first { $0.entityNames.contains("Product") })
+        let rows = try store.fetch(StoreFetch(entity: "Product", sortDescriptors: [FetchSortDescriptor("sku")]))
+        #expect(rows.count == 5 && rows.allSatisfy { $0.layout === rows[0].layout }, "one layout for the rows of a fetch")
+        #expect(rows[0]["sku"] == "A-1" && rows[0]["name"] == "Apple" && rows[0]["colour"] == nil)
+        #expect(rows[0].values["sku"] == "A-1" && rows[0].values.count == rows[0].layout.names.count)
+        #expect(rows[0].sortValues == ["A-1"])
+
+        // A row made from a dictionary equals the fetched one: rows compare by name, not by layout.
+        let copy = StoreRow(entity: rows[0].entity, key: rows[0].key, values: rows[0].values, version: rows[0].version, sortValues: rows[0].sortValues)
+        #expect(copy == rows[0] && copy.hashValue == rows[0].hashValue)
+        var changed = rows[0]
+        changed["name"] = "Pear"
+        changed["colour"] = "green"
+        #expect(changed["name"] == "Pear" && changed["colour"] == "green" && rows[0]["name"] == "Apple", "a row is a value")
+    }
+
     @Test(arguments: [StoreType.sqlite, .inMemory])
     func everyPredicateForm(type: StoreType) throws {
         let directory = TemporaryDirectory()

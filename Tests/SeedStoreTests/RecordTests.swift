@@ -153,6 +153,24 @@ struct RecordTests {
         }
     }
 
+    @Test func anObjectOfTheContextWinsWithItsUnsavedChangesAndOneDeletedHereIsLeftOut() throws {
+        let (reader, _) = try kent()
+        let objects = try reader.fetch(FetchRequest(entity: "Postcode", sortDescriptors: [FetchSortDescriptor("postcode")]))
+        objects[0]["latitude"] = 1.5
+        reader.delete(objects[1])
+        let postcodes = try reader.fetch(Postcode.self, sortedBy: [FetchSortDescriptor("postcode")])
+        #expect(postcodes.map(\.postcode) == ["CT1 1AA"], "TN25 5AA is deleted in this context, as fetch(_:) leaves it out")
+        #expect(postcodes.first?.latitude == 1.5, "the unsaved change, not the stored value")
+
+        // Another context holds no objects: the stored values, decoded straight from the rows.
+        let other = ObjectContext(coordinator: reader.coordinator)
+        let stored = try other.fetch(Postcode.self, sortedBy: [FetchSortDescriptor("postcode")])
+        #expect(stored.map(\.postcode) == ["CT1 1AA", "TN25 5AA"] && stored.first?.latitude == 51.28)
+        #expect(!other.hasChanges)
+        // Objects fetched afterwards are read from the store as before.
+        #expect(try other.fetch(FetchRequest(entity: "Postcode", predicate: FetchPredicate("postcode == 'CT1 1AA'"))).first?.double("latitude") == 51.28)
+    }
+
     @Test func updateFromARecordChangesOnlyItsPropertiesAndValuesAreCheckedAtSave() throws {
         struct Rename: Encodable { var objectID: ObjectID; var postcode: String; var population: Int }
         let (reader, _) = try kent()

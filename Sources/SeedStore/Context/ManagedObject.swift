@@ -23,8 +23,9 @@ public final class ManagedObject {
     public internal(set) weak var store: (any PersistentStore)?
     weak var context: ObjectContext?
 
-    /// The values as last read from or saved to the store (attributes, and to-one keys stored on this side).
-    var committed: [String: StoreValue]
+    /// The values as last read from or saved to the store (attributes, and to-one keys stored on this
+    /// side), laid out as the fetch's rows were: no dictionary of names per object.
+    var committed: RowValues
     /// Attribute values set since then.
     var changes: [String: StoreValue] = [:]
     /// Names set that the entity has no attribute for, reported by the next save.
@@ -43,7 +44,7 @@ public final class ManagedObject {
     public internal(set) var isInserted = false
     public internal(set) var isDeleted = false
 
-    init(entity: SharedEntity, objectID: ObjectID, values: [String: StoreValue], version: Int64, store: (any PersistentStore)?, context: ObjectContext) {
+    init(entity: SharedEntity, objectID: ObjectID, values: RowValues, version: Int64, store: (any PersistentStore)?, context: ObjectContext) {
         sharedEntity = entity
         self.objectID = objectID
         self.committed = values
@@ -60,7 +61,11 @@ public final class ManagedObject {
     /// or a record (``decode(_:)``) where that must be an error. Setting a name
     /// the entity has no attribute for changes nothing and makes the next save fail naming it.
     public subscript(key: String) -> StoreValue {
-        get { changes[key] ?? committed[key] ?? .null }
+        get {
+            // Most objects read are unchanged: no hashing of the name into an empty dictionary.
+            if !changes.isEmpty, let changed = changes[key] { return changed }
+            return committed[key] ?? .null
+        }
         set {
             guard sharedEntity.attributeTypes[key] != nil else {
                 unknownKeys.insert(key)
@@ -136,10 +141,12 @@ public final class ManagedObject {
     public var changedValues: [String: StoreValue] { changes }
 
     /// Every persistent attribute's current value.
-    public var values: [String: StoreValue] {
-        var values: [String: StoreValue] = [:]
-        for attribute in entity.attributes where !attribute.isTransient { values[attribute.name] = self[attribute.name] }
-        return values
+    public var values: [String: StoreValue] { currentValues.dictionary }
+
+    /// Every persistent attribute's current value, laid out as every object of the entity shares.
+    var currentValues: RowValues {
+        let layout = sharedEntity.attributeLayout
+        return RowValues(layout: layout, columns: layout.names.map { self[$0] })
     }
 
     /// The destination of a to-one relationship, read from the store when not changed here.

@@ -12,16 +12,29 @@ extension ObjectContext {
             _ = try entity(named: request.entity)
             return try fetchThroughParent(parent, request)
         }
+        let rows = try fetchRows(request)
+        registered.reserveCapacity(registered.count + rows.count)
+        var objects: [ManagedObject] = []
+        objects.reserveCapacity(rows.count)
+        rows.forEach { row, store, identifier in
+            let object = register(row, store: store, storeIdentifier: identifier, entity: rows.entity)
+            if !object.isDeleted { objects.append(object) }
+        }
+        return objects
+    }
+
+    /// The rows a request finds in the stores holding its entity (or the affected ones), merged in
+    /// sort order, the window of offset and limit cut after merging. For a context without a parent.
+    func fetchRows(_ request: FetchRequest) throws -> FetchedRows {
         let stores = try self.stores(for: request)
         let entity = try sharedEntity(named: request.entity)
         if stores.count == 1 {
             // One store: its rows as they come, without the merge below.
             let store = stores[0]
             let rows = try coordinator.serialized { try store.fetch(storeFetch(request)) }
-            let identifier = store.identifier
-            return registerAll(rows.lazy.map { ($0, store, identifier) }, count: rows.count, entity: entity)
+            return FetchedRows(entity: entity, stores: stores, single: rows)
         }
-        var rows: [(row: StoreRow, store: any PersistentStore, order: Int)] = []
+        var rows: [(row: StoreRow, order: Int)] = []
         for (order, store) in stores.enumerated() {
             var fetch = storeFetch(request)
             // Each store gives its first offset + limit rows; the window is cut after merging.
@@ -30,33 +43,20 @@ extension ObjectContext {
                 let (sum, overflow) = limit.addingReportingOverflow(max(0, request.fetchOffset))
                 return overflow ? nil : sum
             }
-            rows += try coordinator.serialized { try store.fetch(fetch) }.map { ($0, store, order) }
+            rows += try coordinator.serialized { try store.fetch(fetch) }.map { ($0, order) }
         }
         rows.sort { lhs, rhs in
             for (index, descriptor) in request.sortDescriptors.enumerated() {
                 // A custom store may return fewer sort values than asked; treat missing ones as nil.
-                let left = index < lhs.row.sortValues.count ? lhs.row.sortValues[index] : .null
-                let right = index < rhs.row.sortValues.count ? rhs.row.sortValues[index] : .null
+                let left = lhs.row.sortValue(at: index) ?? .null
+                let right = rhs.row.sortValue(at: index) ?? .null
                 if left != right { return descriptor.ascending ? left < right : right < left }
             }
             return lhs.order != rhs.order ? lhs.order < rhs.order : lhs.row.key < rhs.row.key
         }
         rows = Array(rows.dropFirst(max(0, request.fetchOffset)))
         if let limit = request.effectiveLimit { rows = Array(rows.prefix(limit)) }
-        let identifiers = stores.map(\.identifier)
-        return registerAll(rows.lazy.map { ($0.row, $0.store, identifiers[$0.order]) }, count: rows.count, entity: entity)
-    }
-
-    /// The context's objects for rows of the stores, leaving out those deleted here.
-    private func registerAll<Rows: Sequence<(StoreRow, any PersistentStore, String)>>(_ rows: Rows, count: Int, entity: SharedEntity) -> [ManagedObject] {
-        registered.reserveCapacity(registered.count + count)
-        var objects: [ManagedObject] = []
-        objects.reserveCapacity(count)
-        for (row, store, identifier) in rows {
-            let object = register(row, store: store, storeIdentifier: identifier, entity: entity)
-            if !object.isDeleted { objects.append(object) }
-        }
-        return objects
+        return FetchedRows(entity: entity, stores: stores, merged: rows)
     }
 
     /// How many objects a request would fetch.
@@ -167,6 +167,37 @@ extension ManagedObject {
             current = try object.object(forRelationship: name)
         }
         return current.map { $0.objectID.key } ?? .null
+    }
+}
+
+/// The rows a fetch found, each with its store, in the request's order: one store's as they came
+/// (without copying them into another list), or several stores' merged.
+struct FetchedRows {
+    /// The entity fetched (rows of a tree may be of its sub-entities).
+    let entity: SharedEntity
+    private let stores: [any PersistentStore]
+    private let identifiers: [String]
+    private let single: [StoreRow]
+    private let merged: [(row: StoreRow, order: Int)]
+
+    init(entity: SharedEntity, stores: [any PersistentStore], single: [StoreRow] = [], merged: [(row: StoreRow, order: Int)] = []) {
+        self.entity = entity
+        self.stores = stores
+        identifiers = stores.map(\.identifier)
+        self.single = single
+        self.merged = merged
+    }
+
+    var count: Int { stores.count == 1 ? single.count : merged.count }
+
+    /// Calls `body` with each row, its store and the store's identifier, in order.
+    func forEach(_ body: (StoreRow, any PersistentStore, String) throws -> Void) rethrows {
+        if stores.count == 1 {
+            let (store, identifier) = (stores[0], identifiers[0])
+            for index in single.indices { try body(single[index], store, identifier) }
+        } else {
+            for index in merged.indices { try body(merged[index].row, stores[merged[index].order], identifiers[merged[index].order]) }
+        }
     }
 }
 

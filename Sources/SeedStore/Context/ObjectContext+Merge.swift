@@ -21,17 +21,17 @@ extension ObjectContext {
             case .rollback:
                 object.discardChanges()
             case .storeTrumps:
-                for (key, _) in object.changes where stored.values[key] != previous[key] {
+                for (key, _) in object.changes where stored[key] != previous[key] {
                     object.changes[key] = nil
                 }
             case .objectTrumps:
                 break
             case .overwrite:
                 let current = object.values
-                object.changes = current.filter { stored.values[$0.key] != $0.value }
+                object.changes = current.filter { stored[$0.key] != $0.value }
                 object.forceWrite = true
             }
-            object.committed = stored.values
+            object.committed = stored.storage
             object.version = stored.version
             object.fetchedCache.removeAll()
         }

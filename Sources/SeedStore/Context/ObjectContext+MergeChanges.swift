@@ -59,7 +59,7 @@ extension ObjectContext {
                 guard mergePolicy != .error else { continue }
                 try resolve(SaveConflict(storeIdentifier: id.storeIdentifier ?? "", storeName: "", rows: [.init(entity: id.entity, key: id.key, expectedVersion: object.version, stored: row)]))
             } else {
-                object.committed = row.values
+                object.committed = row.storage
                 object.version = row.version
                 object.fetchedCache.removeAll()
             }

@@ -39,9 +39,9 @@ extension ObjectContext {
     /// The child's instance of an object the parent holds.
     func registerFromParent(_ row: StoreRow, id: ObjectID) -> ManagedObject {
         if let object = registered[id] { return object }
-        let entity = coordinator.resolvedEntities[row.entity] ?? SharedEntity(Entity(name: row.entity))
+        let entity = sharedEntity(of: row)
         let store = id.storeIdentifier.flatMap { identifier in coordinator.stores.first { $0.identifier == identifier } }
-        let object = ManagedObject(entity: entity, objectID: id, values: row.values, version: row.version, store: store, context: self)
+        let object = ManagedObject(entity: entity, objectID: id, values: row.storage, version: row.version, store: store, context: self)
         registered[id] = object
         return object
     }
@@ -102,7 +102,7 @@ extension ObjectContext {
             saved.deleted.insert(object.objectID)
         }
         for object in inserted + changed where !object.isDeleted {
-            object.committed = object.values
+            object.committed = object.currentValues
             object.changes.removeAll()
             object.toOneChanges.removeAll()
             object.toManyChanges.removeAll()
@@ -117,6 +117,6 @@ extension ObjectContext {
 extension ManagedObject {
     /// The object's current persistent values as a row, for a child context to read.
     var snapshot: StoreRow {
-        StoreRow(entity: entity.name, key: objectID.key, values: values, version: version)
+        StoreRow(entity: sharedEntity.name, key: objectID.key, storage: currentValues, version: version)
     }
 }

@@ -188,7 +188,7 @@ extension ObjectContext {
             changes.updated.formUnion(save.updated.map(\.objectID))
             for object in save.inserted + save.updated {
                 if let row = try save.store.fetch(StoreFetch(entity: object.entity.name, keys: [object.objectID.key])).first {
-                    object.committed = row.values
+                    object.committed = row.storage
                     object.version = row.version
                 }
                 object.changes.removeAll()

@@ -74,7 +74,7 @@ public final class ObjectContext: @unchecked Sendable {
         }
         let id = ObjectID(entity: name, storeIdentifier: nil, key: .integer(nextTemporaryKey))
         nextTemporaryKey += 1
-        let object = ManagedObject(entity: shared, objectID: id, values: [:], version: 0, store: nil, context: self)
+        let object = ManagedObject(entity: shared, objectID: id, values: .empty, version: 0, store: nil, context: self)
         object.isInserted = true
         for attribute in entity.attributes where !attribute.isTransient {
             if let text = attribute.effectiveDefaultValue, case .success(let value) = FieldConverter.convertDefault(text, as: attribute.type) {
@@ -139,7 +139,7 @@ public final class ObjectContext: @unchecked Sendable {
         guard let row = try snapshot(of: object.objectID) else {
             throw ContextError(.objectNotFound, "\(object.objectID) is no longer in \(parent == nil ? "its store" : "the parent context"); another save deleted it")
         }
-        object.committed = row.values
+        object.committed = row.storage
         object.version = row.version
         if !mergeChanges { object.discardChanges() }
     }
@@ -171,12 +171,24 @@ public final class ObjectContext: @unchecked Sendable {
     /// The context's instance for a stored row: the registered one, or a new one.
     func register(_ row: StoreRow, store: any PersistentStore, storeIdentifier: String? = nil, entity known: SharedEntity? = nil) -> ManagedObject {
         let id = ObjectID(entity: row.entity, storeIdentifier: storeIdentifier ?? store.identifier, key: row.key)
-        if let object = registered[id] { return object }
-        // A fetch of a parent entity returns its sub-entities' rows too, each its own entity.
-        let entity = known.flatMap { $0.entity.name == row.entity ? $0 : nil } ?? coordinator.resolvedEntities[row.entity] ?? SharedEntity(Entity(name: row.entity))
-        let object = ManagedObject(entity: entity, objectID: id, values: row.values, version: row.version, store: store, context: self)
-        registered[id] = object
-        return object
+        // One look-up of the ID, through the dictionary's in-place access, whether or not it is registered.
+        return Self.existingOrNew(&registered[id]) {
+            ManagedObject(entity: sharedEntity(of: row, known: known), objectID: id, values: row.storage, version: row.version, store: store, context: self)
+        }
+    }
+
+    private static func existingOrNew(_ slot: inout ManagedObject?, _ make: () -> ManagedObject) -> ManagedObject {
+        if let existing = slot { return existing }
+        let made = make()
+        slot = made
+        return made
+    }
+
+    /// The entity of a row: `known` when it is the row's (a fetch of a parent entity returns its
+    /// sub-entities' rows too, each its own entity), else the coordinator's.
+    func sharedEntity(of row: StoreRow, known: SharedEntity? = nil) -> SharedEntity {
+        if let known, known.name == row.entity { return known }
+        return coordinator.resolvedEntities[row.entity] ?? SharedEntity(Entity(name: row.entity))
     }
 }
 

@@ -10,10 +10,13 @@ final class SharedEntity: Sendable {
     let entity: Entity
     let name: String
     let attributeTypes: [String: AttributeType]
+    /// The names of the persistent attributes, for an object's current values (``ManagedObject/values``).
+    let attributeLayout: RowLayout
 
     init(_ entity: Entity) {
         self.entity = entity
         name = entity.name
         attributeTypes = Dictionary(entity.attributes.map { ($0.name, $0.type) }, uniquingKeysWith: { first, _ in first })
+        attributeLayout = RowLayout(names: entity.attributes.filter { !$0.isTransient }.map(\.name))
     }
 }

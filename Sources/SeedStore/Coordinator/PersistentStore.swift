@@ -5,8 +5,8 @@ import SeedModel
 ///
 /// The four built-in types (``StoreType``) conform; an app can add its own with
 /// ``StoreCoordinator/addStore(_:)-(PersistentStore)``. A store works in rows: attribute values and
-/// to-one keys by property name, keyed by the object's primary key, each with a version counter
-/// for optimistic locking.
+/// to-one keys by property name (``StoreRow``, its values laid out once per fetch), keyed by the
+/// object's primary key, each with a version counter for optimistic locking.
 public protocol PersistentStore: AnyObject {
     /// A stable identifier: the store's UUID from its metadata.
     var identifier: String { get }
@@ -50,26 +50,6 @@ public struct StoreFetch: Sendable {
         self.fetchLimit = fetchLimit
         self.fetchOffset = fetchOffset
         self.keys = keys
-    }
-}
-
-/// One stored object's values.
-public struct StoreRow: Sendable, Hashable {
-    public var entity: String
-    public var key: StoreValue
-    /// Persistent attributes, and to-one relationships stored on this side (the destination's key), by name.
-    public var values: [String: StoreValue]
-    /// The optimistic-locking counter (Core Data's `Z_OPT`): 1 when inserted, +1 on each saved update.
-    public var version: Int64
-    /// The values of the request's sort keys, so results from several stores can be merged.
-    public var sortValues: [StoreValue]
-
-    public init(entity: String, key: StoreValue, values: [String: StoreValue], version: Int64, sortValues: [StoreValue] = []) {
-        self.entity = entity
-        self.key = key
-        self.values = values
-        self.version = version
-        self.sortValues = sortValues
     }
 }
 

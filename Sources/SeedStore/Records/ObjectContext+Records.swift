@@ -17,6 +17,10 @@ extension ObjectContext {
     /// `Date`, UUID ones to `UUID`, URI ones to `URL`, Decimal ones to `Decimal`, Binary ones to
     /// `Data`; a to-many relationship decodes to an array of `ObjectID` or of records; the key
     /// `objectID` decodes the object's own ID when the entity has no property of that name.
+    ///
+    /// An object this context holds is decoded with its unsaved changes (and left out when deleted
+    /// here), as ``fetch(_:)`` returns it; other rows are decoded straight from the store, without
+    /// registering objects, unless the record reads a relationship.
     /// - Parameters:
     ///   - entity: The entity to fetch; by default ``EntityRecord/entityName`` or the type's name.
     /// - Throws: ``ContextError`` for an unknown entity, or a record key the entity has no property
@@ -28,7 +32,30 @@ extension ObjectContext {
     ) throws -> [Record] {
         let request = FetchRequest(
             entity: recordEntityName(type, entity), predicate: predicate, sortDescriptors: sortDescriptors, fetchLimit: limit, fetchOffset: offset)
-        return try fetch(request).map { try $0.decode(type) }
+        if parent != nil { return try fetch(request).map { try $0.decode(type) } }
+        let rows = try fetchRows(request)
+        var origin: RowOrigin?
+        var record: RowRecord?
+        // Written in place: appending to an array of a generic element type looks the array's type up each time.
+        return try [Record](unsafeUninitializedCapacity: rows.count) { records, count in
+            try rows.forEach { row, store, identifier in
+                let decoded: Record
+                // A registered object wins, with its unsaved changes (and is left out when deleted here),
+                // as fetch(_:) gives it; other rows are decoded as they are, without making an object.
+                if !registered.isEmpty, let object = registered[ObjectID(entity: row.entity, storeIdentifier: identifier, key: row.key)] {
+                    guard !object.isDeleted else { return }
+                    decoded = try object.decode(type)
+                } else {
+                    if origin?.holds(row, of: store) != true {
+                        origin = RowOrigin(entity: sharedEntity(of: row, known: rows.entity), layout: row.layout, store: store, storeIdentifier: identifier, context: self)
+                    }
+                    let source = RecordSource.row(RowRecord.next(&record, row: row, origin: origin!))
+                    decoded = try Record(from: RecordDecoder(source: source, codingPath: []))
+                }
+                (records.baseAddress! + count).initialize(to: decoded)
+                count += 1
+            }
+        }
     }
 
     /// A new object of a record type's entity with the record's values; stored by the next save.

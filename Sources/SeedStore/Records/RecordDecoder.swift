@@ -1,27 +1,36 @@
 import Foundation
 import SeedModel
 
-/// Decodes a `Decodable` record from one managed object: keys are property names, attributes
-/// decode to Swift values, relationships to object IDs or nested records.
+/// Decodes a `Decodable` record from one managed object, or from a fetched row no object holds:
+/// keys are property names, attributes decode to Swift values, relationships to object IDs or nested records.
 ///
 /// The key `objectID` decodes the object's own ``ObjectID`` when the entity has no property of that name.
 struct RecordDecoder: Decoder {
-    let object: ManagedObject
+    let source: RecordSource
     let codingPath: [any CodingKey]
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
+    init(source: RecordSource, codingPath: [any CodingKey]) {
+        self.source = source
+        self.codingPath = codingPath
+    }
+
+    init(object: ManagedObject, codingPath: [any CodingKey]) {
+        self.init(source: .object(object), codingPath: codingPath)
+    }
+
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(ObjectDecodingContainer<Key>(object: object, codingPath: codingPath))
+        KeyedDecodingContainer(ObjectDecodingContainer<Key>(source: source, codingPath: codingPath))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         throw DecodingError.typeMismatch(
-            [Any].self, .init(codingPath: codingPath, debugDescription: "\(object.entity.name) is one object; decode it as a keyed record, or a to-many relationship as an array"))
+            [Any].self, .init(codingPath: codingPath, debugDescription: "\(source.sharedEntity.name) is one object; decode it as a keyed record, or a to-many relationship as an array"))
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
         throw DecodingError.typeMismatch(
-            StoreValue.self, .init(codingPath: codingPath, debugDescription: "\(object.entity.name) is an object; decode it as a keyed record or as an ObjectID"))
+            StoreValue.self, .init(codingPath: codingPath, debugDescription: "\(source.sharedEntity.name) is an object; decode it as a keyed record or as an ObjectID"))
     }
 }
 
@@ -56,16 +65,15 @@ enum RecordProperty {
 }
 
 struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let object: ManagedObject
+    let source: RecordSource
     let codingPath: [any CodingKey]
-    /// The object's entity, held once per record rather than copied once per key.
-    private let shared: SharedEntity
+    /// The object's entity, reached through the source rather than held: the container is copied for every key.
+    private var shared: SharedEntity { source.sharedEntity }
     private var entity: Entity { shared.entity }
 
-    init(object: ManagedObject, codingPath: [any CodingKey]) {
-        self.object = object
+    init(source: RecordSource, codingPath: [any CodingKey]) {
+        self.source = source
         self.codingPath = codingPath
-        shared = object.sharedEntity
     }
 
     /// Every key is "present", so an optional property with a name the entity lacks is an error too,
@@ -80,12 +88,24 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try RecordProperty(key.stringValue, of: shared, record: "decoding \(pathText(key))")
     }
 
-    /// The decoder of the attribute `key` names; an error for another kind of property.
+    /// The decoder of the attribute `key` names, or nil when it names none: one look-up of the name.
+    private func attributeIfAny(_ key: Key) -> AttributeValueDecoder? {
+        let name = key.stringValue
+        guard let (value, type) = source.attribute(name) else { return nil }
+        return AttributeValueDecoder(value: value, name: name, type: type, entity: shared.name, parentPath: codingPath, key: key)
+    }
+
+    /// The value of the attribute `key` names, nil when it names none: text and numbers as stored are
+    /// returned from it without making an ``AttributeValueDecoder`` (conversions and errors are its).
+    private func storedValue(_ key: Key) -> StoreValue? {
+        source.attribute(key.stringValue)?.value
+    }
+
+    /// The decoder of the attribute `key` names; an error for another kind of property or an unknown name.
     private func attribute(_ key: Key) throws -> AttributeValueDecoder {
-        guard case .attribute(let name, let type) = try property(key) else {
-            throw mismatch(StoreValue.self, key, "it is a relationship or the object's ID, not an attribute value")
-        }
-        return AttributeValueDecoder(value: object[name], name: name, type: type, entity: shared.name, parentPath: codingPath, key: key)
+        if let decoder = attributeIfAny(key) { return decoder }
+        _ = try property(key)
+        throw mismatch(StoreValue.self, key, "it is a relationship or the object's ID, not an attribute value")
     }
 
     private func pathText(_ key: Key) -> String {
@@ -94,17 +114,23 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decodeNil(forKey key: Key) throws -> Bool {
         switch try property(key) {
-        case .attribute(let name, _): return object[name].isNull
+        case .attribute(let name, _): return source.attribute(name)?.value.isNull ?? true
         case .relationship(let relationship):
-            return relationship.isToMany ? false : try object.object(forRelationship: relationship.name) == nil
+            return relationship.isToMany ? false : try source.object().object(forRelationship: relationship.name) == nil
         case .objectID: return false
         }
     }
 
     // The standard types are attribute values, decoded directly.
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try attribute(key).decode(type) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try attribute(key).decode(type) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try attribute(key).decode(type) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        if case .text(let text)? = storedValue(key) { return text }
+        return try attribute(key).decode(type)
+    }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        if case .real(let number)? = storedValue(key) { return number }
+        return try attribute(key).decode(type)
+    }
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try attribute(key).decode(type) }
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try attribute(key).decode(type) }
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try attribute(key).decode(type) }
@@ -120,13 +146,33 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     // Optional attributes in one look-up of the property, instead of decodeNil's and decode's two.
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try attribute(key).decodeIfPresent(type) }
-    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try attribute(key).decodeIfPresent(type) }
-    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try attribute(key).decodeIfPresent(type) }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        switch storedValue(key) {
+        case .text(let text)?: return text
+        case .null?: return nil
+        default: return try attribute(key).decodeIfPresent(type)
+        }
+    }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        switch storedValue(key) {
+        case .real(let number)?: return number
+        case .null?: return nil
+        default: return try attribute(key).decodeIfPresent(type)
+        }
+    }
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try attribute(key).decodeIfPresent(type) }
     func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try attribute(key).decodeIfPresent(type) }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        if case .attribute = try property(key) { return try attribute(key).decodeIfPresent(type) }
+        // An optional date, the commonest attribute type past the standard ones, without making a decoder.
+        if type == Date.self {
+            switch storedValue(key) {
+            case .real(let seconds)?: return Date(timeIntervalSince1970: seconds) as? T
+            case .null?: return nil
+            default: break
+            }
+        }
+        if let decoder = attributeIfAny(key) { return try decoder.decodeIfPresent(type) }
         return try decodeNil(forKey: key) ? nil : try decodeValue(type, forKey: key)
     }
 
@@ -134,17 +180,17 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         func path() -> [any CodingKey] { codingPath + [key] }
         switch try property(key) {
         case .objectID:
-            guard let id = object.objectID as? T else { throw mismatch(type, key, "it is the object's ObjectID") }
+            guard let id = source.objectID as? T else { throw mismatch(type, key, "it is the object's ObjectID") }
             return id
         case .attribute:
             return try attribute(key).decode(type)
         case .relationship(let relationship) where relationship.isToMany:
-            let destinations = try object.objects(forRelationship: relationship.name)
+            let destinations = try source.object().objects(forRelationship: relationship.name)
             return try T(from: RelationshipDecoder(objects: destinations, codingPath: path()))
         case .relationship(let relationship):
-            guard let destination = try object.object(forRelationship: relationship.name) else {
+            guard let destination = try source.object().object(forRelationship: relationship.name) else {
                 throw DecodingError.valueNotFound(
-                    type, .init(codingPath: path(), debugDescription: "\(object.objectID) has no \(relationship.name); make the record's property optional"))
+                    type, .init(codingPath: path(), debugDescription: "\(source.objectID) has no \(relationship.name); make the record's property optional"))
             }
             if type == ObjectID.self { return destination.objectID as! T }
             return try T(from: RecordDecoder(object: destination, codingPath: path()))
@@ -152,12 +198,12 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     private func mismatch<T>(_ type: T.Type, _ key: Key, _ reason: String) -> DecodingError {
-        .typeMismatch(type, .init(codingPath: codingPath + [key], debugDescription: "\(object.entity.name).\(key.stringValue) cannot be decoded as \(type): \(reason)"))
+        .typeMismatch(type, .init(codingPath: codingPath + [key], debugDescription: "\(shared.name).\(key.stringValue) cannot be decoded as \(type): \(reason)"))
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
         guard case .relationship(let relationship) = try property(key), !relationship.isToMany,
-            let destination = try object.object(forRelationship: relationship.name)
+            let destination = try source.object().object(forRelationship: relationship.name)
         else { throw mismatch([String: Any].self, key, "only a set to-one relationship is a nested record") }
         return try RecordDecoder(object: destination, codingPath: codingPath + [key]).container(keyedBy: type)
     }
@@ -166,9 +212,9 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         guard case .relationship(let relationship) = try property(key), relationship.isToMany else {
             throw mismatch([Any].self, key, "only a to-many relationship is a list")
         }
-        return try RelationshipDecoder(objects: try object.objects(forRelationship: relationship.name), codingPath: codingPath + [key]).unkeyedContainer()
+        return try RelationshipDecoder(objects: try source.object().objects(forRelationship: relationship.name), codingPath: codingPath + [key]).unkeyedContainer()
     }
 
-    func superDecoder() throws -> any Decoder { RecordDecoder(object: object, codingPath: codingPath) }
-    func superDecoder(forKey key: Key) throws -> any Decoder { RecordDecoder(object: object, codingPath: codingPath + [key]) }
+    func superDecoder() throws -> any Decoder { RecordDecoder(source: source, codingPath: codingPath) }
+    func superDecoder(forKey key: Key) throws -> any Decoder { RecordDecoder(source: source, codingPath: codingPath + [key]) }
 }

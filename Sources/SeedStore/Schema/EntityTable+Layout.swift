@@ -90,21 +90,22 @@ extension EntityTable {
         return encode(value, in: column)
     }
 
-    /// Whether the column keeps its values in another form than the runtime's (Core Data's dates,
-    /// UUIDs, Decimals, marked bytes), so reading one goes through ``decode(_:in:)``.
-    public func keepsInOtherForm(_ column: Column) -> Bool {
-        guard layout == .coreData, case .attribute(let attribute) = column.kind else { return false }
+    /// How the column's stored values become the runtime's (Core Data's dates, UUIDs, Decimals and
+    /// marked bytes), or nil where it keeps them in the runtime's form. Made once per column: a
+    /// fetch converts every row's value with it, without reaching into the column's attribute again.
+    public func readConversion(for column: Column) -> (@Sendable (StoreValue) -> StoreValue)? {
+        guard layout == .coreData, case .attribute(let attribute) = column.kind else { return nil }
         switch attribute.type {
-        case .date, .uuid, .decimal: return true
-        case .binary: return attribute.allowsExternalBinaryDataStorage
-        default: return false
+        case .date, .uuid, .decimal: break
+        case .binary where attribute.allowsExternalBinaryDataStorage: break
+        default: return nil
         }
+        return { value in value.isNull ? value : (try? CoreDataValues.decode(value, for: attribute)) ?? value }
     }
 
     /// The runtime value of a stored column value.
     public func decode(_ value: StoreValue, in column: Column) -> StoreValue {
-        guard layout == .coreData, case .attribute(let attribute) = column.kind, !value.isNull else { return value }
-        return (try? CoreDataValues.decode(value, for: attribute)) ?? value
+        readConversion(for: column)?(value) ?? value
     }
 
     /// The SQL a bound runtime value of `column` is written through: `?`, or a conversion into

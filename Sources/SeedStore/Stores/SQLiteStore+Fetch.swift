@@ -6,51 +6,33 @@ extension SQLiteStore {
     public func fetch(_ request: StoreFetch) throws -> [StoreRow] {
         let table = try table(request.entity)
         guard let query = try query(request, table: table, counting: false) else { return [] }
-        let valueColumns = table.columns.filter(\.holdsObjectValue)
-        let entityColumn = table.entityColumn
-        let sortCount = request.sortDescriptors.count
-        // Worked out once, not per row: each column's property, which one names the row's entity,
-        // which need converting (Core Data's forms), and whether two columns share a property.
-        let properties = valueColumns.map { $0.property ?? "" }
-        let entityOffset = entityColumn.flatMap { entityColumn in valueColumns.firstIndex { $0.name == entityColumn.name } }
-        let converts = valueColumns.map(table.keepsInOtherForm)
-        let sharesProperties = Set(properties).count < properties.count
+        var reader = TableRowReader(table: table)
+        let valueCount = reader.columns.count
         return try queue.read { db in
-            var rows: [StoreRow] = []
-            let cursor = try Row.fetchCursor(db, sql: query.sql, arguments: StatementArguments(query.arguments.map(\.databaseValue)))
-            var columns: [StoreValue] = []
-            columns.reserveCapacity(valueColumns.count + 2 + sortCount)
-            while let row = try cursor.next() {
-                columns.removeAll(keepingCapacity: true)
-                // By index: `row.databaseValues` makes each column's name as a String too, for every row.
-                for index in 0..<row.count {
-                    let value: DatabaseValue = row[index]
-                    columns.append(StoreValue(value))
-                }
-                var values = [String: StoreValue](minimumCapacity: valueColumns.count)
-                // A tree's row names its own entity, which may be a sub-entity of the one fetched.
-                var entity = request.entity
-                if table.isTree, let entityOffset {
-                    entity = table.entityName(from: columns[entityOffset + 1]) ?? request.entity
-                }
-                for offset in 0..<valueColumns.count {
-                    var value = columns[offset + 1]
-                    if offset == entityOffset {
-                        value = .text(entity)
-                    } else if converts[offset] {
-                        value = table.decode(value, in: valueColumns[offset])
+            // The key, the value columns, the version, then the sort keys that are not value columns (see `query`).
+            let cursor = try StoreValueCursor(db, sql: query.sql, arguments: query.arguments)
+            // Every row's values, then its sort values, in one array that the rows share as slices.
+            let width = valueCount + query.sortSources.count
+            var values: [StoreValue] = []
+            var heads: [(key: StoreValue, entity: String, layout: RowLayout, version: Int64)] = []
+            while try cursor.next() {
+                let start = values.count
+                for index in 1..<(valueCount + 1) { values.append(cursor.value(at: index)) }
+                for source in query.sortSources {
+                    switch source {
+                    case .value(let offset): values.append(values[start + offset])
+                    case .selected(let index): values.append(cursor.value(at: index))
                     }
-                    // Two entities of a tree may each have a column for one name (Core Data's layout): the row's entity's counts.
-                    if sharesProperties, values[properties[offset]] != nil, table.column(for: properties[offset], of: entity)?.name != valueColumns[offset].name {
-                        continue
-                    }
-                    values[properties[offset]] = value
                 }
-                let version = columns[valueColumns.count + 1].integerValue ?? 1
-                let sortValues = sortCount == 0 ? [] : Array(columns[(valueColumns.count + 2)...])
-                rows.append(StoreRow(entity: entity, key: columns[0], values: values, version: version, sortValues: sortValues))
+                let (entity, layout) = reader.finishRow(&values, from: start, entity: request.entity)
+                heads.append((cursor.value(at: 0), entity, layout, cursor.value(at: valueCount + 1).integerValue ?? 1))
             }
-            return rows
+            // Sliced once every value is in: a slice taken while the array still grew would copy it.
+            return heads.indices.map { row in
+                let head = heads[row]
+                let columns = values[(row * width)..<((row + 1) * width)]
+                return StoreRow(entity: head.entity, key: head.key, storage: RowValues(layout: head.layout, columns: columns), version: head.version)
+            }
         }
     }
 
@@ -62,8 +44,15 @@ extension SQLiteStore {
         }
     }
 
+    /// Where a fetched row's sort value comes from: a value column already read (the common sort by
+    /// an attribute, not read twice), or a column of its own in the SELECT.
+    private enum SortSource {
+        case value(Int)
+        case selected(Int)
+    }
+
     /// The SELECT for a fetch, or nil when it cannot match anything (an empty key list).
-    private func query(_ request: StoreFetch, table: EntityTable, counting: Bool) throws -> (sql: String, arguments: [StoreValue])? {
+    private func query(_ request: StoreFetch, table: EntityTable, counting: Bool) throws -> (sql: String, arguments: [StoreValue], sortSources: [SortSource])? {
         var joins: [String] = []
         var conditions: [String] = []
         var arguments: [StoreValue] = []
@@ -92,18 +81,19 @@ extension SQLiteStore {
         let from = " FROM \(quoteIdentifier(table.name)) AS t0" + joins.map { " " + $0 }.joined()
         if counting {
             let inner = "SELECT 1" + from + whereClause + limitClause(request, arguments: &arguments)
-            return ("SELECT count(*) FROM (\(inner))", arguments)
+            return ("SELECT count(*) FROM (\(inner))", arguments, [])
         }
-        var columns = [key]
-        for column in table.columns where column.holdsObjectValue {
-            columns.append("t0.\(quoteIdentifier(column.name))")
+        let valueColumns = table.columns.filter(\.holdsObjectValue).map { "t0.\(quoteIdentifier($0.name))" }
+        var columns = [key] + valueColumns + [versionExpression(table: table, alias: "t0")]
+        let sortSources = sortColumns.map { sortColumn in
+            if let offset = valueColumns.firstIndex(of: sortColumn) { return SortSource.value(offset) }
+            columns.append(sortColumn)
+            return .selected(columns.count - 1)
         }
-        columns.append(versionExpression(table: table, alias: "t0"))
-        columns += sortColumns
         let orderTerms = zip(sortColumns, request.sortDescriptors).map { "\($0) \($1.ascending ? "ASC" : "DESC")" } + [key]
         let sql = "SELECT " + columns.joined(separator: ", ") + from + whereClause
             + " ORDER BY " + orderTerms.joined(separator: ", ") + limitClause(request, arguments: &arguments)
-        return (sql, arguments)
+        return (sql, arguments, sortSources)
     }
 
     private func limitClause(_ request: StoreFetch, arguments: inout [StoreValue]) -> String {

@@ -70,21 +70,14 @@ extension SQLiteStore {
     }
 
     func storedRow(_ db: Database, table: EntityTable, key: StoreValue) throws -> StoreRow? {
-        let keyColumn = "t0." + quoteIdentifier(table.keyColumn)
-        let columns = table.columns.filter(\.holdsObjectValue)
-        let select = (columns.map { "t0." + quoteIdentifier($0.name) } + [versionExpression(table: table, alias: "t0")]).joined(separator: ", ")
-        guard let row = try Row.fetchOne(db, sql: "SELECT \(select) FROM \(quoteIdentifier(table.name)) AS t0 WHERE \(keyColumn) = ?", arguments: [key.databaseValue])
-        else { return nil }
-        var entity = table.entity.name
-        if table.isTree, let offset = columns.firstIndex(where: { $0.name == table.entityColumn?.name }) {
-            entity = table.entityName(from: StoreValue(row[offset] as DatabaseValue)) ?? entity
-        }
-        var values: [String: StoreValue] = [:]
-        for (offset, column) in columns.enumerated() {
-            guard let property = column.property, values[property] == nil || table.column(for: property, of: entity)?.name == column.name else { continue }
-            values[property] = column.name == table.entityColumn?.name ? .text(entity) : table.decode(StoreValue(row[offset] as DatabaseValue), in: column)
-        }
-        return StoreRow(entity: entity, key: key, values: values, version: row[columns.count])
+        var reader = TableRowReader(table: table)
+        let select = (reader.columns.map { "t0." + quoteIdentifier($0.name) } + [versionExpression(table: table, alias: "t0")]).joined(separator: ", ")
+        let cursor = try StoreValueCursor(
+            db, sql: "SELECT \(select) FROM \(quoteIdentifier(table.name)) AS t0 WHERE t0.\(quoteIdentifier(table.keyColumn)) = ?", arguments: [key])
+        guard try cursor.next() else { return nil }
+        var values = (0..<reader.columns.count).map(cursor.value(at:))
+        let (entity, layout) = reader.finishRow(&values, from: 0, entity: table.entity.name)
+        return StoreRow(entity: entity, key: key, storage: RowValues(layout: layout, columns: values), version: cursor.value(at: values.count).integerValue ?? 1)
     }
 
     /// Inserts rows, tables a to-one column references first, taking each to-one stored on the
