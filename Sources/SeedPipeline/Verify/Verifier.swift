@@ -56,7 +56,8 @@ public struct Verifier: Sendable {
             manifest = read
             expectedStore = storeEntry
         }
-        guard StoreFile.isGzip(compressed) || manifest != nil else { return compressed }
+        let isGzip = StoreFile.isGzip(compressed)
+        guard isGzip || manifest != nil else { return compressed }
         // The artifact's and the store beside it's SHA-256s on a second thread while this one inflates
         // (bounded by the manifest's store size, so a wrong artifact costs no more than a right one);
         // the checks are reported in their order, and nothing inflated counts before the artifact's pass.
@@ -66,7 +67,7 @@ public struct Verifier: Sendable {
         }
         let inflated = (scratch as NSString).appendingPathComponent("store.sqlite")
         var hasher = SHA256()
-        let inflation = Result { () throws(GzipError) -> Int64 in
+        let inflation = !isGzip ? nil : Result { () throws(GzipError) -> Int64 in
             try GzipInflater.inflate(compressed, to: inflated, maxOutputBytes: expectedStore?.bytes) { hasher.update(bufferPointer: $0) }
         }
         let sides = try side.value()
@@ -75,7 +76,7 @@ public struct Verifier: Sendable {
             report.check("artifact sha256", digest.sha256 == entry.sha256, "\(digest.sha256), manifest says \(entry.sha256)")
             guard digest.bytes == entry.bytes, digest.sha256 == entry.sha256 else { return nil }
         }
-        guard StoreFile.isGzip(compressed) else { return compressed }
+        guard let inflation else { return compressed }
         switch inflation {
         case .success(let bytes):
             let sha = Data(hasher.finalize()).hexString
