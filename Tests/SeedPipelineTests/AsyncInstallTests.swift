@@ -60,9 +60,10 @@ struct AsyncInstallTests {
         let channel = server.url + "postcodes/1/"
         _ = try Publisher().publish(try packagedRelease(directory, version: 7), to: server.root)
         _ = try await installer.install(from: channel, to: app)
-        let newer = try packagedRelease(directory, version: 8, postcodes: manyPostcodes(8_000))
+        let newer = try packagedRelease(directory, version: 8, postcodes: manyPostcodes(20_000))
         let artifactBytes = try #require(try Manifest(data: try Data(contentsOf: URL(fileURLWithPath: newer + "/manifest.json")), path: "m").artifact?.bytes)
-        #expect(artifactBytes > 96 * 1024, "the artifact takes seconds at the server's rate")
+        let wholeDownload = Double(artifactBytes) / (32 * 1024)
+        #expect(wholeDownload > 8, "the artifact takes seconds at the server's rate")
         _ = try Publisher().publish(newer, to: server.root)
 
         let log = ProgressLog()
@@ -77,7 +78,12 @@ struct AsyncInstallTests {
         withExtendedLifetime(server) {}
 
         #expect(throws: CancellationError.self) { try outcome.get() }
-        #expect(stoppedAfter < 2, "the download stops within moments, not when it would have ended")
+        // On the installing thread, reports stop within moments of the cancel. The test's own
+        // wake-up waits for a thread of Swift's task pool, which other tests may hold for seconds on
+        // a two-core machine: its bound is only that the download did not run to its end.
+        let lastReport = try #require(log.lastReportTime)
+        #expect(lastReport.timeIntervalSince(started) < 1, "the download stops within moments")
+        #expect(stoppedAfter < wholeDownload / 2, "stopped after \(stoppedAfter) s, not when the download would have ended")
         #expect(log.downloaded < artifactBytes)
         #expect(try installedFiles(app) == ["postcodes-7.sqlite", "postcodes.current"], "no partial download, no temporary store")
         let current = try String(contentsOfFile: app + "/postcodes.current", encoding: .utf8)
@@ -102,13 +108,21 @@ struct AsyncInstallTests {
 private final class ProgressLog: @unchecked Sendable {
     private let lock = NSLock()
     private var received: [InstallProgress] = []
+    private var lastTime: Date?
 
     var reports: [InstallProgress] { lock.withLock { received } }
+
+    /// When the last report arrived.
+    var lastReportTime: Date? { lock.withLock { lastTime } }
 
     /// Bytes of the download so far.
     var downloaded: Int64 { reports.last { $0.phase == .downloading }?.completedBytes ?? 0 }
 
     @Sendable func record(_ progress: InstallProgress) {
-        lock.withLock { received.append(progress) }
+        let now = Date()
+        lock.withLock {
+            received.append(progress)
+            lastTime = now
+        }
     }
 }
