@@ -116,23 +116,26 @@ struct PredicateCompiler {
         case .beginsWith, .endsWith, .contains:
             // NSString's hasPrefix, hasSuffix and contains answer NO for an empty string, and nil matches nothing.
             if case .value(.text("")) = rhs { return "0" }
+            // A constant prefix on a plain text column is a range alone, so the column's index is
+            // used and no function runs per row: under BINARY collation every string in
+            // [P, P + U+10FFFF) starts with P (a string differing from P at some byte within P's
+            // length sorts wholly before P or after P + anything), so the prefix test could not
+            // drop a row the range keeps. Left out, as before, are strings continuing P with the
+            // noncharacter U+10FFFF itself. Only for text: SQLite compares a numeric column with
+            // the prefix as a number.
+            if op == .beginsWith, options.isEmpty, try attribute(of: lhs)?.type == .string, case .value(.text(let prefix)) = rhs {
+                let left = try operand(lhs)
+                arguments.append(.text(prefix))
+                arguments.append(.text(prefix + "\u{10FFFF}"))
+                return "(\(left) >= ? AND \(left) < ?)"
+            }
             let right = fold(try operand(rhs))
             let left = fold(try operand(lhs))
             let again = fold(try operand(rhs))
             if op == .contains { return "(length(\(right)) > 0 AND instr(\(left), \(again)) > 0)" }
             let third = fold(try operand(rhs))
             if op == .endsWith { return "(length(\(right)) > 0 AND substr(\(left), -length(\(again))) = \(third))" }
-            let exact = "length(\(right)) > 0 AND substr(\(left), 1, length(\(again))) = \(third)"
-            // A constant prefix on a plain column also becomes a range, so an index on the column
-            // is used: every string starting with P sorts in [P, P + U+10FFFF) under BINARY
-            // collation, except ones continuing with the noncharacter U+10FFFF itself.
-            // Only for text: SQLite compares a numeric column with the prefix as a number.
-            if options.isEmpty, try attribute(of: lhs)?.type == .string, case .value(.text(let prefix)) = rhs {
-                arguments.append(.text(prefix))
-                arguments.append(.text(prefix + "\u{10FFFF}"))
-                return "(\(exact) AND \(left) >= ? AND \(left) < ?)"
-            }
-            return "(\(exact))"
+            return "(length(\(right)) > 0 AND substr(\(left), 1, length(\(again))) = \(third))"
         case .in:
             preconditionFailure("IN is handled above")
         }

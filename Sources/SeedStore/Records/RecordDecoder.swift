@@ -167,7 +167,8 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         // An optional date, the commonest attribute type past the standard ones, without making a decoder.
         if type == Date.self {
             switch storedValue(key) {
-            case .real(let seconds)?: return Date(timeIntervalSince1970: seconds) as? T
+            // T is Date (checked above): a bit cast, where `as? T` made a dynamic cast for every record.
+            case .real(let seconds)?: return unsafeBitCast(Date(timeIntervalSince1970: seconds), to: T.self)
             case .null?: return nil
             default: break
             }
