@@ -42,12 +42,26 @@ struct PredicateFoldingTests {
         }
     }
 
+    /// Without modifiers, a constant prefix becomes an index range alone: it must find exactly the
+    /// names whose UTF-8 starts with the prefix's, for prefixes ending inside and across multi-byte
+    /// characters and at the last characters below U+10FFFF.
+    @Test func literalPrefixesAreExactlyTheirRange() throws {
+        let context = try Self.populated(extra: ["A", "AB", "AB\u{FFFF}", "AB\u{10FFFE}z", "ABa", "AC", "Ab", "cafe", "caf\u{E9}s", "Stra", "Straßburg"])
+        let names = Self.names + ["A", "AB", "AB\u{FFFF}", "AB\u{10FFFE}z", "ABa", "AC", "Ab", "cafe", "caf\u{E9}s", "Stra", "Straßburg"]
+        for prefix in ["A", "AB", "AB\u{FFFF}", "AB\u{10FFFE}", "caf", "café", "cafe", "Straß", "Σί", "\u{10FFFE}", "ǅ", "z"] {
+            let expected = names.indices.filter { Array(names[$0].utf8).starts(with: prefix.utf8) }
+            let request = FetchRequest(entity: "Product", predicate: try FetchPredicate("name BEGINSWITH %@", prefix))
+            let found = try context.fetch(request).compactMap { try $0.string("sku").flatMap(Int.init) }.sorted()
+            #expect(found == expected, "BEGINSWITH \"\(prefix)\": found \(found.map { names[$0] }), by bytes: \(expected.map { names[$0] })")
+        }
+    }
+
     /// An in-memory catalog with one product per name, its sku the name's index.
-    static func populated() throws -> ObjectContext {
+    static func populated(extra: [String] = []) throws -> ObjectContext {
         let coordinator = StoreCoordinator(model: try shopModel())
         try coordinator.addStore(StoreDescription(type: .inMemory, configuration: "Catalog"))
         let context = ObjectContext(coordinator: coordinator)
-        for (index, name) in names.enumerated() {
+        for (index, name) in (names + extra).enumerated() {
             let product = try context.insert(entity: "Product")
             product["sku"] = .text(String(index))
             product["name"] = .text(name)
