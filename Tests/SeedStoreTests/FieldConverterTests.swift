@@ -19,6 +19,35 @@ struct FieldConverterTests {
         return nil
     }
 
+    /// Decimals are converted without strtod when that gives the same double (Clinger's fast path):
+    /// every shape of literal — long mantissas, many fractional digits, leading and trailing zeros,
+    /// exponents near and past ±22, signed zeros — must give strtod's bits exactly.
+    @Test func realsAreStrtodsDoublesBitForBit() {
+        var generator = SystemRandomNumberGenerator()
+        func digits(_ count: Int) -> String { String((0..<count).map { _ in Character(String(Int.random(in: 0...9, using: &generator))) }) }
+        var literals = ["0", "-0", "-0.0", "+0.000", ".5", "5.", "-.25", "007.50", "9007199254740992", "9007199254740993",
+                        "900719925474099.3", "1e22", "1e23", "1e-22", "1e-23", "123456789012345678901234567890", "0.1", "0.3",
+                        "51.507351", "-0.127758", "4.9e-324", "1.7976931348623157e308", "2.2250738585072014e-308"]
+        for _ in 0..<20_000 {
+            var literal = Bool.random(using: &generator) ? "-" : ""
+            literal += digits(Int.random(in: 0...12, using: &generator))
+            if Bool.random(using: &generator) || literal.isEmpty || literal == "-" { literal += "." + digits(Int.random(in: 1...12, using: &generator)) }
+            if Int.random(in: 0..<4, using: &generator) == 0 {
+                literal += (Bool.random(using: &generator) ? "e" : "E") + ["", "+", "-"].randomElement(using: &generator)!
+                literal += String(Int.random(in: 0...40, using: &generator))
+            }
+            literals.append(literal)
+        }
+        for literal in literals {
+            guard case .real(let converted)? = value(literal, .double) else {
+                Issue.record("\(literal) did not convert")
+                continue
+            }
+            let expected = strtod(literal, nil)
+            #expect(converted.bitPattern == expected.bitPattern, "\(literal): \(converted) against strtod's \(expected)")
+        }
+    }
+
     @Test(arguments: [
         ("0", AttributeType.integer16, Int64(0)), ("-32768", .integer16, -32768), ("+32767", .integer16, 32767),
         ("2147483647", .integer32, 2_147_483_647), ("-2147483648", .integer32, -2_147_483_648),

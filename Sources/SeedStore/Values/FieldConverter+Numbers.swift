@@ -7,7 +7,7 @@ extension FieldConverter {
         guard isDecimalLiteral(bytes, allowExponent: true) else {
             return .failure(ConversionFailure("\(quote(bytes)) is not a number; write digits with an optional sign, . and exponent (1.5e-3)"))
         }
-        let value = withUnsafeTemporaryAllocation(of: CChar.self, capacity: bytes.count + 1) { text -> Double in
+        let value = exactDouble(bytes) ?? withUnsafeTemporaryAllocation(of: CChar.self, capacity: bytes.count + 1) { text -> Double in
             _ = text.initialize(from: bytes.lazy.map { CChar(bitPattern: $0) })
             text[bytes.count] = 0
             return strtod(text.baseAddress!, nil)
@@ -17,6 +17,63 @@ extension FieldConverter {
         }
         return .success(.real(value))
     }
+
+    /// The value of a decimal literal (already checked by ``isDecimalLiteral(_:allowExponent:)``)
+    /// whose digits make an integer M of at most 2^53 and whose decimal exponent E is within ±22, or
+    /// nil for `strtod` to convert. M and 10^|E| are then both exact doubles, and one IEEE division
+    /// or multiplication rounds M × 10^E correctly: the same double as `strtod` (Clinger's fast
+    /// path), without copying the field into a C string. Most coordinates and prices take it.
+    static func exactDouble(_ bytes: UnsafeRawBufferPointer) -> Double? {
+        var index = 0
+        let count = bytes.count
+        var negative = false
+        if index < count && (bytes[index] == 0x2B || bytes[index] == 0x2D) {
+            negative = bytes[index] == 0x2D
+            index += 1
+        }
+        var mantissa: UInt64 = 0
+        var fractionDigits = 0
+        var inFraction = false
+        while index < count {
+            let byte = bytes[index]
+            if byte == 0x2E {
+                inFraction = true
+            } else if byte >= 0x30 && byte <= 0x39 {
+                // Past 2^53 the mantissa is no longer exact: strtod's case.
+                mantissa = mantissa &* 10 &+ UInt64(byte &- 0x30)
+                if mantissa > 1 << 53 { return nil }
+                if inFraction { fractionDigits += 1 }
+            } else {
+                break
+            }
+            index += 1
+        }
+        var exponent = 0
+        if index < count {
+            // An exponent: [eE] [+-]? digits, as the literal was checked to end with.
+            index += 1
+            var exponentNegative = false
+            if bytes[index] == 0x2B || bytes[index] == 0x2D {
+                exponentNegative = bytes[index] == 0x2D
+                index += 1
+            }
+            while index < count {
+                exponent = exponent * 10 + Int(bytes[index] &- 0x30)
+                if exponent > 1_000 { return nil }
+                index += 1
+            }
+            if exponentNegative { exponent = -exponent }
+        }
+        let power = exponent - fractionDigits
+        guard power >= -22 && power <= 22 else { return nil }
+        let magnitude = power < 0 ? Double(mantissa) / exactPowersOfTen[-power] : Double(mantissa) * exactPowersOfTen[power]
+        return negative ? -magnitude : magnitude
+    }
+
+    /// 10^0 … 10^22, every one exactly representable as a double.
+    private static let exactPowersOfTen: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ]
 
     /// `[+-]? (digits [. digits*] | . digits) ([eE] [+-]? digits)?`
     static func isDecimalLiteral(_ bytes: UnsafeRawBufferPointer, allowExponent: Bool) -> Bool {
