@@ -112,11 +112,15 @@ extension ParallelGzip {
         private func deflate(_ slot: Slot, stream: inout z_stream) {
             slot.failure = nil
             var code = deflateReset(&stream)
+            // deflateReset restores the level's stock parameters, so the tuning goes after it.
+            if code == Z_OK, let tuning = ParallelGzip.tuning(level: level) {
+                code = deflateTune(&stream, tuning.goodLength, tuning.maxLazy, tuning.niceLength, tuning.maxChain)
+            }
             if code == Z_OK, slot.dictionaryCount > 0 {
                 code = deflateSetDictionary(&stream, slot.input, uInt(slot.dictionaryCount))
             }
             guard code == Z_OK else {
-                slot.failure = GzipError(.zlib(code: code, message: "deflateReset/deflateSetDictionary"), path: path)
+                slot.failure = GzipError(.zlib(code: code, message: "deflateReset/deflateTune/deflateSetDictionary"), path: path)
                 return
             }
             stream.next_in = slot.input + slot.dictionaryCount
