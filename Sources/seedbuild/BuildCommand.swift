@@ -16,17 +16,19 @@ struct BuildCommand: ParsableCommand {
     }
 
     func run() throws {
-        let (built, lock) = try BuildStep.run(flags)
+        let (built, lock, compressed) = try BuildStep.run(flags)
         defer { withExtendedLifetime(lock) {} }
-        let packaged = flags.noCompress ? nil : try PackageStep.run(built, flags: flags)
+        let packaged = try compressed.map { try PackageStep.run(built, compressed: $0, flags: flags) }
         BuildReport.print(built, packaged: packaged, flags: flags)
     }
 }
 
 /// Runs the build stage for a command, turning failures into messages and exit statuses.
 enum BuildStep {
-    /// - Returns: the build, and the output folder's lock, to hold until the job ends.
-    static func run(_ flags: BuildFlags) throws -> (BuiltStore, OutputLock) {
+    /// Unless `--no-compress`, the artifact is compressed while the store is synced to the disk.
+    /// - Returns: the build, the output folder's lock (to hold until the job ends), and the artifact
+    ///   (or why it failed) for ``PackageStep`` to finish.
+    static func run(_ flags: BuildFlags) throws -> (BuiltStore, OutputLock, Packager.Compressed?) {
         let project = try CommandFailure.exitOnError { () throws in
             try ProjectFile.load(inDirectory: FileManager.default.currentDirectoryPath)
         }
@@ -37,26 +39,28 @@ enum BuildStep {
         let lock = try CommandFailure.exitOnError { () throws(IngestError) in try OutputLock(directory: request.outputDirectory, wait: flags.wait) }
         let display = flags.showsProgress ? ProgressDisplay() : nil
         defer { display?.finish() }
-        let built = try CommandFailure.exitOnError {
-            try SeedBuilder().build(request) { progress in display?.update(progress) }
+        var compressed: Packager.Compressed?
+        let compress: ((String) -> Void)? = flags.noCompress ? nil : { working in
+            var packager = Packager()
+            packager.compressionLevel = flags.effectiveCompressionLevel
+            compressed = packager.compress(store: request.storePath, reading: working) { done, total in
+                display?.updateBytes("compressing", done: done, total: total)
+            }
         }
-        return (built, lock)
+        let built = try CommandFailure.exitOnError {
+            try SeedBuilder().build(request, progress: { progress in display?.update(progress) }, whileSyncing: compress)
+        }
+        return (built, lock, compressed)
     }
 }
 
-/// Runs the compress stage: the artifact and the manifest.
+/// Runs the compress stage: the artifact (compressed during the build) and the manifest.
 enum PackageStep {
-    static func run(_ built: BuiltStore, flags: BuildFlags) throws -> PackagedArtifact {
+    static func run(_ built: BuiltStore, compressed: Packager.Compressed, flags: BuildFlags) throws -> PackagedArtifact {
         var packager = Packager()
         packager.compressionLevel = flags.effectiveCompressionLevel
         packager.expiresInDays = flags.effectiveExpiresIn
         packager.signingKey = try CommandFailure.exitOnError { () throws(IngestError) in try SigningKey.load(option: flags.signKey) }
-        let display = flags.showsProgress ? ProgressDisplay() : nil
-        defer { display?.finish() }
-        return try CommandFailure.exitOnError {
-            try packager.package(built) { done, total in
-                display?.updateBytes("compressing", done: done, total: total)
-            }
-        }
+        return try CommandFailure.exitOnError { try packager.package(built, compressed: compressed) }
     }
 }

@@ -18,10 +18,10 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         let report = RunReport(enabled: flags.json)
-        let (built, lock) = try report.stage("build") { try BuildStep.run(flags) }
+        let (built, lock, compressed) = try report.stage("build") { try BuildStep.run(flags) }
         defer { withExtendedLifetime(lock) {} }
         report.record("build", status: "ok")
-        let packaged = flags.noCompress ? nil : try report.stage("compress") { try PackageStep.run(built, flags: flags) }
+        let packaged = try compressed.map { compressed in try report.stage("compress") { try PackageStep.run(built, compressed: compressed, flags: flags) } }
         report.record("compress", status: packaged == nil ? "skipped" : "ok", details: BuildReport.object(built, packaged: packaged), key: "build")
         BuildReport.print(built, packaged: packaged, flags: flags, printsJSON: false)
         // Verify what apps will download: the manifest and its artifact, or the bare store.

@@ -17,6 +17,53 @@ struct ManifestTests {
         return (built, try packager.package(built))
     }
 
+    /// The artifact compressed while the build syncs its store is the one compressing the finished
+    /// store gives; meanwhile the store is under its temporary name only, and a failed compression
+    /// still leaves the built store in place, its error naming the store by its final name.
+    @Test func compressingWhileTheStoreSyncsGivesTheSameRelease() throws {
+        writeTestInputs(directory)
+        var options = BuildOptions(files: [directory.path("in/postcodes.csv")])
+        options.model = directory.path("model.json")
+        var packager = Packager()
+        packager.now = { Date(timeIntervalSince1970: 1_800_000_000) }
+        var releases: [(artifact: Data, manifest: Data)] = []
+        for overlapped in [false, true] {
+            options.outputDirectory = directory.path(overlapped ? "overlapped" : "sequential")
+            var (request, _) = try options.resolve(project: nil)
+            request.buildTime = Date(timeIntervalSince1970: 1_700_000_000)
+            let packaged: PackagedArtifact
+            if overlapped {
+                var compressed: Packager.Compressed?
+                let built = try SeedBuilder().build(request, whileSyncing: { working in
+                    #expect(working != request.storePath && FileManager.default.fileExists(atPath: working))
+                    #expect(!FileManager.default.fileExists(atPath: request.storePath), "renamed into place only after the sync")
+                    compressed = packager.compress(store: request.storePath, reading: working)
+                })
+                packaged = try packager.package(built, compressed: try #require(compressed))
+            } else {
+                packaged = try packager.package(try SeedBuilder().build(request))
+            }
+            releases.append((try Data(contentsOf: URL(fileURLWithPath: packaged.artifactPath)), try Data(contentsOf: URL(fileURLWithPath: packaged.manifestPath))))
+            let left = try FileManager.default.contentsOfDirectory(atPath: try #require(options.outputDirectory)).filter { $0 != ".seedbuild.lock" }
+            #expect(left.sorted() == ["manifest.json", "postcodes.sqlite", "postcodes.sqlite.gz"], "no temporary file left")
+        }
+        #expect(releases[0].artifact == releases[1].artifact)
+        #expect(releases[0].manifest == releases[1].manifest)
+
+        // The artifact's folder cannot be written: the store is built all the same, the error names it.
+        options.outputDirectory = directory.path("failing")
+        var (request, _) = try options.resolve(project: nil)
+        request.buildTime = Date(timeIntervalSince1970: 1_700_000_000)
+        var compressed: Packager.Compressed?
+        let built = try SeedBuilder().build(request, whileSyncing: { working in
+            compressed = packager.compress(store: request.storePath, reading: working + ".missing")
+        })
+        #expect(FileManager.default.fileExists(atPath: built.storePath))
+        #expect(throws: GzipError.self) { try packager.package(built, compressed: try #require(compressed)) }
+        #expect(!FileManager.default.fileExists(atPath: built.storePath + ".gz"))
+        #expect(!FileManager.default.fileExists(atPath: directory.path("failing/manifest.json")))
+    }
+
     @Test func artifactAndManifestAgree() throws {
         let (built, packaged) = try package()
         #expect(packaged.artifactPath == directory.path("out/postcodes.sqlite.gz"))

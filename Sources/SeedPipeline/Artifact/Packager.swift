@@ -19,6 +19,13 @@ public struct Packager: Sendable {
         try package(store: built.storePath, metadata: built.metadata, progress: progress)
     }
 
+    /// Writes the manifest for an artifact compressed while the build synced its store
+    /// (`SeedBuilder.build(_:progress:whileSyncing:)`): the artifact first, the manifest last.
+    /// Throws the compression's error, if it failed, naming the store under its final name.
+    public func package(_ built: BuiltStore, compressed: Compressed) throws -> PackagedArtifact {
+        try commit(compressed.result.get(), metadata: built.metadata, storePath: built.storePath)
+    }
+
     /// Packages an existing store (after `inspect --set`, or to change the level or signature).
     public func package(store storePath: String, progress: ((Int64, Int64) -> Void)? = nil) throws -> PackagedArtifact {
         let metadata = try StoreMetadata.read(at: URL(fileURLWithPath: storePath))
@@ -26,19 +33,56 @@ public struct Packager: Sendable {
     }
 
     private func package(store storePath: String, metadata: StoreMetadata, progress: ((Int64, Int64) -> Void)?) throws -> PackagedArtifact {
-        if StoreFile.isGzip(storePath) {
-            throw StoreError(.refused, path: storePath, "already compressed; give the .sqlite store")
+        let compressed = compress(store: storePath, reading: storePath, progress: progress)
+        return try commit(compressed.result.get(), metadata: metadata, storePath: storePath)
+    }
+
+    /// An artifact under its temporary name, or why it could not be written; the file is removed
+    /// when this is released uncommitted.
+    public final class Compressed: @unchecked Sendable {
+        let result: Result<Written, Error>
+
+        struct Written {
+            let temporary: String
+            let artifactPath: String
+            let gzip: GzipResult
         }
-        let artifactPath = storePath + ".gz"
-        let temporary = AtomicFile.temporaryPath(for: artifactPath)
-        defer { try? FileManager.default.removeItem(atPath: temporary) }
-        let gzip: GzipResult
-        do {
-            gzip = try ParallelGzip(level: compressionLevel, threads: threads).compress(storePath, to: temporary, progress: progress)
-        } catch {
-            // Name the artifact, not its temporary file (which is removed).
-            throw GzipError(error.kind, path: error.path == temporary ? artifactPath : error.path)
+
+        init(_ result: Result<Written, Error>) {
+            self.result = result
         }
+
+        deinit {
+            if case .success(let written) = result { unlink(written.temporary) }
+        }
+    }
+
+    /// Compresses `source` (the store, or the build's temporary file holding it) into a temporary
+    /// file beside `storePath`'s artifact; errors are kept, naming the store and artifact by their
+    /// final names.
+    public func compress(store storePath: String, reading source: String, progress: ((Int64, Int64) -> Void)? = nil) -> Compressed {
+        Compressed(Result { () throws -> Compressed.Written in
+            if StoreFile.isGzip(source) {
+                throw StoreError(.refused, path: storePath, "already compressed; give the .sqlite store")
+            }
+            let artifactPath = storePath + ".gz"
+            let temporary = AtomicFile.temporaryPath(for: artifactPath)
+            do {
+                let gzip = try ParallelGzip(level: compressionLevel, threads: threads).compress(source, to: temporary, progress: progress)
+                return Compressed.Written(temporary: temporary, artifactPath: artifactPath, gzip: gzip)
+            } catch let error as GzipError {
+                unlink(temporary)
+                // Name the artifact and the store, not their temporary files.
+                throw GzipError(error.kind, path: error.path == temporary ? artifactPath : error.path == source ? storePath : error.path)
+            } catch {
+                unlink(temporary)
+                throw error
+            }
+        })
+    }
+
+    private func commit(_ written: Compressed.Written, metadata: StoreMetadata, storePath: String) throws -> PackagedArtifact {
+        let (temporary, artifactPath, gzip) = (written.temporary, written.artifactPath, written.gzip)
         try AtomicFile.commit(temporary, to: artifactPath, mode: 0o444)
 
         var manifest = makeManifest(metadata, storePath: storePath, artifactPath: artifactPath, gzip: gzip)

@@ -19,6 +19,16 @@ public struct SeedBuilder: Sendable {
     public init() {}
 
     public func build(_ request: BuildRequest, progress: (@Sendable (BuildProgress) -> Void)? = nil) throws -> BuiltStore {
+        try build(request, progress: progress, whileSyncing: nil)
+    }
+
+    /// Builds the store and, while the finished file is written to the disk, runs `whileSyncing` with
+    /// the path it has until it is renamed into place (the compression reads it from the page cache
+    /// meanwhile: `Packager.compress(store:reading:progress:)`). `whileSyncing` runs on this thread
+    /// and must not change the file; the store is renamed into place once both are done.
+    public func build(
+        _ request: BuildRequest, progress: (@Sendable (BuildProgress) -> Void)? = nil, whileSyncing: ((String) -> Void)?
+    ) throws -> BuiltStore {
         let schema = try StoreSchema(model: try request.stampModel(), configuration: request.configuration, layout: request.layout)
         // Refuses a derivation that cannot be computed before any row is read.
         let derived = try schema.derivedUpdates(now: request.buildTime)
@@ -52,7 +62,16 @@ public struct SeedBuilder: Sendable {
         // The folder holds one matching set: the old manifest goes first, then its artifact, so from
         // here on an interruption never leaves a manifest beside a store it does not describe.
         for stale in [request.outputFile(Manifest.fileName), request.storePath + ".gz"] { unlink(stale) }
-        try loads.timings.measure("sync and rename") { try AtomicFile.commit(working, to: request.storePath, mode: 0o444) }
+        var syncing: BackgroundWork<Void>?
+        if let whileSyncing {
+            syncing = BackgroundWork { [working] () throws -> Void in try AtomicFile.sync(working) }
+            whileSyncing(working)
+        }
+        // With work beside it, the phase is what is left of the sync once that work is done.
+        try loads.timings.measure("sync and rename") {
+            try syncing?.value()
+            try AtomicFile.commit(working, to: request.storePath, mode: 0o444)
+        }
         var rejectsPath: String?
         if let written = try rejects.finish() {
             rejectsPath = try publishRejects(written, to: request.rejectsPath)

@@ -30,6 +30,15 @@ public enum AtomicFile {
     }
 
     /// Syncs `temporary`, sets its mode, renames it to `path` and syncs the folder.
+    /// Writes the file's data to the disk (the first half of `commit`, for starting it early; the
+    /// commit's own sync then finds nothing left to write).
+    public static func sync(_ path: String) throws(StoreError) {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW)
+        guard fd >= 0 else { throw ioError(path, "cannot open to sync") }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw ioError(path, "cannot sync") }
+    }
+
     public static func commit(_ temporary: String, to path: String, mode: mode_t?) throws(StoreError) {
         // O_NOFOLLOW: a symlink put at the temporary name is never synced or chmod-ed through.
         let fd = open(temporary, O_RDONLY | O_NOFOLLOW)
