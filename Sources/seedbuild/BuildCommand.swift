@@ -58,7 +58,6 @@ enum BuildStep {
 enum PackageStep {
     static func run(_ built: BuiltStore, compressed: Packager.Compressed, flags: BuildFlags) throws -> PackagedArtifact {
         var packager = Packager()
-        packager.compressionLevel = flags.effectiveCompressionLevel
         packager.expiresInDays = flags.effectiveExpiresIn
         packager.signingKey = try CommandFailure.exitOnError { () throws(IngestError) in try SigningKey.load(option: flags.signKey) }
         return try CommandFailure.exitOnError { try packager.package(built, compressed: compressed) }

@@ -29,22 +29,16 @@ public enum AtomicFile {
         }
     }
 
-    /// Syncs `temporary`, sets its mode, renames it to `path` and syncs the folder.
     /// Writes the file's data to the disk (the first half of `commit`, for starting it early; the
     /// commit's own sync then finds nothing left to write).
     public static func sync(_ path: String) throws(StoreError) {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW)
-        guard fd >= 0 else { throw ioError(path, "cannot open to sync") }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw ioError(path, "cannot sync") }
+        close(try openSynced(path))
     }
 
+    /// Syncs `temporary`, sets its mode, renames it to `path` and syncs the folder.
     public static func commit(_ temporary: String, to path: String, mode: mode_t?) throws(StoreError) {
-        // O_NOFOLLOW: a symlink put at the temporary name is never synced or chmod-ed through.
-        let fd = open(temporary, O_RDONLY | O_NOFOLLOW)
-        guard fd >= 0 else { throw ioError(temporary, "cannot open to sync") }
+        let fd = try openSynced(temporary)
         defer { close(fd) }
-        guard fsync(fd) == 0 else { throw ioError(temporary, "cannot sync") }
         if let mode, fchmod(fd, mode) != 0 { throw ioError(temporary, "cannot set file mode") }
         guard rename(temporary, path) == 0 else { throw ioError(path, "cannot rename \(temporary) into place") }
         let folder = open(URL(fileURLWithPath: path).deletingLastPathComponent().path, O_RDONLY)
@@ -53,6 +47,19 @@ public enum AtomicFile {
             fsync(folder)
             close(folder)
         }
+    }
+
+    /// The file opened and synced; the caller closes the descriptor. O_NOFOLLOW: a symlink put at
+    /// the temporary name is never synced or chmod-ed through.
+    private static func openSynced(_ path: String) throws(StoreError) -> Int32 {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW)
+        guard fd >= 0 else { throw ioError(path, "cannot open to sync") }
+        guard fsync(fd) == 0 else {
+            let error = ioError(path, "cannot sync")
+            close(fd)
+            throw error
+        }
+        return fd
     }
 
     static func ioError(_ path: String, _ what: String) -> StoreError {
