@@ -50,7 +50,7 @@ struct ManifestTests {
         #expect(releases[0].artifact == releases[1].artifact)
         #expect(releases[0].manifest == releases[1].manifest)
 
-        // The artifact's folder cannot be written: the store is built all the same, the error names it.
+        // The file to compress cannot be read: the store is built all the same, the error names it.
         options.outputDirectory = directory.path("failing")
         var (request, _) = try options.resolve(project: nil)
         request.buildTime = Date(timeIntervalSince1970: 1_700_000_000)
@@ -59,7 +59,8 @@ struct ManifestTests {
             compressed = packager.compress(store: request.storePath, reading: working + ".missing")
         })
         #expect(FileManager.default.fileExists(atPath: built.storePath))
-        #expect(throws: GzipError.self) { try packager.package(built, compressed: try #require(compressed)) }
+        let failure = #expect(throws: GzipError.self) { try packager.package(built, compressed: try #require(compressed)) }
+        #expect(failure?.path == built.storePath, "named by the store's final name")
         #expect(!FileManager.default.fileExists(atPath: built.storePath + ".gz"))
         #expect(!FileManager.default.fileExists(atPath: directory.path("failing/manifest.json")))
     }
