@@ -38,39 +38,48 @@ struct ConcurrentRunTests {
         ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.contains(".tmp-") }
     }
 
+    /// Waits for the build to create its working files. Generous: on a loaded machine (every suite
+    /// runs at once) a debug binary can take seconds to start; it returns as soon as they appear.
     private func waitForTemporaryFiles(_ folder: String) {
-        for _ in 0..<200 where temporaryFiles(folder).isEmpty { Thread.sleep(forTimeInterval: 0.02) }
+        let deadline = Date().addingTimeInterval(60)
+        while temporaryFiles(folder).isEmpty && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+    }
+
+    private func stderr(of pipe: Pipe) -> String {
+        String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     }
 
     @Test func aSecondBuildIsRefusedNamingTheHolderOrWaits() throws {
         let (project, fifo) = try pipedProject()
-        let (first, _) = try start(["build", "pipe/postcodes.csv"], in: project.url)
+        let (first, firstErr) = try start(["build", "pipe/postcodes.csv"], in: project.url)
         waitForTemporaryFiles(project.path("build/seed"))
         let refused = try runSeedbuild(["build", "seeds/postcodes.csv"], in: project.url)
         #expect(refused.status == 75)
         #expect(refused.stderr.contains("build/seed: another seedbuild (pid \(first.processIdentifier)) is writing to this folder"), "\(refused.stderr)")
         #expect(refused.stderr.contains("--wait"))
 
-        let (waiting, _) = try start(["build", "seeds/postcodes.csv", "--wait"], in: project.url)
+        let (waiting, waitingErr) = try start(["build", "seeds/postcodes.csv", "--wait"], in: project.url)
         Thread.sleep(forTimeInterval: 0.3)
         #expect(waiting.isRunning, "waits for the first build")
         try feed(fifo, from: project)
         first.waitUntilExit()
         waiting.waitUntilExit()
-        #expect(first.terminationStatus == 0 && waiting.terminationStatus == 0)
-        #expect(temporaryFiles(project.path("build/seed")).isEmpty)
+        #expect(first.terminationStatus == 0, "\(stderr(of: firstErr))")
+        #expect(waiting.terminationStatus == 0, "\(stderr(of: waitingErr))")
+        #expect(temporaryFiles(project.path("build/seed")).isEmpty, "\(temporaryFiles(project.path("build/seed")))")
     }
 
     @Test(arguments: [SIGINT, SIGTERM])
     func aSignalRemovesTheRunsTemporaryFiles(signal: Int32) throws {
         let (project, fifo) = try pipedProject()
-        let (build, _) = try start(["build", "pipe/postcodes.csv"], in: project.url)
+        let (build, buildErr) = try start(["build", "pipe/postcodes.csv"], in: project.url)
         waitForTemporaryFiles(project.path("build/seed"))
         #expect(!temporaryFiles(project.path("build/seed")).isEmpty, "the working store exists while the pipe blocks")
         kill(build.processIdentifier, signal)
         build.waitUntilExit()
-        #expect(build.terminationReason == .uncaughtSignal && build.terminationStatus == signal)
-        #expect(temporaryFiles(project.path("build/seed")).isEmpty)
+        #expect(build.terminationReason == .uncaughtSignal && build.terminationStatus == signal,
+                "ended \(build.terminationReason == .exit ? "with status" : "by signal") \(build.terminationStatus): \(stderr(of: buildErr))")
+        #expect(temporaryFiles(project.path("build/seed")).isEmpty, "left: \(temporaryFiles(project.path("build/seed")))")
         // Unblock the pipe for nobody: open it non-blocking so the test never hangs.
         let fd = open(fifo, O_RDONLY | O_NONBLOCK)
         if fd >= 0 { close(fd) }
