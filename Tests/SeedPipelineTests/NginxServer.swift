@@ -57,7 +57,8 @@ final class NginxServer {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        for _ in 0..<100 where !Self.accepts(port) { usleep(50_000) }
+        // Up to 30 s: every suite starts its servers at once on a loaded machine.
+        for _ in 0..<600 where !Self.accepts(port) { usleep(50_000) }
         guard Self.accepts(port) else {
             process.terminate()
             let log = (try? String(contentsOfFile: "\(path)/error.log", encoding: .utf8)) ?? ""

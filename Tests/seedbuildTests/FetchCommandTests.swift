@@ -69,9 +69,10 @@ struct FetchCommandTests {
         #expect(left.isEmpty, "\(left)")
     }
 
-    /// The name of a non-empty partial download in `folder`, once one appears (10 s at most).
+    /// The name of a non-empty partial download in `folder`, once one appears (25 s at most: the
+    /// server lives 30 s, and a loaded machine can take seconds to start the fetch).
     private func waitForPartial(in folder: String) -> String? {
-        for _ in 0..<100 {
+        for _ in 0..<250 {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
             if let name = names.first(where: { $0.hasSuffix(".sqlite.gz.part") }),
                 ((try? FileManager.default.attributesOfItem(atPath: folder + "/" + name)[.size] as? NSNumber)?.intValue ?? 0) > 0 {
