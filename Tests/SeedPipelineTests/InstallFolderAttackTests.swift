@@ -30,16 +30,8 @@ struct InstallFolderAttackTests {
         }
     }
 
-    /// Rewrites the channel's manifest for `version` and points latest.json at the new bytes, as a hostile server would.
     private func rewriteManifest(_ version: Int64, _ change: (inout [String: JSONValue], inout ReleasePointer) -> Void) throws {
-        let file = channel + "/manifests/\(version).json"
-        var manifest = try Manifest(data: try Data(contentsOf: URL(fileURLWithPath: file)), path: file)
-        var pointer = try ReleasePointer(data: try Data(contentsOf: URL(fileURLWithPath: channel + "/latest.json")), source: "p")
-        change(&manifest.values, &pointer)
-        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file)
-        try manifest.fileData.write(to: URL(fileURLWithPath: file))
-        pointer.manifestSHA256 = Data(SHA256.hash(data: manifest.fileData)).hexString
-        try pointer.data.write(to: URL(fileURLWithPath: channel + "/latest.json"))
+        try SeedPipelineTests.rewriteManifest(in: channel, version: version, change)
     }
 
     private func expectSevenStillInstalled() throws {

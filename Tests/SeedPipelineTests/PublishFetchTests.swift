@@ -112,17 +112,12 @@ struct PublishFetchTests {
     @Test func oversizedBodiesAndGzipBombsAreRefused() throws {
         _ = try Publisher().publish(try release(7), to: directory.path("dist"))
         // A manifest whose stated store size is smaller than what the artifact inflates to.
-        let manifestFile = channel + "/manifests/7.json"
-        var manifest = try Manifest(data: try Data(contentsOf: URL(fileURLWithPath: manifestFile)), path: "m")
-        var store = manifest.values["store"]!.objectValue!
-        store["bytes"] = 4096
-        manifest.values["store"] = .object(store)
-        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: manifestFile)
-        try manifest.fileData.write(to: URL(fileURLWithPath: manifestFile))
+        try rewriteManifest(in: channel, version: 7) { values, _ in
+            var store = values["store"]!.objectValue!
+            store["bytes"] = 4096
+            values["store"] = .object(store)
+        }
         let pointerFile = channel + "/latest.json"
-        var pointer = try ReleasePointer(data: try Data(contentsOf: URL(fileURLWithPath: pointerFile)), source: "p")
-        pointer.manifestSHA256 = Data(SHA256.hash(data: manifest.fileData)).hexString
-        try pointer.data.write(to: URL(fileURLWithPath: pointerFile))
         let bomb = #expect(throws: InstallError.self) { try installer().install(from: channel, to: app) }
         #expect(bomb?.message.contains("more than 4096 bytes") == true)
 

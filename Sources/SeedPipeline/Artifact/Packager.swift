@@ -118,6 +118,7 @@ public struct Packager: Sendable {
             "artifact": .object([
                 "fileName": .string((artifactPath as NSString).lastPathComponent), "encoding": "gzip",
                 "bytes": .integer(gzip.outputBytes), "sha256": .string(gzip.outputSHA256),
+                "segments": gzip.segments.jsonValue,
             ]),
         ]
         for (key, manifestKey) in [

@@ -68,7 +68,10 @@ public struct Verifier: Sendable {
         let inflated = (scratch as NSString).appendingPathComponent("store.sqlite")
         var hasher = SHA256()
         let inflation = !isGzip ? nil : Result { () throws(GzipError) -> Int64 in
-            try GzipInflater.inflate(compressed, to: inflated, maxOutputBytes: expectedStore?.bytes) { hasher.update(bufferPointer: $0) }
+            // A manifest's segment table is used, so a table that does not fit its artifact is never published.
+            try GzipInflater.inflate(compressed, to: inflated, maxOutputBytes: expectedStore?.bytes, segments: manifest?.artifact?.segments) {
+                hasher.update(bufferPointer: $0)
+            }
         }
         let sides = try side.value()
         if let (digest, _) = sides, let entry = manifest?.artifact {

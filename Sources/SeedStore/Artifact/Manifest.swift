@@ -39,7 +39,7 @@ public struct Manifest: Sendable, Equatable {
 
     /// The uncompressed store: `fileName`, `bytes`, `sha256`.
     public var store: FileEntry? { FileEntry(values["store"]) }
-    /// The compressed artifact: `fileName`, `encoding`, `bytes`, `sha256`.
+    /// The compressed artifact: `fileName`, `encoding`, `bytes`, `sha256`, `segments`.
     public var artifact: FileEntry? { FileEntry(values["artifact"]) }
 
     public var expires: Date? {
@@ -73,6 +73,8 @@ public struct Manifest: Sendable, Equatable {
         public var bytes: Int64
         public var sha256: String
         public var encoding: String?
+        /// The artifact's independent segments (``GzipSegments``); nil in manifests from before them.
+        public var segments: GzipSegments?
 
         init?(_ value: JSONValue?) {
             guard let object = value?.objectValue, let name = object["fileName"]?.stringValue,
@@ -82,6 +84,7 @@ public struct Manifest: Sendable, Equatable {
             self.bytes = bytes
             sha256 = sha
             encoding = object["encoding"]?.stringValue
+            segments = GzipSegments(object["segments"])
         }
     }
 }

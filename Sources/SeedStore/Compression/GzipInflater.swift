@@ -22,9 +22,12 @@ public enum GzipInflater {
     /// - Parameters:
     ///   - observe: sees every inflated chunk in order (for a SHA-256 in the same pass).
     /// - Returns: the number of bytes written.
+    ///   - segments: the artifact's segment table (its manifest's); with it and `maxOutputBytes` (then
+    ///     the exact size) the segments are inflated on every core, each checked to end where the table
+    ///     says. A table that cannot describe the file is an error here.
     @discardableResult
     public static func inflate(
-        _ source: String, to destination: String, maxOutputBytes: Int64? = nil,
+        _ source: String, to destination: String, maxOutputBytes: Int64? = nil, segments: GzipSegments? = nil,
         observe: ((UnsafeRawBufferPointer) -> Void)? = nil
     ) throws(GzipError) -> Int64 {
         let input = open(source, O_RDONLY)
@@ -33,16 +36,31 @@ public enum GzipInflater {
         let output = open(destination, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard output >= 0 else { throw GzipError(.io("cannot create: \(String(cString: strerror(errno)))"), path: destination) }
         defer { close(output) }
+        var status = stat()
+        if let segments, let maxOutputBytes, fstat(input, &status) == 0 {
+            return try inflate(
+                segments: segments, input: input, path: source, inputBytes: Int64(status.st_size), outputBytes: maxOutputBytes,
+                to: output, outputPath: destination, hashInput: false, observe: observe
+            ).written
+        }
         return try inflate(from: input, path: source, to: output, outputPath: destination, limit: maxOutputBytes, observe: observe)
     }
 
     /// Inflates a downloaded file from its first byte into `output`, both read and written through
     /// their descriptors (see ``DownloadFile``).
+    /// With `segments` that fit the file and `maxOutputBytes` (then the exact size), on every core.
     static func inflate(
-        _ source: DownloadFile, to output: DownloadFile, maxOutputBytes: Int64?, observe: ((UnsafeRawBufferPointer) -> Void)? = nil
+        _ source: DownloadFile, to output: DownloadFile, maxOutputBytes: Int64?, segments: GzipSegments? = nil,
+        observe: ((UnsafeRawBufferPointer) -> Void)? = nil
     ) throws(GzipError) -> Int64 {
         guard lseek(source.descriptor, 0, SEEK_SET) == 0, ftruncate(output.descriptor, 0) == 0, lseek(output.descriptor, 0, SEEK_SET) == 0 else {
             throw GzipError(.io("cannot rewind: \(String(cString: strerror(errno)))"), path: source.path)
+        }
+        if let (segments, inputBytes, outputBytes) = usable(segments, input: source.descriptor, outputBytes: maxOutputBytes) {
+            return try inflate(
+                segments: segments, input: source.descriptor, path: source.path, inputBytes: inputBytes, outputBytes: outputBytes,
+                to: output.descriptor, outputPath: output.path, hashInput: false, observe: observe
+            ).written
         }
         return try inflate(from: source.descriptor, path: source.path, to: output.descriptor, outputPath: output.path, limit: maxOutputBytes, observe: observe)
     }
@@ -51,7 +69,8 @@ public enum GzipInflater {
     /// `output`, hashing the compressed bytes on the way.
     /// - Returns: the bytes written, and the size and SHA-256 of the compressed file as read.
     static func inflate(
-        file source: String, to output: DownloadFile, maxOutputBytes: Int64?, observe: ((UnsafeRawBufferPointer) -> Void)? = nil
+        file source: String, to output: DownloadFile, maxOutputBytes: Int64?, segments: GzipSegments? = nil,
+        observe: ((UnsafeRawBufferPointer) -> Void)? = nil
     ) throws(GzipError) -> (written: Int64, source: FileDigest) {
         let input = open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw GzipError(.io("cannot open: \(String(cString: strerror(errno)))"), path: source) }
@@ -59,9 +78,26 @@ public enum GzipInflater {
         guard ftruncate(output.descriptor, 0) == 0, lseek(output.descriptor, 0, SEEK_SET) == 0 else {
             throw GzipError(.io("cannot rewind: \(String(cString: strerror(errno)))"), path: output.path)
         }
+        if let (segments, inputBytes, outputBytes) = usable(segments, input: input, outputBytes: maxOutputBytes) {
+            let (written, read) = try inflate(
+                segments: segments, input: input, path: source, inputBytes: inputBytes, outputBytes: outputBytes,
+                to: output.descriptor, outputPath: output.path, hashInput: true, observe: observe)
+            return (written, read ?? FileDigest(bytes: 0, sha256: ""))
+        }
         let worker = Worker(input: input, path: source, limit: maxOutputBytes, hashInput: true)
         let written = try drain(worker, to: output.descriptor, outputPath: output.path, observe: observe)
         return (written, worker.inputDigest ?? FileDigest(bytes: 0, sha256: ""))
+    }
+
+    /// The segment table and sizes to inflate on every core with, or nil to read the file in one
+    /// pass: no table, no exact output size, or a table that cannot describe the file (the one-pass
+    /// path checks the data on its own; the table only ever speeds it up).
+    private static func usable(_ segments: GzipSegments?, input: Int32, outputBytes: Int64?) -> (GzipSegments, Int64, Int64)? {
+        var status = stat()
+        guard let segments, let outputBytes, fstat(input, &status) == 0,
+            segments.problem(inputBytes: Int64(status.st_size), outputBytes: outputBytes) == nil
+        else { return nil }
+        return (segments, Int64(status.st_size), outputBytes)
     }
 
     private static func inflate(

@@ -96,7 +96,7 @@ extension SeedInstaller {
         do {
             inflated = try inflate { (file, observe) throws(GzipError) -> Int64 in
                 let (written, read) = try withoutActuallyEscaping(observe) { observe throws(GzipError) in
-                    try GzipInflater.inflate(file: source, to: file, maxOutputBytes: store.bytes, observe: observe)
+                    try GzipInflater.inflate(file: source, to: file, maxOutputBytes: store.bytes, segments: artifact.segments, observe: observe)
                 }
                 digest = read
                 return written
@@ -162,7 +162,7 @@ extension SeedInstaller {
         do {
             return try inflate { (file, observe) throws(GzipError) -> Int64 in
                 try withoutActuallyEscaping(observe) { observe throws(GzipError) in
-                    try GzipInflater.inflate(partial, to: file, maxOutputBytes: store.bytes, observe: observe)
+                    try GzipInflater.inflate(partial, to: file, maxOutputBytes: store.bytes, segments: artifact.segments, observe: observe)
                 }
             }
         } catch let error as GzipError {
