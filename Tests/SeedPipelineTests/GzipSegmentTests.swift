@@ -113,6 +113,11 @@ struct GzipSegmentTests {
         var larger = good
         larger.bytes *= 2
         #expect(outcome(larger).contains("not 2"))
+        // A stated segment size a reader would have to hold three of is refused before any allocation.
+        let huge = GzipSegments(bytes: 1 << 30, offsets: [10])
+        #expect(outcome(huge).contains("the segment table does not fit the file: a segment size of 1073741824 bytes"))
+        #expect(GzipSegments.segmentBytes(forInput: 10 << 30, blockSize: ParallelGzip.blockSize) == 8 << 20, "at most 2,048 segments")
+        #expect(GzipSegments.segmentBytes(forInput: 1 << 40, blockSize: ParallelGzip.blockSize) == GzipSegments.maximumBytes)
         // The stated size one byte short: the last segment would write more than it.
         #expect(outcome(good, outputBytes: Int64(size) - 1).contains("more than \(size - 1) bytes"), "\(outcome(good, outputBytes: Int64(size) - 1))")
 

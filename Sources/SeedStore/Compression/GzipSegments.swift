@@ -21,6 +21,9 @@ public struct GzipSegments: Sendable, Equatable {
     public static let minimumBytes: Int64 = 2 << 20
     /// A manifest is read at most 64 KiB: the segments are made larger rather than more numerous.
     public static let maximumCount = 2048
+    /// A reader holds three segments in and out at once: a table (from a manifest anyone may have
+    /// written, when unsigned) never makes it allocate more than this per segment.
+    public static let maximumBytes: Int64 = 64 << 20
 
     public init(bytes: Int64, offsets: [Int64]) {
         self.bytes = bytes
@@ -28,11 +31,12 @@ public struct GzipSegments: Sendable, Equatable {
     }
 
     /// The segment size for `inputBytes` of input: 2 MiB, doubled until there are at most
-    /// ``maximumCount`` segments; always a whole number of `blockSize` blocks.
+    /// ``maximumCount`` segments (up to ``maximumBytes``, reached at 128 GiB); always a whole number
+    /// of `blockSize` blocks.
     public static func segmentBytes(forInput inputBytes: Int64, blockSize: Int) -> Int64 {
         var bytes = max(minimumBytes, Int64(blockSize))
         bytes -= bytes % Int64(blockSize)
-        while (inputBytes + bytes - 1) / bytes > Int64(maximumCount) { bytes *= 2 }
+        while (inputBytes + bytes - 1) / bytes > Int64(maximumCount) && bytes < maximumBytes { bytes *= 2 }
         return bytes
     }
 
@@ -53,7 +57,7 @@ public struct GzipSegments: Sendable, Equatable {
     /// when it can: one segment per `bytes` of output, offsets after a 10-byte header, increasing,
     /// each segment no longer than deflate can make it, and the last leaving room for the trailer.
     public func problem(inputBytes: Int64, outputBytes: Int64) -> String? {
-        guard bytes >= 65536, bytes <= 1 << 34 else { return "a segment size of \(bytes) bytes" }
+        guard bytes >= 65536, bytes <= Self.maximumBytes else { return "a segment size of \(bytes) bytes" }
         let count = outputBytes <= 0 ? 1 : (outputBytes + bytes - 1) / bytes
         guard Int64(offsets.count) == count else {
             return "\(offsets.count) segments for \(outputBytes) bytes in segments of \(bytes), not \(count)"
