@@ -116,6 +116,9 @@ struct GzipSegmentTests {
         // A stated segment size a reader would have to hold three of is refused before any allocation.
         let huge = GzipSegments(bytes: 1 << 30, offsets: [10])
         #expect(outcome(huge).contains("the segment table does not fit the file: a segment size of 1073741824 bytes"))
+        // Stated sizes that would overflow or are negative are refused, not trapped on.
+        #expect(outcome(good, outputBytes: .max).contains("segments for \(Int64.max) bytes"), "\(outcome(good, outputBytes: .max))")
+        #expect(outcome(good, outputBytes: -1).contains("a stated size of -1 bytes"))
         #expect(GzipSegments.segmentBytes(forInput: 10 << 30, blockSize: ParallelGzip.blockSize) == 8 << 20, "at most 2,048 segments")
         #expect(GzipSegments.segmentBytes(forInput: 1 << 40, blockSize: ParallelGzip.blockSize) == GzipSegments.maximumBytes)
         // The stated size one byte short: the last segment would write more than it.

@@ -58,7 +58,9 @@ public struct GzipSegments: Sendable, Equatable {
     /// each segment no longer than deflate can make it, and the last leaving room for the trailer.
     public func problem(inputBytes: Int64, outputBytes: Int64) -> String? {
         guard bytes >= 65536, bytes <= Self.maximumBytes else { return "a segment size of \(bytes) bytes" }
-        let count = outputBytes <= 0 ? 1 : (outputBytes + bytes - 1) / bytes
+        guard outputBytes >= 0 else { return "a stated size of \(outputBytes) bytes" }
+        // Written so that no stated size (a manifest's, perhaps anyone's) can overflow.
+        let count = outputBytes == 0 ? 1 : outputBytes / bytes + (outputBytes % bytes == 0 ? 0 : 1)
         guard Int64(offsets.count) == count else {
             return "\(offsets.count) segments for \(outputBytes) bytes in segments of \(bytes), not \(count)"
         }
