@@ -78,6 +78,31 @@ struct SourceReadingTests {
     }
 }
 
+extension SourceReadingTests {
+    /// A pipe cannot be read twice, so Core Data's layout keeps the key's index as rows go in
+    /// (instead of building it after the load and reading the file again if that finds a
+    /// duplicate): the duplicate out of order is still rejected, at its line.
+    @Test func aDuplicateKeyOutOfOrderFromAFIFOIsRejectedInOneRead() throws {
+        writeTestInputs(directory)
+        let fifo = directory.path("pipes/postcodes.csv")
+        try FileManager.default.createDirectory(atPath: directory.path("pipes"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: directory.path("in/counties.csv"), toPath: directory.path("pipes/counties.csv"))
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let text = "postcode,county_code\nCT1 1AB,KEN\nCT1 1AC,KEN\nCT1 1AA,EDI\nCT1 1AB,EDI\n"
+        Thread {
+            let handle = FileHandle(forWritingAtPath: fifo)
+            handle?.write(Data(text.utf8))
+            try? handle?.close()
+        }.start()
+        let built = try buildTestStore(directory, maxRejects: 1) { $0.files = [fifo]; $0.format = .coreData }
+        #expect(built.rowCounts["Postcode"] == 3 && built.rejected == 1)
+        #expect(built.shownRejects.first?.description.contains("postcodes.csv:5:1 (field \"postcode\"): duplicate Postcode.postcode: an earlier row has it already") == true,
+                "\(built.shownRejects.map(\.description))")
+        #expect(!built.warnings.contains { $0.contains("read a second time") })
+        #expect(!built.timings.phases.contains { $0.name == "key index Postcode" })
+    }
+}
+
 /// A record longer than the limit is a rejected row; memory stays at the limit.
 @Suite("Over-long records")
 struct LongRecordTests {

@@ -115,6 +115,9 @@ def measure_order(args, data, order, layouts, work, logs):
                              os.path.join(logs, f"fetch-{layout}.log"))
             r[layout] = {
                 "s": s, "kib": max(kib, ckib), "load": phases.get("load Postcode", 0) + phases.get("load County", 0),
+                # Core Data's layout builds the key's unique index right after a load whose keys left
+                # their order (sorted input builds it in the "indexes" phase): shown beside the load.
+                "key_index": sum(v for k, v in phases.items() if k.startswith("key index ")),
                 "store": os.path.getsize(store), "artifact": os.path.getsize(artifact),
                 "compress_s": cs, "gzip6_s": gz_s, "pigz_s": pigz_s,
                 "gzip6": os.path.getsize(os.path.join(work, "gzip6.gz")), "pigz": os.path.getsize(os.path.join(work, "pigz6.gz")),
@@ -150,9 +153,12 @@ def report(rows, size, order, layouts, rounds):
         verify = ratio(lambda r, l: l["verify_s"] / r["gunzip_check_s"])
         fetch = median([l["store"] / 1e6 / l["fetch_s"] for l in (r[layout] for r in rounds)])
         load = median([rows / r[layout]["load"] for r in rounds])
+        load_indexed = median([rows / (r[layout]["load"] + r[layout]["key_index"]) for r in rounds])
         peak = max(max(r[layout]["kib"], r[layout]["verify_kib"], r[layout]["fetch_kib"]) for r in rounds) / 1024
         print(f"  {layout}: build + compress {total:.2f}x sqlite3 + gzip -6 (target <= 0.5); load {load:,.0f} rows/s (>= 800,000); "
               f"peak {peak:.1f} MiB (< 64)")
+        if load_indexed < load:
+            print(f"  {'':{len(layout)}}  load and the key's unique index built after it: {load_indexed:,.0f} rows/s")
         print(f"  {'':{len(layout)}}  compression {speed:.2f}x pigz -6 -p 2's speed (>= 1), {gz_speed:.2f}x gzip -6's; artifact {size_ratio:.3f}x gzip -6's (<= 1.0)")
         print(f"  {'':{len(layout)}}  verify {verify:.2f}x gunzip + quick_check (<= 1.0); fetch from a folder {fetch:.0f} MB/s of store (>= 200)")
 

@@ -7,8 +7,10 @@ extension EntityLoader {
     /// Rows go several to a statement only when none can hit a key already there, so no statement
     /// stops halfway (under journal_mode=OFF SQLite keeps the rows before the failure): appended
     /// above every key, or an ascending run with no key of the table between its first and last.
-    /// In Core Data's layout (rows keyed by `Z_PK`) the unique index on the tracked key is built at
-    /// the first row below the highest key — the rows before ascend, so it cannot fail — and keeps
+    /// In Core Data's layout (rows keyed by `Z_PK`) a regular file's rows all go in as they come and
+    /// the tracked key's unique index is built after the load (``EntityLoader/indexesKeyAfterLoad``).
+    /// A pipe's, or a file read again because that index found a duplicate: the index is built at the
+    /// first row below the highest key — the rows before ascend, so it cannot fail — and keeps
     /// out-of-order keys unique as they go in; it is dropped if the input turns out shuffled, and
     /// the constraint is then checked after the load.
     final class Targets {

@@ -11,7 +11,8 @@ import SeedStore
 /// byte order), several rows to a statement when no key of the table lies in their range; past
 /// ``KeyOrderTracker/descentLimit`` descents, the rest goes to a staging table copied across
 /// `ORDER BY` the key at the end (loading shuffled rows straight into the keyed table measured 3–4×
-/// slower). Parsing and converting
+/// slower). Core Data's tables (keyed by `Z_PK`) take rows in any order: their key's unique index
+/// is built after the load, or as rows arrive when the file cannot be read again. Parsing and converting
 /// run on a second thread, so the two cores work at once. The loader is shared by the two threads:
 /// `produce` runs on the producer's, everything else on the caller's, and the rejects collector locks.
 final class EntityLoader: @unchecked Sendable {
@@ -35,11 +36,17 @@ final class EntityLoader: @unchecked Sendable {
     private let references: [String: [String: Int64]]
     private let sourceFiles: [String: String]
     private let rejects: RejectCollector
+    /// In Core Data's layout, whether keys out of order go in unchecked and the key's unique index is
+    /// built once the file is in, proving them unique in one sort (``keyIndexPending``); when that
+    /// fails the build loads again with this off, and the index keeps each key unique as it goes in.
+    let indexesKeyAfterLoad: Bool
 
     init(
         table: EntityTable, mapping: ColumnMapping, file: String, header: [String],
-        references: [String: [String: Int64]], sourceFiles: [String: String], rejects: RejectCollector
+        references: [String: [String: Int64]], sourceFiles: [String: String], rejects: RejectCollector,
+        indexesKeyAfterLoad: Bool = false
     ) {
+        self.indexesKeyAfterLoad = indexesKeyAfterLoad
         self.table = table
         self.mapping = mapping
         self.file = file
@@ -106,6 +113,7 @@ final class EntityLoader: @unchecked Sendable {
         var result = Result()
         var failure: Error?
         var hashedRowsIntact = true
+        var digest = LoadDigest(loader: self, onInsert: true)
         while true {
             let batch = channel.receive()
             if failure == nil {
@@ -141,6 +149,9 @@ final class EntityLoader: @unchecked Sendable {
                                 result.rowsLoaded += 1
                             }
                         }
+                        if digest.isHashing && hashedRowsIntact {
+                            for row in 0..<batch.count { digest.add(row: row, of: batch, arena: arena) }
+                        }
                     }
                 } catch {
                     failure = error
@@ -157,7 +168,7 @@ final class EntityLoader: @unchecked Sendable {
         result.staged = targets.usesStagingTable
         result.keyIndex = targets.keyIndex
         result.rowsRead = producer.rowsRead
-        result.tableDigest = hashedRowsIntact ? producer.tableDigest : nil
+        result.tableDigest = hashedRowsIntact ? (digest.isHashing ? digest.finalize() : producer.tableDigest) : nil
         return result
     }
 
@@ -167,6 +178,7 @@ final class EntityLoader: @unchecked Sendable {
         _ reader: CSVReader, progress: (Int, Int) -> Void, accept: (RowValues, CSVRecord, RowBatch.Placement) throws -> Void
     ) throws -> Int {
         var keyTracker = keyFeed.map { KeyOrderTracker(feed: $0.feed, field: $0.field) }
+        let deferredKey = indexesKeyAfterLoad && keyIndex != nil
         var result = Result()
         var values = RowValues(mapping: mapping)
         var lastProgress = 0
@@ -199,16 +211,22 @@ final class EntityLoader: @unchecked Sendable {
                         reason: "duplicate \(table.entity.name).\(trackedKey ?? table.keyColumn) \"\(record.string(field))\": line \(previousLine) has it already; keys must be unique",
                         record: String(decoding: record.rawBytes, as: UTF8.self)))
                     continue
-                case .run: placement = .run
-                case .descent: placement = .descent
-                case .staging: placement = .staged
+                case .run, .descent, .staging:
+                    // Unchecked, a rowid table takes any row anywhere: no statement can stop halfway.
+                    if !deferredKey { placement = observation.placement }
                 }
             }
             try accept(values, record, placement)
         }
         progress(result.rowsRead, reader.bytesRead)
-        // In order, or kept unique by the table's key or the key's unique index as they went in.
-        trackedKeyIsUnique = keyTracker.map { !$0.isStaging } ?? false
+        if deferredKey {
+            // In order, or to be proven by building the key's index.
+            trackedKeyIsUnique = keyTracker.map { $0.descents == 0 } ?? false
+            keyIndexPending = !trackedKeyIsUnique
+        } else {
+            // In order, or kept unique by the table's key or the key's unique index as they went in.
+            trackedKeyIsUnique = keyTracker.map { !$0.isStaging } ?? false
+        }
         return result.rowsRead
     }
 
@@ -241,6 +259,10 @@ final class EntityLoader: @unchecked Sendable {
 
     /// Set by the producer when no row was staged: ``trackedKey``'s values are unique.
     private(set) var trackedKeyIsUnique = false
+
+    /// Set by the producer when keys left their order and went in unchecked (``indexesKeyAfterLoad``):
+    /// building ``keyIndex`` proves them unique, or fails on a duplicate.
+    private(set) var keyIndexPending = false
 
     /// The column of ``trackedKey``.
     var trackedKeyColumn: String? {
@@ -414,24 +436,16 @@ final class BatchProducer: @unchecked Sendable {
     func run() {
         var batch = channel.nextEmpty()
         let fields = RowValues(mapping: loader.mapping).fields
-        // Rows appended in key order are in digest order already: hashing them here, on the thread
-        // with time to spare, saves reading the table back. A staged row spoils the order. A rowid
-        // table numbers its rows 1, 2, 3… as they go in.
-        let forms = loader.storedForms
-        var digest: TableDigest? = forms == nil ? nil : TableDigest()
-        let stored = forms?.contains { $0 != .asBound } == true ? forms : nil
-        let isRowid = loader.isRowidTable
-        var rowid: Int64 = 0
+        // Rows appended in key order are in digest order already: hashing them here saves reading
+        // the table back. A staged row spoils the order. A rowid table's rows are hashed by the
+        // inserting thread instead (``LoadDigest/isHashedOnInsert``).
+        var digest = LoadDigest(loader: loader, onInsert: false)
         do {
             rowsRead = try loader.produce(reader, progress: progress) { values, record, placement in
                 batch.append(values, record: record, fields: fields, placement: placement)
-                // A row out of key order spoils a keyed table's digest order (a rowid table's is insertion order).
-                if placement != .direct && !isRowid { digest = nil }
-                if digest != nil {
-                    rowid += 1
-                    if isRowid { digest!.append(integer: rowid) }
-                    batch.arena.withUnsafeBytes { batch.hash(row: batch.count - 1, into: &digest!, arena: $0, stored: stored) }
-                }
+                // A row out of key order spoils a keyed table's digest order.
+                if placement != .direct { digest.spoil() }
+                if digest.isHashing { batch.arena.withUnsafeBytes { digest.add(row: batch.count - 1, of: batch, arena: $0) } }
                 if batch.isFull {
                     channel.send(batch)
                     // Take a fresh batch before stopping: the last one sent must not be sent again
@@ -440,7 +454,7 @@ final class BatchProducer: @unchecked Sendable {
                     if channel.isCancelled { throw Cancelled() }
                 }
             }
-            tableDigest = digest?.finalize()
+            tableDigest = digest.finalize()
         } catch {
             batch.failure = error
         }
@@ -452,4 +466,49 @@ final class BatchProducer: @unchecked Sendable {
     func waitUntilDone() {
         done.wait()
     }
+}
+
+/// A table's content digest hashed while its rows are loaded, in the order ``ContentDigest`` reads
+/// the table back, on one of the two loading threads.
+///
+/// A keyed table's rows are hashed by the producer, in key order (the inserting thread is the
+/// slower one there); a rowid table's by the inserting thread after each batch goes in, numbered
+/// 1, 2, 3… as SQLite numbers them: its inserts are cheap, and parsing and converting are the
+/// slower side (Core Data's layout measured 1M rows producer-bound, the inserting thread idle 0.46 s).
+struct LoadDigest {
+    private var digest: TableDigest?
+    private let stored: [RowBatch.StoredForm]?
+    private let numbersRows: Bool
+    private var rowid: Int64 = 0
+
+    /// Whether `loader`'s rows are hashed by the inserting thread rather than by the producer.
+    static func isHashedOnInsert(_ loader: EntityLoader) -> Bool { loader.isRowidTable }
+
+    /// - Parameter onInsert: whether this is the inserting thread's digest; the other thread's never hashes.
+    init(loader: EntityLoader, onInsert: Bool) {
+        let forms = loader.storedForms
+        let hashes = forms != nil && onInsert == Self.isHashedOnInsert(loader)
+        digest = hashes ? TableDigest() : nil
+        // Nil when every value is kept as bound, which keeps the hashing loop lean.
+        stored = forms?.contains { $0 != .asBound } == true ? forms : nil
+        numbersRows = loader.isRowidTable
+    }
+
+    var isHashing: Bool { digest != nil }
+
+    /// The rows cannot be hashed in digest order (or did not all go in): the table is read back.
+    mutating func spoil() {
+        if !numbersRows { digest = nil }
+    }
+
+    mutating func add(row: Int, of batch: RowBatch, arena: UnsafeRawBufferPointer) {
+        guard digest != nil else { return }
+        if numbersRows {
+            rowid += 1
+            digest!.append(integer: rowid)
+        }
+        batch.hash(row: row, into: &digest!, arena: arena, stored: stored)
+    }
+
+    mutating func finalize() -> Data? { digest?.finalize() }
 }

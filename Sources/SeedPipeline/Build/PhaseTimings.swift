@@ -15,6 +15,19 @@ public struct PhaseTimings: Sendable, Equatable {
         return try body()
     }
 
+    /// Adds the seconds `body` takes to phase `name`, which ran already (or starts it now).
+    mutating func measure<T>(adding name: String, _ body: () throws -> T) rethrows -> T {
+        guard let index = phases.firstIndex(where: { $0.name == name }) else { return try measure(name, body) }
+        let start = DispatchTime.now().uptimeNanoseconds
+        defer { phases[index].seconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+        return try body()
+    }
+
+    /// Puts a phase that was timed apart (a load thrown away) first.
+    mutating func prepend(_ name: String, seconds: Double) {
+        phases.insert((name, seconds), at: 0)
+    }
+
     public static func == (lhs: PhaseTimings, rhs: PhaseTimings) -> Bool {
         lhs.phases.map(\.name) == rhs.phases.map(\.name) && lhs.phases.map(\.seconds) == rhs.phases.map(\.seconds)
     }

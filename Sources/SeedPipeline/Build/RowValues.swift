@@ -66,6 +66,16 @@ struct KeyOrderTracker {
         case descent
         case duplicate(previousLine: Int)
         case staging
+
+        /// Where a row observed so goes into a keyed table.
+        var placement: RowBatch.Placement {
+            switch self {
+            case .run: .run
+            case .descent: .descent
+            case .staging: .staged
+            case .ascending, .duplicate: .direct
+            }
+        }
     }
 
     /// Descents tolerated before the rest is staged: a natural-order export has one per area with

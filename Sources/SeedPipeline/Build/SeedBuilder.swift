@@ -38,10 +38,23 @@ public struct SeedBuilder: Sendable {
         defer {
             for path in [working, rejectsTemporary] { try? FileManager.default.removeItem(atPath: path) }
         }
-        let rejects = RejectCollector(path: rejectsTemporary)
+        var rejects = RejectCollector(path: rejectsTemporary)
         var loads: Loads
         do {
-            loads = try load(request, schema: schema, into: working, rejects: rejects, progress: progress)
+            let started = DispatchTime.now().uptimeNanoseconds
+            do {
+                loads = try load(request, schema: schema, into: working, rejects: rejects, indexKeysAfterLoad: true, progress: progress)
+            } catch let retry as KeyIndexFailed {
+                // Rare (a duplicate key out of order): the file is thrown away and loaded again, each
+                // key's uniqueness checked as it goes in, so the duplicates are rejected by line.
+                let discarded = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+                for path in [working, rejectsTemporary] { try? FileManager.default.removeItem(atPath: path) }
+                rejects = RejectCollector(path: rejectsTemporary)
+                loads = try load(request, schema: schema, into: working, rejects: rejects, indexKeysAfterLoad: false, progress: progress)
+                loads.timings.prepend("load thrown away (\(retry.key) duplicates)", seconds: discarded)
+                loads.warnings.append(
+                    "\(retry.file): \(retry.key) has duplicate values out of key order (see the rejects), so the file was read a second time to name their lines")
+            }
         } catch {
             throw BuildFault.translate(error, writing: request.storePath)
         }
@@ -99,8 +112,18 @@ public struct SeedBuilder: Sendable {
         var tableDigests: [String: Data] = [:]
     }
 
+    /// Thrown when building a key's unique index after the load finds a duplicate: the working file
+    /// is left inconsistent (`journal_mode = OFF` cannot undo the failed statement) and must be loaded again.
+    struct KeyIndexFailed: Error {
+        let file: String
+        let key: String
+    }
+
+    /// - Parameter indexKeysAfterLoad: in Core Data's layout, load keys out of order unchecked and
+    ///   prove them unique by building their index at the end (``EntityLoader/indexesKeyAfterLoad``);
+    ///   only for regular files, which can be read again if that fails.
     private func load(
-        _ request: BuildRequest, schema: StoreSchema, into path: String, rejects: RejectCollector,
+        _ request: BuildRequest, schema: StoreSchema, into path: String, rejects: RejectCollector, indexKeysAfterLoad: Bool,
         progress: (@Sendable (BuildProgress) -> Void)?
     ) throws -> Loads {
         var configuration = Configuration()
@@ -137,11 +160,10 @@ public struct SeedBuilder: Sendable {
                         loads.rowCounts[entity] = 0
                         continue
                     }
-                    let (source, tableDigest) = try loads.timings.measure("load \(entity)") {
-                        try loadTable(
-                            table, entity: entity, from: file, request: request, references: references, db: db, rejects: rejects,
-                            notes: &loads.warnings, builtIndexes: &builtIndexes, progress: progress)
-                    }
+                    let (source, tableDigest) = try loadTable(
+                        table, entity: entity, from: file, request: request, references: references, db: db, rejects: rejects,
+                        indexKeyAfterLoad: indexKeysAfterLoad, timings: &loads.timings, notes: &loads.warnings,
+                        builtIndexes: &builtIndexes, progress: progress)
                     loads.sources.append(source)
                     // Several files into one table: its digest is read back once all are in.
                     loads.tableDigests[table.name] = table.isTree ? nil : tableDigest
@@ -165,9 +187,50 @@ public struct SeedBuilder: Sendable {
 
     private func loadTable(
         _ table: EntityTable, entity: String, from file: String, request: BuildRequest, references: [String: [String: Int64]],
-        db: Database, rejects: RejectCollector, notes: inout [String], builtIndexes: inout Set<String>,
-        progress: (@Sendable (BuildProgress) -> Void)?
+        db: Database, rejects: RejectCollector, indexKeyAfterLoad: Bool, timings: inout PhaseTimings, notes: inout [String],
+        builtIndexes: inout Set<String>, progress: (@Sendable (BuildProgress) -> Void)?
     ) throws -> (BuiltStore.Source, tableDigest: Data?) {
+        let phase = "load \(entity)"
+        let rejectedBefore = rejects.count
+        var (reader, loader, result) = try timings.measure(phase) {
+            try loadRows(
+                table, entity: entity, from: file, request: request, references: references, db: db, rejects: rejects,
+                indexKeyAfterLoad: indexKeyAfterLoad, notes: &notes, progress: progress)
+        }
+        if loader.keyIndexPending, let index = loader.keyIndex {
+            // Built as in key order, where the indexes phase builds it; a duplicate fails it.
+            try timings.measure("key index \(entity)") {
+                do {
+                    try db.execute(sql: index.statement)
+                } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                    throw KeyIndexFailed(file: file, key: "\(entity).\(loader.trackedKey ?? "")")
+                }
+            }
+            result.keyIndex = index.statement
+        }
+        let removed = try timings.measure(adding: phase) {
+            let check = UniquenessCheck(table: table, mapping: loader.mapping, file: file, header: reader.header, maxRecordBytes: request.maxRecordBytes)
+            let proven = loader.trackedKeyIsUnique || result.keyIndex != nil ? loader.trackedKey.map { [$0] } : nil
+            return try check.run(
+                db, stagingTable: result.staged ? loader.stagingTable : nil, rejects: rejects, proven: proven,
+                duplicateKeyLines: result.duplicateKeyLines, key: loader.trackedKey)
+        }
+        if let index = result.keyIndex { builtIndexes.insert(index) }
+        result.rowsLoaded -= removed
+        let source = BuiltStore.Source(
+            // Size and checksum of the bytes the reader parsed, hashed as they were read.
+            entity: entity, file: file, bytes: reader.bytesRead, sha256: reader.sha256 ?? "", rowsRead: result.rowsRead,
+            rowsLoaded: result.rowsLoaded, rowsRejected: rejects.count - rejectedBefore)
+        // Removing duplicates after the fact invalidates the digest hashed during the load.
+        return (source, removed == 0 ? result.tableDigest : nil)
+    }
+
+    /// Reads one file into its table: ``EntityLoader/load(_:into:progress:)`` and what it needs.
+    private func loadRows(
+        _ table: EntityTable, entity: String, from file: String, request: BuildRequest, references: [String: [String: Int64]],
+        db: Database, rejects: RejectCollector, indexKeyAfterLoad: Bool, notes: inout [String],
+        progress: (@Sendable (BuildProgress) -> Void)?
+    ) throws -> (CSVReader, EntityLoader, EntityLoader.Result) {
         let reader: CSVReader
         do {
             reader = try CSVReader(path: file, maxRecordBytes: request.maxRecordBytes)
@@ -185,27 +248,14 @@ public struct SeedBuilder: Sendable {
         if !mapping.ignoredColumns.isEmpty {
             notes.append("\(file): skipped \(mapping.ignoredColumns.map { "\"\($0)\"" }.joined(separator: ", ")) as told (--ignore-column or null in the mapping file)")
         }
-        let rejectedBefore = rejects.count
         let loader = EntityLoader(
             table: table, mapping: mapping, file: file, header: reader.header, references: references,
-            sourceFiles: request.sources, rejects: rejects)
+            sourceFiles: request.sources, rejects: rejects, indexesKeyAfterLoad: indexKeyAfterLoad && UniquenessCheck.canReread(file))
         let total = reader.fileSize
-        var result = try loader.load(reader, into: db) { rows, bytes in
+        let result = try loader.load(reader, into: db) { rows, bytes in
             progress?(BuildProgress(entity: entity, file: file, rowsRead: rows, bytesRead: bytes, totalBytes: total))
         }
-        let check = UniquenessCheck(table: table, mapping: mapping, file: file, header: reader.header, maxRecordBytes: request.maxRecordBytes)
-        let proven = loader.trackedKeyIsUnique ? loader.trackedKey.map { [$0] } : nil
-        let removed = try check.run(
-            db, stagingTable: result.staged ? loader.stagingTable : nil, rejects: rejects, proven: proven,
-            duplicateKeyLines: result.duplicateKeyLines, key: loader.trackedKey)
-        if let index = result.keyIndex { builtIndexes.insert(index) }
-        result.rowsLoaded -= removed
-        let source = BuiltStore.Source(
-            // Size and checksum of the bytes the reader parsed, hashed as they were read.
-            entity: entity, file: file, bytes: reader.bytesRead, sha256: reader.sha256 ?? "", rowsRead: result.rowsRead,
-            rowsLoaded: result.rowsLoaded, rowsRejected: rejects.count - rejectedBefore)
-        // Removing duplicates after the fact invalidates the digest hashed during the load.
-        return (source, removed == 0 ? result.tableDigest : nil)
+        return (reader, loader, result)
     }
 
     /// The uniqueness constraints a reference to `entity` can be resolved through, single-attribute ones first.
