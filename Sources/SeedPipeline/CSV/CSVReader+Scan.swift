@@ -26,6 +26,18 @@ extension CSVReader {
         return UnsafePointer(table)
     }()
 
+    /// Flags the bytes of `word` (eight bytes, little-endian) that are not plain ASCII — a comma, a
+    /// quote, CR, LF, NUL or a byte of 0x80 and up — with their high bit. The lowest flag is always
+    /// the first such byte (a borrow can only flag bytes after a real one); zero when there is none.
+    @inline(__always)
+    static func specialBytes(in word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func zeroBytes(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
+        return zeroBytes(word) | zeroBytes(word ^ (ones &* 0x2C)) | zeroBytes(word ^ (ones &* 0x22))
+            | zeroBytes(word ^ (ones &* 0x0A)) | zeroBytes(word ^ (ones &* 0x0D)) | (word & highs)
+    }
+
     /// Scans one record from `start`, recording field bounds. Stateless across calls, so a record cut
     /// by the buffer's end is simply scanned again after more bytes arrive.
     func scanRecord() throws(CSVError) -> ScanResult {
@@ -104,6 +116,15 @@ extension CSVReader {
                     }
                 } else {
                     let fieldStart = i
+                    // Eight plain bytes at a time; the byte loop below takes the first special one.
+                    while i + 8 <= end {
+                        let special = Self.specialBytes(in: UnsafeRawPointer(bytes + i).loadUnaligned(as: UInt64.self))
+                        if special != 0 {
+                            i += special.trailingZeroBitCount >> 3
+                            break
+                        }
+                        i += 8
+                    }
                     while i < end {
                         let kind = classes[Int(bytes[i])]
                         if kind == 0 { i += 1; continue }
