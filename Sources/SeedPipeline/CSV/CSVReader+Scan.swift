@@ -41,130 +41,133 @@ extension CSVReader {
     /// Scans one record from `start`, recording field bounds. Stateless across calls, so a record cut
     /// by the buffer's end is simply scanned again after more bytes arrive.
     func scanRecord() throws(CSVError) -> ScanResult {
-        // Everything the loop touches is a local: class properties would cost an exclusivity check per byte.
+        try scanFields().get()
+    }
+
+    /// The scan. Everything the loop touches is a local, and no nested function captures one: class
+    /// properties cost an exclusivity check per byte, and captured variables one per field.
+    private func scanFields() -> Result<ScanResult, CSVError> {
         let bytes = buffer
         let end = self.endIndex
         let atEOF = self.isAtEndOfFile
         let spans = self.spans
         let limit = Self.maxFields
+        let classes = Self.byteClasses
         var count = 0
         var encodingError: CSVError?
         var lines = 0
         var i = startIndex
         let recordStart = i
-        func append(_ start: Int, _ end: Int, _ escaped: Bool) {
-            if count < limit { spans[count] = FieldSpan(start: start, end: end, escaped: escaped) }
-            count += 1
-        }
-        func complete(next: Int, recordEnd: Int, lines: Int) -> Result<ScanResult, CSVError> {
-            self.recordStart = recordStart
-            self.recordEnd = recordEnd
-            self.fieldCount = count
-            return .success(.complete(next: next, lines: lines, encodingError: encodingError))
-        }
-        let classes = Self.byteClasses
-        return try scan().get()
-        func scan() -> Result<ScanResult, CSVError> {
-            func noteEncoding(_ kind: CSVError.Kind) {
-                if encodingError == nil {
-                    let column = count + 1
-                    encodingError = CSVError(path: path, line: currentLine + lines, column: column, field: headerName(column), kind: kind)
+        while true {
+            // At the start of a field.
+            if i < end && bytes[i] == 0x22 {
+                let openLine = currentLine + lines
+                var j = i + 1
+                var escaped = false
+                while true {
+                    if j >= end {
+                        return atEOF ? .failure(fault(.unterminatedQuote, line: openLine, column: count + 1)) : .success(.needMore)
+                    }
+                    let byte = bytes[j]
+                    let kind = classes[Int(byte)]
+                    if kind <= 1 { j += 1; continue }
+                    if kind == 2 {
+                        if j + 1 >= end && !atEOF { return .success(.needMore) }
+                        if j + 1 < end && bytes[j + 1] == 0x22 {
+                            escaped = true
+                            j += 2
+                            continue
+                        }
+                        break
+                    }
+                    if kind == 3 { lines += 1; j += 1; continue }
+                    if kind == 4 { j += 1; continue }
+                    if kind == 5 { note(.nulByte, line: currentLine + lines, column: count + 1, in: &encodingError); j += 1; continue }
+                    switch Self.utf8SequenceLength(bytes + j, available: end - j) {
+                    case .valid(let length): j += length
+                    case .incomplete where !atEOF: return .success(.needMore)
+                    default: note(.invalidUTF8, line: currentLine + lines, column: count + 1, in: &encodingError); j += 1
+                    }
                 }
-            }
-            func fatal(_ kind: CSVError.Kind, line: Int, inClosedField: Bool = false) -> Result<ScanResult, CSVError> {
-                let column = count + (inClosedField ? 0 : 1)
-                return .failure(CSVError(path: path, line: line, column: column, field: headerName(column), kind: kind))
-            }
-            while true {
-                // At the start of a field.
-                if i < end && bytes[i] == 0x22 {
-                    let openLine = currentLine + lines
-                    var j = i + 1
-                    var escaped = false
-                    while true {
-                        if j >= end {
-                            return atEOF ? fatal(.unterminatedQuote, line: openLine) : .success(.needMore)
-                        }
-                        let byte = bytes[j]
-                        let kind = classes[Int(byte)]
-                        if kind <= 1 { j += 1; continue }
-                        if kind == 2 {
-                            if j + 1 >= end && !atEOF { return .success(.needMore) }
-                            if j + 1 < end && bytes[j + 1] == 0x22 {
-                                escaped = true
-                                j += 2
-                                continue
-                            }
-                            break
-                        }
-                        if kind == 3 { lines += 1; j += 1; continue }
-                        if kind == 4 { j += 1; continue }
-                        if kind == 5 { noteEncoding(.nulByte); j += 1; continue }
-                        switch Self.utf8SequenceLength(bytes + j, available: end - j) {
-                        case .valid(let length): j += length
-                        case .incomplete where !atEOF: return .success(.needMore)
-                        default: noteEncoding(.invalidUTF8); j += 1
-                        }
+                if count < limit { spans[count] = FieldSpan(start: i + 1, end: j, escaped: escaped) }
+                count += 1
+                i = j + 1
+                if i < end {
+                    let kind = classes[Int(bytes[i])]
+                    if kind != 1 && kind != 3 && kind != 4 {
+                        return .failure(fault(.textAfterClosingQuote, line: currentLine + lines, column: count))
                     }
-                    append(i + 1, j, escaped)
-                    i = j + 1
-                    if i < end {
-                        let kind = classes[Int(bytes[i])]
-                        if kind != 1 && kind != 3 && kind != 4 {
-                            return fatal(.textAfterClosingQuote, line: currentLine + lines, inClosedField: true)
-                        }
-                    }
-                } else {
-                    let fieldStart = i
-                    // Eight plain bytes at a time; the byte loop below takes the first special one.
-                    while i + 8 <= end {
-                        let special = Self.specialBytes(in: UnsafeRawPointer(bytes + i).loadUnaligned(as: UInt64.self))
-                        if special != 0 {
-                            i += special.trailingZeroBitCount >> 3
-                            break
-                        }
-                        i += 8
-                    }
-                    while i < end {
-                        let kind = classes[Int(bytes[i])]
-                        if kind == 0 { i += 1; continue }
-                        if kind == 1 || kind == 3 || kind == 4 { break }
-                        if kind == 2 { return fatal(.quoteInUnquotedField, line: currentLine + lines) }
-                        if kind == 5 { noteEncoding(.nulByte); i += 1; continue }
-                        switch Self.utf8SequenceLength(bytes + i, available: end - i) {
-                        case .valid(let length): i += length
-                        case .incomplete where !atEOF: return .success(.needMore)
-                        default: noteEncoding(.invalidUTF8); i += 1
-                        }
-                    }
-                    if i >= end && !atEOF { return .success(.needMore) }
-                    append(fieldStart, i, false)
                 }
-                // After a field: a comma, a line end, or the end of the file.
+            } else {
+                let fieldStart = i
+                // Eight plain bytes at a time; the byte loop below takes the first special one.
+                while i + 8 <= end {
+                    let special = Self.specialBytes(in: UnsafeRawPointer(bytes + i).loadUnaligned(as: UInt64.self))
+                    if special != 0 {
+                        i += special.trailingZeroBitCount >> 3
+                        break
+                    }
+                    i += 8
+                }
+                while i < end {
+                    let kind = classes[Int(bytes[i])]
+                    if kind == 0 { i += 1; continue }
+                    if kind == 1 || kind == 3 || kind == 4 { break }
+                    if kind == 2 { return .failure(fault(.quoteInUnquotedField, line: currentLine + lines, column: count + 1)) }
+                    if kind == 5 { note(.nulByte, line: currentLine + lines, column: count + 1, in: &encodingError); i += 1; continue }
+                    switch Self.utf8SequenceLength(bytes + i, available: end - i) {
+                    case .valid(let length): i += length
+                    case .incomplete where !atEOF: return .success(.needMore)
+                    default: note(.invalidUTF8, line: currentLine + lines, column: count + 1, in: &encodingError); i += 1
+                    }
+                }
+                if i >= end && !atEOF { return .success(.needMore) }
+                if count < limit { spans[count] = FieldSpan(start: fieldStart, end: i, escaped: false) }
+                count += 1
+            }
+            // After a field: a comma, a line end, or the end of the file.
+            if i >= end {
+                if !atEOF { return .success(.needMore) }
+                return complete(next: i, recordStart: recordStart, recordEnd: i, fields: count, lines: lines, encodingError: encodingError)
+            }
+            switch bytes[i] {
+            case 0x2C:
+                i += 1
                 if i >= end {
                     if !atEOF { return .success(.needMore) }
-                    return complete(next: i, recordEnd: i, lines: lines)
+                    // "a,b," at the end of the file: a last, empty field.
+                    if count < limit { spans[count] = FieldSpan(start: i, end: i, escaped: false) }
+                    count += 1
+                    return complete(next: i, recordStart: recordStart, recordEnd: i, fields: count, lines: lines, encodingError: encodingError)
                 }
-                switch bytes[i] {
-                case 0x2C:
-                    i += 1
-                    if i >= end {
-                        if !atEOF { return .success(.needMore) }
-                        // "a,b," at the end of the file: a last, empty field.
-                        append(i, i, false)
-                        return complete(next: i, recordEnd: i, lines: lines)
-                    }
-                case 0x0A:
-                    return complete(next: i + 1, recordEnd: i, lines: lines + 1)
-                default:
-                    if i + 1 >= end && !atEOF { return .success(.needMore) }
-                    guard i + 1 < end, bytes[i + 1] == 0x0A else {
-                        return fatal(.bareCarriageReturn, line: currentLine + lines)
-                    }
-                    return complete(next: i + 2, recordEnd: i, lines: lines + 1)
+            case 0x0A:
+                return complete(next: i + 1, recordStart: recordStart, recordEnd: i, fields: count, lines: lines + 1, encodingError: encodingError)
+            default:
+                if i + 1 >= end && !atEOF { return .success(.needMore) }
+                guard i + 1 < end, bytes[i + 1] == 0x0A else {
+                    return .failure(fault(.bareCarriageReturn, line: currentLine + lines, column: count + 1))
                 }
+                return complete(next: i + 2, recordStart: recordStart, recordEnd: i, fields: count, lines: lines + 1, encodingError: encodingError)
             }
         }
+    }
+
+    private func complete(
+        next: Int, recordStart: Int, recordEnd: Int, fields: Int, lines: Int, encodingError: CSVError?
+    ) -> Result<ScanResult, CSVError> {
+        self.recordStart = recordStart
+        self.recordEnd = recordEnd
+        self.fieldCount = fields
+        return .success(.complete(next: next, lines: lines, encodingError: encodingError))
+    }
+
+    private func fault(_ kind: CSVError.Kind, line: Int, column: Int) -> CSVError {
+        CSVError(path: path, line: line, column: column, field: headerName(column), kind: kind)
+    }
+
+    /// Keeps the record's first content error (a NUL, bad UTF-8); the scan goes on to the record's end.
+    private func note(_ kind: CSVError.Kind, line: Int, column: Int, in error: inout CSVError?) {
+        if error == nil { error = fault(kind, line: line, column: column) }
     }
 
     private func headerName(_ column: Int) -> String? {

@@ -25,8 +25,9 @@ import Darwin
 /// ```
 public final class CSVReader {
     public let path: String
-    /// The header's column names; a leading UTF-8 byte order mark is stripped.
-    public private(set) var header: [String] = []
+    /// The header's column names; a leading UTF-8 byte order mark is stripped. Set once, before
+    /// any record; unchecked because the scan's error paths read it and the check ran per field.
+    @exclusivity(unchecked) public private(set) var header: [String] = []
     /// The size when opened; 0 for a pipe or FIFO, whose size is unknown.
     public let fileSize: Int
     /// Whether the input is a regular file (it can be read again, and its size is known).
