@@ -204,6 +204,24 @@ struct SeedBuilderTests {
         #expect(c.timings.phases.contains { $0.name == "key index Postcode" } == (layout == .coreData))
     }
 
+    /// Rows whose text outgrows a batch's first 256 KiB of text space: the space grows and every
+    /// value still arrives whole (the country column, bound from the CSV, and the key).
+    @Test(arguments: StoreLayout.allCases)
+    func textBeyondABatchsFirstArenaArrivesWhole(_ layout: StoreLayout) throws {
+        let directory = TemporaryDirectory()
+        let keys = (0..<400).map { String(format: "CT%04d ", $0) + String(repeating: "x", count: 1_500) }
+        let countries = (0..<400).map { "E" + String(repeating: String($0 % 10), count: 800) }
+        let rows = zip(keys, countries).map { "\($0),KEN,\($1)\n" }.joined()
+        writeTestInputs(directory, postcodes: "postcode,county_code,country_code\n" + rows)
+        let built = try buildTestStore(directory) { $0.format = layout }
+        #expect(built.rowCounts["Postcode"] == 400)
+        let stored = try query(built.storePath) { db in
+            try Row.fetchAll(db, sql: "SELECT postcode, countryCode FROM Postcode ORDER BY postcode").map { [$0[0] as String, $0[1] as String] }
+        }
+        #expect(stored == zip(keys, countries).map { [$0, $1] })
+        #expect(built.metadata.contentDigest == (try storedDigest(built.storePath)))
+    }
+
     @Test(arguments: StoreLayout.allCases)
     func digestHashedWhileLoadingEqualsOneReadBack(_ layout: StoreLayout) throws {
         let directory = TemporaryDirectory()

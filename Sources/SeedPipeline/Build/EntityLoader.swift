@@ -118,7 +118,7 @@ final class EntityLoader: @unchecked Sendable {
             let batch = channel.receive()
             if failure == nil {
                 do {
-                    try batch.arena.withUnsafeBytes { arena in
+                    try batch.withArena { arena in
                         var row = 0
                         while row < batch.count {
                             if row + chunk <= batch.count, let together = try targets.chunk(batch, rows: row..<(row + chunk), arena: arena) {
@@ -445,7 +445,7 @@ final class BatchProducer: @unchecked Sendable {
                 batch.append(values, record: record, fields: fields, placement: placement)
                 // A row out of key order spoils a keyed table's digest order.
                 if placement != .direct { digest.spoil() }
-                if digest.isHashing { batch.arena.withUnsafeBytes { digest.add(row: batch.count - 1, of: batch, arena: $0) } }
+                if digest.isHashing { batch.withArena { digest.add(row: batch.count - 1, of: batch, arena: $0) } }
                 if batch.isFull {
                     channel.send(batch)
                     // Take a fresh batch before stopping: the last one sent must not be sent again

@@ -14,13 +14,17 @@ final class RowBatch: @unchecked Sendable {
     static let capacity = 4096
 
     let width: Int
-    // Filled per field on the producer thread, bound per row on the consumer's, never both at once
-    // (the channel hands a batch over): unchecked, as the per-access checks cost.
+    // Filled per field on the producer thread, read per row on the consumer's, never both at once
+    // (the channel hands a batch over). Fixed buffers rather than arrays: an array checks that it is
+    // uniquely referenced on every write, and its generic append(contentsOf:) cost as much again.
     @exclusivity(unchecked) private(set) var count = 0
-    @exclusivity(unchecked) private(set) var slots: [Slot]
-    @exclusivity(unchecked) private(set) var lines: [Int]
-    @exclusivity(unchecked) private(set) var placements: [Placement]
-    @exclusivity(unchecked) private(set) var arena: [UInt8] = []
+    let slots: UnsafeMutablePointer<Slot>
+    let lines: UnsafeMutablePointer<Int>
+    let placements: UnsafeMutablePointer<Placement>
+    /// The text and blobs of the rows, `arenaCount` bytes, grown by doubling when a batch needs more.
+    @exclusivity(unchecked) private var arenaBase: UnsafeMutableRawPointer
+    @exclusivity(unchecked) private var arenaCount = 0
+    @exclusivity(unchecked) private var arenaCapacity = 1 << 18
     /// Set on the producer's last batch.
     var isLast = false
     /// A producer failure, delivered in order after the rows before it.
@@ -28,19 +32,53 @@ final class RowBatch: @unchecked Sendable {
 
     init(width: Int) {
         self.width = width
-        slots = Array(repeating: .null, count: Self.capacity * max(width, 1))
-        lines = Array(repeating: 0, count: Self.capacity)
-        placements = Array(repeating: .direct, count: Self.capacity)
-        arena.reserveCapacity(1 << 18)
+        let cells = Self.capacity * max(width, 1)
+        slots = .allocate(capacity: cells)
+        slots.initialize(repeating: .null, count: cells)
+        lines = .allocate(capacity: Self.capacity)
+        lines.initialize(repeating: 0, count: Self.capacity)
+        placements = .allocate(capacity: Self.capacity)
+        placements.initialize(repeating: .direct, count: Self.capacity)
+        arenaBase = .allocate(byteCount: arenaCapacity, alignment: 16)
+    }
+
+    deinit {
+        slots.deinitialize(count: Self.capacity * max(width, 1))
+        slots.deallocate()
+        lines.deallocate()
+        placements.deallocate()
+        arenaBase.deallocate()
     }
 
     var isFull: Bool { count == Self.capacity }
 
     func reset() {
         count = 0
-        arena.removeAll(keepingCapacity: true)
+        arenaCount = 0
         isLast = false
         failure = nil
+    }
+
+    /// The rows' text and blobs, which slots address by offset; valid until the batch is refilled.
+    func withArena<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        try body(UnsafeRawBufferPointer(start: arenaBase, count: arenaCount))
+    }
+
+    /// Copies `bytes` to the end of the arena; returns where they start.
+    private func store(_ bytes: UnsafeRawBufferPointer) -> Int {
+        let start = arenaCount
+        if start + bytes.count > arenaCapacity {
+            var capacity = arenaCapacity * 2
+            while start + bytes.count > capacity { capacity *= 2 }
+            let grown = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+            grown.copyMemory(from: arenaBase, byteCount: start)
+            arenaBase.deallocate()
+            arenaBase = grown
+            arenaCapacity = capacity
+        }
+        if let source = bytes.baseAddress, !bytes.isEmpty { (arenaBase + start).copyMemory(from: source, byteCount: bytes.count) }
+        arenaCount = start + bytes.count
+        return start
     }
 
     /// Appends one converted row; text bound from the record is copied, as the record's buffer moves on.
@@ -57,15 +95,10 @@ final class RowBatch: @unchecked Sendable {
                 case .real(let number): slot = .real(number)
                 case .text(let text): slot = copyText(text)
                 case .blob(let bytes):
-                    slot = .blob(start: arena.count, count: bytes.count)
-                    arena.append(contentsOf: bytes)
+                    slot = .blob(start: bytes.withUnsafeBytes { store($0) }, count: bytes.count)
                 case .fieldText:
                     if let field = fields[index] {
-                        slot = record.withField(field) { bytes in
-                            let start = arena.count
-                            arena.append(contentsOf: bytes)
-                            return .text(start: start, count: bytes.count)
-                        }
+                        slot = record.withField(field) { bytes in .text(start: store(bytes), count: bytes.count) }
                     } else {
                         slot = .null
                     }
@@ -79,9 +112,8 @@ final class RowBatch: @unchecked Sendable {
     }
 
     private func copyText(_ text: String) -> Slot {
-        let start = arena.count
-        arena.append(contentsOf: text.utf8)
-        return .text(start: start, count: arena.count - start)
+        var text = text
+        return text.withUTF8 { .text(start: store(UnsafeRawBufferPointer($0)), count: $0.count) }
     }
 
     /// Feeds row `row` to a table digest, in column order, as ``ContentDigest`` encodes stored values.
