@@ -198,7 +198,8 @@ public struct SeedBuilder: Sendable {
                 indexKeyAfterLoad: indexKeyAfterLoad, notes: &notes, progress: progress)
         }
         if loader.keyIndexPending, let index = loader.keyIndex {
-            // Built as in key order, where the indexes phase builds it; a duplicate fails it.
+            // The index sorted input gets in the indexes phase, built now to prove the keys unique:
+            // a duplicate fails it.
             try timings.measure("key index \(entity)") {
                 do {
                     try db.execute(sql: index.statement)
