@@ -251,7 +251,7 @@ public struct SeedBuilder: Sendable {
         }
         let loader = EntityLoader(
             table: table, mapping: mapping, file: file, header: reader.header, references: references,
-            sourceFiles: request.sources, rejects: rejects, indexesKeyAfterLoad: indexKeyAfterLoad && UniquenessCheck.canReread(file))
+            sourceFiles: request.sources, rejects: rejects, indexesKeyAfterLoad: indexKeyAfterLoad && reader.isRegularFile)
         let total = reader.fileSize
         let result = try loader.load(reader, into: db) { rows, bytes in
             progress?(BuildProgress(entity: entity, file: file, rowsRead: rows, bytesRead: bytes, totalBytes: total))

@@ -104,10 +104,7 @@ struct UniquenessCheck {
     }
 
     /// Whether the input can be read a second time (a pipe cannot).
-    private var isRegularFile: Bool { Self.canReread(file) }
-
-    /// Whether `file` is a regular file, which can be read a second time (a pipe cannot).
-    static func canReread(_ file: String) -> Bool {
+    private var isRegularFile: Bool {
         var status = stat()
         return stat(file, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
     }
