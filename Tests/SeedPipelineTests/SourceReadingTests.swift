@@ -101,6 +101,36 @@ extension SourceReadingTests {
         #expect(!built.warnings.contains { $0.contains("read a second time") })
         #expect(!built.timings.phases.contains { $0.name == "key index Postcode" })
     }
+
+    /// A second read loads every file again, not only the one with the duplicate: with the counties
+    /// from a FIFO (read before the postcodes that refer to them), the postcodes from a regular file
+    /// keep their index as rows go in too, and the build reads each file once.
+    @Test func aDuplicateKeyOutOfOrderBesideAFIFOIsRejectedInOneRead() throws {
+        writeTestInputs(directory)
+        let counties = try String(contentsOfFile: directory.path("in/counties.csv"), encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: directory.path("mixed"), withIntermediateDirectories: true)
+        let postcodes = directory.write("mixed/postcodes.csv", "postcode,county_code\nCT1 1AB,KEN\nCT1 1AC,KEN\nCT1 1AA,EDI\nCT1 1AB,EDI\n")
+        let fifo = directory.path("mixed/counties.csv")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let finished = DispatchSemaphore(value: 0)
+        Thread {
+            let handle = FileHandle(forWritingAtPath: fifo)
+            handle?.write(Data(counties.utf8))
+            try? handle?.close()
+            // Had the build opened the FIFO again, it would wait for a writer for ever: after a
+            // minute, an empty one comes, so the build fails instead of hanging the test run.
+            if finished.wait(timeout: .now() + 60) == .timedOut {
+                let late = open(fifo, O_WRONLY | O_NONBLOCK)
+                if late >= 0 { close(late) }
+            }
+        }.start()
+        defer { finished.signal() }
+        let built = try buildTestStore(directory, maxRejects: 1) { $0.files = [postcodes]; $0.format = .coreData }
+        #expect(built.rowCounts == ["County": 2, "Postcode": 3] && built.rejected == 1)
+        #expect(built.shownRejects.first?.description.contains("postcodes.csv:5:1 (field \"postcode\"): duplicate Postcode.postcode") == true,
+                "\(built.shownRejects.map(\.description))")
+        #expect(!built.warnings.contains { $0.contains("read a second time") })
+    }
 }
 
 /// A record longer than the limit is a rejected row; memory stays at the limit.

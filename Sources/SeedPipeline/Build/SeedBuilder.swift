@@ -43,7 +43,10 @@ public struct SeedBuilder: Sendable {
         do {
             let started = DispatchTime.now().uptimeNanoseconds
             do {
-                loads = try load(request, schema: schema, into: working, rejects: rejects, indexKeysAfterLoad: true, progress: progress)
+                // A failed key index loads every file again, so only when each one can be read twice.
+                loads = try load(
+                    request, schema: schema, into: working, rejects: rejects,
+                    indexKeysAfterLoad: Self.sourcesCanBeReadAgain(request), progress: progress)
             } catch let retry as KeyIndexFailed {
                 // Rare (a duplicate key out of order): the file is thrown away and loaded again, each
                 // key's uniqueness checked as it goes in, so the duplicates are rejected by line.
@@ -257,6 +260,16 @@ public struct SeedBuilder: Sendable {
             progress?(BuildProgress(entity: entity, file: file, rowsRead: rows, bytesRead: bytes, totalBytes: total))
         }
         return (reader, loader, result)
+    }
+
+    /// Whether every source is a regular file, which can be read a second time: a key index that
+    /// finds a duplicate (``KeyIndexFailed``) makes the build load all of them again, and a pipe or
+    /// FIFO read once is empty or waits for a writer that never comes.
+    static func sourcesCanBeReadAgain(_ request: BuildRequest) -> Bool {
+        request.sources.values.allSatisfy { path in
+            var status = stat()
+            return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
+        }
     }
 
     /// The uniqueness constraints a reference to `entity` can be resolved through, single-attribute ones first.

@@ -100,9 +100,10 @@ extension CSVReader {
                 }
             } else {
                 let fieldStart = i
-                // Eight plain bytes at a time; the byte loop below takes the first special one.
+                // Eight plain bytes at a time; the byte loop below takes the first special one. The
+                // word is read little-endian whatever the machine, so its lowest flag is the first byte.
                 while i + 8 <= end {
-                    let special = Self.specialBytes(in: UnsafeRawPointer(bytes + i).loadUnaligned(as: UInt64.self))
+                    let special = Self.specialBytes(in: UInt64(littleEndian: UnsafeRawPointer(bytes + i).loadUnaligned(as: UInt64.self)))
                     if special != 0 {
                         i += special.trailingZeroBitCount >> 3
                         break
