@@ -51,6 +51,22 @@ struct RejectTests {
         #expect(message.contains("counties.csv"))
     }
 
+    /// SQLite holds two keys that differ in their bytes apart although Unicode calls them equal
+    /// (`é` precomposed and `e` + combining acute): each reference goes to the row with its own
+    /// bytes, and a third spelling matches neither.
+    @Test(arguments: StoreLayout.allCases)
+    func referencesMatchKeysByteForByte(_ layout: StoreLayout) throws {
+        let (built, _) = try rejects(
+            "postcode,county_code\nCT1 1AA,\u{E9}\nCT1 1AB,e\u{301}\nCT1 1AC,\u{E9}\nCT1 1AD,E\n",
+            counties: "code,name\n\u{E9},precomposed\ne\u{301},decomposed\n", layout: layout)
+        #expect(built.rejected == 1)
+        #expect(built.shownRejects.first?.description.contains("postcodes.csv:5:2") == true)
+        let names = try query(built.storePath) { db in
+            try String.fetchAll(db, sql: "SELECT c.name FROM Postcode p JOIN County c ON c.Z_PK = p.county ORDER BY p.postcode")
+        }
+        #expect(names == ["precomposed", "decomposed", "precomposed"])
+    }
+
     @Test func duplicateKeysInKeyOrderNameBothLines() throws {
         let (built, _) = try rejects("postcode,county_code\nCT1 1AA,KEN\nCT1 1AA,EDI\nCT1 1AB,KEN\n")
         #expect(built.rejected == 1)

@@ -33,7 +33,7 @@ final class EntityLoader: @unchecked Sendable {
     let mapping: ColumnMapping
     private let file: String
     private let header: [String]
-    private let references: [String: [String: Int64]]
+    private let references: [String: ReferenceKeys]
     private let sourceFiles: [String: String]
     private let rejects: RejectCollector
     /// In Core Data's layout, whether keys out of order go in unchecked and the key's unique index is
@@ -43,7 +43,7 @@ final class EntityLoader: @unchecked Sendable {
 
     init(
         table: EntityTable, mapping: ColumnMapping, file: String, header: [String],
-        references: [String: [String: Int64]], sourceFiles: [String: String], rejects: RejectCollector,
+        references: [String: ReferenceKeys], sourceFiles: [String: String], rejects: RejectCollector,
         indexesKeyAfterLoad: Bool = false
     ) {
         self.indexesKeyAfterLoad = indexesKeyAfterLoad
@@ -303,15 +303,15 @@ final class EntityLoader: @unchecked Sendable {
     typealias KeyParts = [(field: Int, type: AttributeType)]
 
     /// Compiles the mapping's feeds into plans, and each reference's destination key table.
-    private func makePlans() -> (plans: [FeedPlan], lookups: [[String: Int64]], compoundKeys: [KeyParts]) {
-        var lookups: [[String: Int64]] = []
+    private func makePlans() -> (plans: [FeedPlan], lookups: [ReferenceKeys], compoundKeys: [KeyParts]) {
+        var lookups: [ReferenceKeys] = []
         var compoundKeys: [KeyParts] = []
         let plans = mapping.feeds.map { feed -> FeedPlan in
             switch feed {
             case .attribute(let field, let attribute):
                 return FeedPlan(kind: .attribute, field: field, type: attribute.type, isOptional: attribute.isOptional, lookup: -1)
             case .reference(let fields, let relationship, let destination, let key):
-                lookups.append(references[SeedBuilder.lookupName(destination, key: key)] ?? [:])
+                lookups.append(references[SeedBuilder.lookupName(destination, key: key)] ?? ReferenceKeys())
                 var plan = FeedPlan(kind: .reference, field: fields[0], type: key[0].type, isOptional: relationship.isOptional, lookup: lookups.count - 1)
                 if key.count > 1 {
                     compoundKeys.append(Array(zip(fields, key.map(\.type))))
@@ -329,7 +329,7 @@ final class EntityLoader: @unchecked Sendable {
 
     /// Converts every fed field of a record; the failing feed and why, if any.
     private func convert(
-        _ record: CSVRecord, plans: UnsafeBufferPointer<FeedPlan>, lookups: [[String: Int64]], compoundKeys: [KeyParts],
+        _ record: CSVRecord, plans: UnsafeBufferPointer<FeedPlan>, lookups: [ReferenceKeys], compoundKeys: [KeyParts],
         into values: inout RowValues
     ) -> (feed: Int, failure: ConversionFailure?)? {
         for index in 0..<plans.count {
@@ -355,9 +355,7 @@ final class EntityLoader: @unchecked Sendable {
                     if plan.isOptional { values.set(index, .null); continue }
                     return (index, nil)
                 }
-                guard let key = Self.lookupKey(record, field: plan.field, type: plan.type),
-                    let primaryKey = lookups[plan.lookup][key]
-                else { return (index, nil) }
+                guard let primaryKey = Self.lookUp(record, field: plan.field, type: plan.type, in: lookups[plan.lookup]) else { return (index, nil) }
                 values.set(index, .value(.integer(primaryKey)))
             case .reference:
                 let parts = compoundKeys[plan.compound]
@@ -373,13 +371,20 @@ final class EntityLoader: @unchecked Sendable {
                     if position > 0 { key += "\u{1F}" }
                     key += text
                 }
-                guard let primaryKey = lookups[plan.lookup][key] else { return (index, nil) }
+                guard let primaryKey = lookups[plan.lookup].primaryKey(key) else { return (index, nil) }
                 values.set(index, .value(.integer(primaryKey)))
             case .absent:
                 continue
             }
         }
         return nil
+    }
+
+    /// The primary key a single-field reference points to: a text key looked up by the field's own
+    /// bytes (a valid text field is its text), any other by its `CAST(… AS TEXT)` form.
+    static func lookUp(_ record: CSVRecord, field: Int, type: AttributeType, in keys: ReferenceKeys) -> Int64? {
+        if type == .string { return record.withField(field) { keys.primaryKey($0) } }
+        return lookupKey(record, field: field, type: type).flatMap { keys.primaryKey($0) }
     }
 
     /// A key field's value as the destination's lookup table holds it (`CAST(… AS TEXT)`).

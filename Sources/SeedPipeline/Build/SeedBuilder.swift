@@ -2,6 +2,11 @@ import Foundation
 import GRDB
 import SeedModel
 import SeedStore
+#if canImport(SQLite3)
+import SQLite3
+#elseif canImport(GRDBSQLite)
+import GRDBSQLite
+#endif
 
 /// The build stage: CSV sources → a compact, read-only SQLite seed store stamped with its metadata.
 ///
@@ -152,7 +157,7 @@ public struct SeedBuilder: Sendable {
             try db.execute(sql: "PRAGMA page_size = 8192; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -4096; PRAGMA temp_store = FILE; PRAGMA threads = \(ProcessInfo.processInfo.activeProcessorCount)")
             try db.inTransaction {
             for statement in schema.createTableStatements { try db.execute(sql: statement) }
-            var references: [String: [String: Int64]] = [:]
+            var references: [String: ReferenceKeys] = [:]
             // Indexes a load built already (Core Data's unique index on a key that left its order).
             var builtIndexes: Set<String> = []
             let referenced = Set(schema.tables.flatMap { $0.foreignKeys.map(\.destination) })
@@ -189,7 +194,7 @@ public struct SeedBuilder: Sendable {
     }
 
     private func loadTable(
-        _ table: EntityTable, entity: String, from file: String, request: BuildRequest, references: [String: [String: Int64]],
+        _ table: EntityTable, entity: String, from file: String, request: BuildRequest, references: [String: ReferenceKeys],
         db: Database, rejects: RejectCollector, indexKeyAfterLoad: Bool, timings: inout PhaseTimings, notes: inout [String],
         builtIndexes: inout Set<String>, progress: (@Sendable (BuildProgress) -> Void)?
     ) throws -> (BuiltStore.Source, tableDigest: Data?) {
@@ -231,7 +236,7 @@ public struct SeedBuilder: Sendable {
 
     /// Reads one file into its table: ``EntityLoader/load(_:into:progress:)`` and what it needs.
     private func loadRows(
-        _ table: EntityTable, entity: String, from file: String, request: BuildRequest, references: [String: [String: Int64]],
+        _ table: EntityTable, entity: String, from file: String, request: BuildRequest, references: [String: ReferenceKeys],
         db: Database, rejects: RejectCollector, indexKeyAfterLoad: Bool, notes: inout [String],
         progress: (@Sendable (BuildProgress) -> Void)?
     ) throws -> (CSVReader, EntityLoader, EntityLoader.Result) {
@@ -287,13 +292,18 @@ public struct SeedBuilder: Sendable {
     }
 
     /// Key value (parts joined by U+001F) → primary key of a loaded table, for filling references to it.
-    private static func primaryKeys(of table: EntityTable, key: [Attribute], db: Database) throws -> [String: Int64] {
-        var keys: [String: Int64] = [:]
+    private static func primaryKeys(of table: EntityTable, key: [Attribute], db: Database) throws -> ReferenceKeys {
         let value = key.map { "CAST(\(quoteIdentifier(table.columnName(for: $0.name))) AS TEXT)" }.joined(separator: " || char(31) || ")
         let present = key.map { "\(quoteIdentifier(table.columnName(for: $0.name))) IS NOT NULL" }.joined(separator: " AND ")
-        let rows = try Row.fetchCursor(db, sql: "SELECT \(value), \(quoteIdentifier(table.keyColumn)) FROM \(quoteIdentifier(table.name)) WHERE \(present)")
-        while let row = try rows.next() {
-            if let value: String = row[0] { keys[value] = row[1] }
+        let statement = try db.makeStatement(sql: "SELECT \(value), \(quoteIdentifier(table.keyColumn)) FROM \(quoteIdentifier(table.name)) WHERE \(present)")
+        var keys = ReferenceKeys(capacity: try Int.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(table.name))") ?? 0)
+        let rows = try Row.fetchCursor(statement)
+        // The key's bytes as SQLite holds them, read from the statement without a String.
+        while try rows.next() != nil {
+            let handle = statement.sqliteStatement
+            let count = Int(sqlite3_column_bytes(handle, 0))
+            let bytes = UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, 0), count: count)
+            keys.insert(bytes, primaryKey: sqlite3_column_int64(handle, 1))
         }
         return keys
     }
