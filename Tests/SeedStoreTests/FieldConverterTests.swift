@@ -83,6 +83,32 @@ struct FieldConverterTests {
         #expect(reason("1e39", .float)?.contains("out of range for Float") == true)
     }
 
+    /// Reals are checked and converted in one pass: every short string of the bytes a literal is
+    /// made of converts exactly when it matches the grammar, to strtod's double, and fails as not a
+    /// number otherwise (or as out of range, where strtod overflows).
+    @Test func realsAreAcceptedExactlyByTheirGrammar() throws {
+        let grammar = try NSRegularExpression(pattern: #"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$"#)
+        let alphabet = Array("0159+-.eE x")
+        var generator = SystemRandomNumberGenerator()
+        var literals = ["1e", "1e+", "+.", ".", "-.e1", "1.e5", "1e5.0", "1..2", "1e--2", "e", "+", "-0e0", "00.00e-00", "1e0001", "9e22", "9e-22"]
+        for _ in 0..<30_000 {
+            literals.append(String((0..<Int.random(in: 1...8, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }))
+        }
+        for literal in literals {
+            let matches = grammar.firstMatch(in: literal, range: NSRange(literal.startIndex..., in: literal)) != nil
+            switch convert(literal, .double) {
+            case .success(.real(let converted)):
+                #expect(matches, "\(literal) converted to \(converted) but is not a literal")
+                #expect(converted.bitPattern == strtod(literal, nil).bitPattern, "\(literal): \(converted) against strtod's")
+            case .success(let other):
+                Issue.record("\(literal) converted to \(other)")
+            case .failure(let failure):
+                let overflows = matches && !strtod(literal, nil).isFinite
+                #expect(failure.reason.contains(overflows ? "out of range" : "is not a number"), "\(literal): \(failure.reason)")
+            }
+        }
+    }
+
     @Test func decimalsAreExactAndCanonical() {
         #expect(value("007.50", .decimal) == .text("7.5"))
         #expect(value("-0.0", .decimal) == .text("0"))

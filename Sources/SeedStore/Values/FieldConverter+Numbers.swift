@@ -4,13 +4,18 @@ import SeedModel
 extension FieldConverter {
     /// Decimal or scientific notation (`-0.5`, `1e-3`, `.5`, `5.`), finite; no spaces, `nan`, `inf` or hex.
     static func real(_ bytes: UnsafeRawBufferPointer, type: AttributeType) -> Result<FieldValue, ConversionFailure> {
-        guard isDecimalLiteral(bytes, allowExponent: true) else {
+        let value: Double
+        switch realLiteral(bytes) {
+        case .invalid:
             return .failure(ConversionFailure("\(quote(bytes)) is not a number; write digits with an optional sign, . and exponent (1.5e-3)"))
-        }
-        let value = exactDouble(bytes) ?? withUnsafeTemporaryAllocation(of: CChar.self, capacity: bytes.count + 1) { text -> Double in
-            _ = text.initialize(from: bytes.lazy.map { CChar(bitPattern: $0) })
-            text[bytes.count] = 0
-            return strtod(text.baseAddress!, nil)
+        case .exact(let exact):
+            value = exact
+        case .needsStrtod:
+            value = withUnsafeTemporaryAllocation(of: CChar.self, capacity: bytes.count + 1) { text -> Double in
+                _ = text.initialize(from: bytes.lazy.map { CChar(bitPattern: $0) })
+                text[bytes.count] = 0
+                return strtod(text.baseAddress!, nil)
+            }
         }
         guard value.isFinite, type != .float || abs(value) <= Double(Float.greatestFiniteMagnitude) else {
             return .failure(ConversionFailure("\(quote(bytes)) is out of range for \(type.rawValue)"))
@@ -18,56 +23,78 @@ extension FieldConverter {
         return .success(.real(value))
     }
 
-    /// The value of a decimal literal (already checked by ``isDecimalLiteral(_:allowExponent:)``)
-    /// whose digits make an integer M of at most 2^53 and whose decimal exponent E is within ±22, or
-    /// nil for `strtod` to convert. M and 10^|E| are then both exact doubles, and one IEEE division
-    /// or multiplication rounds M × 10^E correctly: the same double as `strtod` (Clinger's fast
-    /// path), without copying the field into a C string. Most coordinates and prices take it.
-    static func exactDouble(_ bytes: UnsafeRawBufferPointer) -> Double? {
-        var index = 0
+    /// What one pass over a real's text found.
+    enum RealLiteral: Equatable {
+        /// Not `[+-]? (digits [. digits*] | . digits) ([eE] [+-]? digits)?`.
+        case invalid
+        /// A literal whose digits make an integer M of at most 2^53 and whose decimal exponent E is
+        /// within ±22: M and 10^|E| are both exact doubles, and one IEEE division or multiplication
+        /// rounds M × 10^E correctly, the same double as `strtod` (Clinger's fast path), without
+        /// copying the field into a C string. Most coordinates and prices take it.
+        case exact(Double)
+        /// A literal only `strtod` converts correctly.
+        case needsStrtod
+    }
+
+    /// Checks a real's text and, where Clinger's fast path applies, converts it, in one pass over
+    /// the bytes (the build converts tens of millions of them).
+    static func realLiteral(_ bytes: UnsafeRawBufferPointer) -> RealLiteral {
         let count = bytes.count
+        var index = 0
         var negative = false
-        if index < count && (bytes[index] == 0x2B || bytes[index] == 0x2D) {
-            negative = bytes[index] == 0x2D
-            index += 1
+        if count > 0 && (bytes[0] == 0x2B || bytes[0] == 0x2D) {
+            negative = bytes[0] == 0x2D
+            index = 1
         }
         var mantissa: UInt64 = 0
+        var exact = true
+        var digits = mantissaDigits(bytes, from: &index, into: &mantissa, exact: &exact)
         var fractionDigits = 0
-        var inFraction = false
-        while index < count {
-            let byte = bytes[index]
-            if byte == 0x2E {
-                inFraction = true
-            } else if byte >= 0x30 && byte <= 0x39 {
-                // Past 2^53 the mantissa is no longer exact: strtod's case.
-                mantissa = mantissa &* 10 &+ UInt64(byte &- 0x30)
-                if mantissa > 1 << 53 { return nil }
-                if inFraction { fractionDigits += 1 }
-            } else {
-                break
-            }
+        if index < count && bytes[index] == 0x2E {
             index += 1
+            fractionDigits = mantissaDigits(bytes, from: &index, into: &mantissa, exact: &exact)
+            digits += fractionDigits
         }
+        guard digits > 0 else { return .invalid }
         var exponent = 0
         if index < count {
-            // An exponent: [eE] [+-]? digits, as the literal was checked to end with.
+            guard bytes[index] | 0x20 == 0x65 else { return .invalid }
             index += 1
             var exponentNegative = false
-            if bytes[index] == 0x2B || bytes[index] == 0x2D {
+            if index < count && (bytes[index] == 0x2B || bytes[index] == 0x2D) {
                 exponentNegative = bytes[index] == 0x2D
                 index += 1
             }
+            let exponentStart = index
             while index < count {
-                exponent = exponent * 10 + Int(bytes[index] &- 0x30)
-                if exponent > 1_000 { return nil }
+                let digit = bytes[index] &- 0x30
+                guard digit <= 9 else { return .invalid }
+                // Capped: anything past ±1000 is strtod's (an infinity or zero) anyway.
+                if exponent <= 1_000 { exponent = exponent * 10 + Int(digit) }
                 index += 1
             }
+            guard index > exponentStart else { return .invalid }
             if exponentNegative { exponent = -exponent }
         }
         let power = exponent - fractionDigits
-        guard power >= -22 && power <= 22 else { return nil }
+        guard exact, power >= -22 && power <= 22 else { return .needsStrtod }
         let magnitude = power < 0 ? Double(mantissa) / exactPowersOfTen[-power] : Double(mantissa) * exactPowersOfTen[power]
-        return negative ? -magnitude : magnitude
+        return .exact(negative ? -magnitude : magnitude)
+    }
+
+    /// Reads the digits from `index` on into `mantissa`, and returns how many there were. Past 2^53
+    /// the mantissa is no longer exact (and may wrap): `exact` is cleared, strtod's case from then on.
+    @inline(__always)
+    private static func mantissaDigits(_ bytes: UnsafeRawBufferPointer, from index: inout Int, into mantissa: inout UInt64, exact: inout Bool) -> Int {
+        let start = index
+        while index < bytes.count {
+            let digit = bytes[index] &- 0x30
+            guard digit <= 9 else { break }
+            mantissa = mantissa &* 10 &+ UInt64(digit)
+            if mantissa > 1 << 53 { exact = false }
+            index += 1
+        }
+        return index - start
     }
 
     /// 10^0 … 10^22, every one exactly representable as a double.
