@@ -127,6 +127,25 @@ struct PublishFetchTests {
         #expect(!FileManager.default.fileExists(atPath: app + "/postcodes.current"))
     }
 
+    /// The artifact is the one the manifest names, but the store it inflates to is not: refused with
+    /// both SHA-256s (read back from the inflated file beside quick_check), nothing installed.
+    @Test func aStoreOtherThanTheManifestSaysIsRefusedNamingBothHashes() throws {
+        _ = try Publisher().publish(try release(7), to: directory.path("dist"))
+        var real = ""
+        try rewriteManifest(in: channel, version: 7) { values, _ in
+            var store = values["store"]!.objectValue!
+            real = store["sha256"]!.stringValue!
+            store["sha256"] = .string(String(repeating: "0", count: 64))
+            values["store"] = .object(store)
+        }
+        let refused = #expect(throws: InstallError.self) { try installer().install(from: channel, to: app) }
+        #expect(refused?.kind == .checksum)
+        #expect(refused?.message.contains("the inflated store has") == true && refused?.message.contains("with SHA-256 \(real), the manifest says") == true,
+                "\(String(describing: refused))")
+        #expect(!FileManager.default.fileExists(atPath: app + "/postcodes.current"))
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: app))?.filter { $0.contains(".sqlite") } ?? [] == [])
+    }
+
     @Test func modelChecksBeforeDownloading() throws {
         _ = try Publisher().publish(try release(7), to: directory.path("dist"))
         var newer = try ModelLoader.load(directory.path("model.json"))

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import SeedModel
 import GRDB
@@ -21,14 +20,12 @@ extension SeedInstaller {
         let temporary = AtomicFile.temporaryPath(for: folder.path(name))
         defer { unlink(temporary) }
         var output: DownloadFile?
-        var hasher = SHA256()
         var written: Int64 = 0
         let inflate = { (inflate: (DownloadFile, (UnsafeRawBufferPointer) -> Void) throws(GzipError) -> Int64) throws -> Int64 in
             let file = try DownloadFile.create(temporary, mode: 0o644)
             output = file
             run.report(.inflating, 0, of: store.bytes)
             return try inflate(file) { chunk in
-                hasher.update(bufferPointer: chunk)
                 written += Int64(chunk.count)
                 run.report(.inflating, written, of: store.bytes)
             }
@@ -41,15 +38,21 @@ extension SeedInstaller {
         }
         guard let output else { throw InstallError(.checksum, "\(channel.describe(remote)): nothing inflated") }
         try run.checkCancellation()
-        let storeSHA = Data(hasher.finalize()).hexString
-        guard inflated == store.bytes, storeSHA == store.sha256 else {
-            throw InstallError(.checksum, "\(channel.describe(remote)): the inflated store has \(inflated) bytes with SHA-256 \(storeSHA), the manifest says \(store.bytes) with \(store.sha256)")
+        func mismatch(_ bytes: Int64, _ sha256: String) -> InstallError {
+            InstallError(.checksum, "\(channel.describe(remote)): the inflated store has \(bytes) bytes with SHA-256 \(sha256), the manifest says \(store.bytes) with \(store.sha256)")
         }
-        // The store reaches the disk while quick_check reads it from the page cache: one waits on the
-        // disk, the other uses a core.
+        guard inflated == store.bytes else { throw mismatch(inflated, "-") }
+        // Both checks read the store back from the page cache at once: its SHA-256 on one core while
+        // quick_check runs on the other (inflating kept both busy, so hashing there cost the inflate
+        // time), and the store reaches the disk meanwhile. A wrong hash is reported before anything
+        // quick_check finds.
         let syncing = BackgroundWork { () throws -> Void in try output.sync() }
+        let hashing = BackgroundWork { () throws -> FileDigest in try FileDigest(of: temporary) }
         run.report(.checkingStore)
-        try checkStore(temporary, against: manifest, url: channel.describe(remote))
+        let checked = Swift.Result { try checkStore(temporary, against: manifest, url: channel.describe(remote)) }
+        let digest = try hashing.value()
+        guard digest.bytes == store.bytes, digest.sha256 == store.sha256 else { throw mismatch(digest.bytes, digest.sha256) }
+        try checked.get()
         try syncing.value()
         try run.checkCancellation()
         if let model {
