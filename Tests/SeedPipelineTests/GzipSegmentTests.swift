@@ -82,6 +82,25 @@ struct GzipSegmentTests {
                 #expect(read == FileDigest(bytes: result.outputBytes, sha256: result.outputSHA256))
                 #expect(try Data(contentsOf: URL(fileURLWithPath: outputPath)) == Data(input))
             }
+            // The trailer's CRC-32 damaged: refused, unless the caller checks SHA-256s instead (a fetch).
+            var damaged = Array(try Data(contentsOf: URL(fileURLWithPath: artifact)))
+            damaged[damaged.count - 6] ^= 0x01
+            let damagedPath = artifact + ".crc"
+            try Data(damaged).write(to: URL(fileURLWithPath: damagedPath))
+            for checksCRC in [true, false] {
+                let input32 = open(damagedPath, O_RDONLY)
+                let output32 = open(damagedPath + ".out", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+                defer { close(input32); close(output32) }
+                let outcome = Result { () throws(GzipError) in
+                    try GzipInflater.inflate(
+                        segments: segments, input: input32, path: damagedPath, inputBytes: result.outputBytes, outputBytes: Int64(size),
+                        to: output32, outputPath: damagedPath + ".out", hashInput: false, checksCRC: checksCRC, observe: nil).written
+                }
+                switch outcome {
+                case .success(let written): #expect(!checksCRC && written == Int64(size), "size \(size)")
+                case .failure(let error): #expect(checksCRC && error.kind == .checksumMismatch, "size \(size): \(error)")
+                }
+            }
         }
     }
 

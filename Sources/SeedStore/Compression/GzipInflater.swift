@@ -59,7 +59,7 @@ public enum GzipInflater {
         if let (segments, inputBytes, outputBytes) = usable(segments, input: source.descriptor, outputBytes: maxOutputBytes) {
             return try inflate(
                 segments: segments, input: source.descriptor, path: source.path, inputBytes: inputBytes, outputBytes: outputBytes,
-                to: output.descriptor, outputPath: output.path, hashInput: false, observe: observe
+                to: output.descriptor, outputPath: output.path, hashInput: false, checksCRC: false, observe: observe
             ).written
         }
         return try inflate(from: source.descriptor, path: source.path, to: output.descriptor, outputPath: output.path, limit: maxOutputBytes, observe: observe)
@@ -81,7 +81,7 @@ public enum GzipInflater {
         if let (segments, inputBytes, outputBytes) = usable(segments, input: input, outputBytes: maxOutputBytes) {
             let (written, read) = try inflate(
                 segments: segments, input: input, path: source, inputBytes: inputBytes, outputBytes: outputBytes,
-                to: output.descriptor, outputPath: output.path, hashInput: true, observe: observe)
+                to: output.descriptor, outputPath: output.path, hashInput: true, checksCRC: false, observe: observe)
             return (written, read ?? FileDigest(bytes: 0, sha256: ""))
         }
         let worker = Worker(input: input, path: source, limit: maxOutputBytes, hashInput: true)
