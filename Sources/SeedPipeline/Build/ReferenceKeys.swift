@@ -22,15 +22,11 @@ struct ReferenceKeys: Sendable {
         var primaryKey: Int64
     }
 
-    init(capacity: Int = 0) {
-        // Under half full: probes stay short.
-        var size = 16
-        while size < capacity * 2 { size <<= 1 }
-        slots = [Int32](repeating: -1, count: size)
-        mask = size - 1
+    /// Kept under half full (doubling as keys are added), so probes stay short.
+    init() {
+        slots = [Int32](repeating: -1, count: 16)
+        mask = 15
     }
-
-    var count: Int { entries.count }
 
     /// Adds `key` (a key that is there already is given the new primary key).
     mutating func insert(_ key: UnsafeRawBufferPointer, primaryKey: Int64) {
@@ -43,11 +39,6 @@ struct ReferenceKeys: Sendable {
         entries.append(Entry(start: text.count, count: key.count, hash: hash, primaryKey: primaryKey))
         text.append(contentsOf: key)
         place(entries.count - 1)
-    }
-
-    mutating func insert(_ key: String, primaryKey: Int64) {
-        var key = key
-        key.withUTF8 { insert(UnsafeRawBufferPointer($0), primaryKey: primaryKey) }
     }
 
     /// The primary key of the row whose key is exactly `key`'s bytes.

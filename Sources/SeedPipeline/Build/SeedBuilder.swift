@@ -296,7 +296,7 @@ public struct SeedBuilder: Sendable {
         let value = key.map { "CAST(\(quoteIdentifier(table.columnName(for: $0.name))) AS TEXT)" }.joined(separator: " || char(31) || ")
         let present = key.map { "\(quoteIdentifier(table.columnName(for: $0.name))) IS NOT NULL" }.joined(separator: " AND ")
         let statement = try db.makeStatement(sql: "SELECT \(value), \(quoteIdentifier(table.keyColumn)) FROM \(quoteIdentifier(table.name)) WHERE \(present)")
-        var keys = ReferenceKeys(capacity: try Int.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(table.name))") ?? 0)
+        var keys = ReferenceKeys()
         let rows = try Row.fetchCursor(statement)
         // The key's bytes as SQLite holds them, read from the statement without a String.
         while try rows.next() != nil {

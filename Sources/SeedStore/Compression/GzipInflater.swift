@@ -48,7 +48,8 @@ public enum GzipInflater {
 
     /// Inflates a downloaded file from its first byte into `output`, both read and written through
     /// their descriptors (see ``DownloadFile``).
-    /// With `segments` that fit the file and `maxOutputBytes` (then the exact size), on every core.
+    /// With `segments` that fit the file and `maxOutputBytes` (then the exact size), on every core,
+    /// without the data's CRC-32: a fetch checks both files' SHA-256s instead.
     static func inflate(
         _ source: DownloadFile, to output: DownloadFile, maxOutputBytes: Int64?, segments: GzipSegments? = nil,
         observe: ((UnsafeRawBufferPointer) -> Void)? = nil
@@ -66,7 +67,8 @@ public enum GzipInflater {
     }
 
     /// Inflates the gzip file at `source` (read where it lies: a folder channel's artifact) into
-    /// `output`, hashing the compressed bytes on the way.
+    /// `output`, hashing the compressed bytes on the way (on every core with `segments`, then without
+    /// the data's CRC-32: a fetch checks both files' SHA-256s instead).
     /// - Returns: the bytes written, and the size and SHA-256 of the compressed file as read.
     static func inflate(
         file source: String, to output: DownloadFile, maxOutputBytes: Int64?, segments: GzipSegments? = nil,
