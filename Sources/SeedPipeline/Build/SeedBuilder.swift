@@ -259,7 +259,7 @@ public struct SeedBuilder: Sendable {
         }
         let loader = EntityLoader(
             table: table, mapping: mapping, file: file, header: reader.header, references: references,
-            sourceFiles: request.sources, rejects: rejects, indexesKeyAfterLoad: indexKeyAfterLoad && reader.isRegularFile)
+            sourceFiles: request.sources, rejects: rejects, indexesKeyAfterLoad: indexKeyAfterLoad)
         let total = reader.fileSize
         let result = try loader.load(reader, into: db) { rows, bytes in
             progress?(BuildProgress(entity: entity, file: file, rowsRead: rows, bytesRead: bytes, totalBytes: total))
@@ -267,14 +267,10 @@ public struct SeedBuilder: Sendable {
         return (reader, loader, result)
     }
 
-    /// Whether every source is a regular file, which can be read a second time: a key index that
-    /// finds a duplicate (``KeyIndexFailed``) makes the build load all of them again, and a pipe or
-    /// FIFO read once is empty or waits for a writer that never comes.
+    /// Whether every source can be read a second time: a key index that finds a duplicate
+    /// (``KeyIndexFailed``) makes the build load all of them again.
     static func sourcesCanBeReadAgain(_ request: BuildRequest) -> Bool {
-        request.sources.values.allSatisfy { path in
-            var status = stat()
-            return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
-        }
+        request.sources.values.allSatisfy(CSVReader.canBeReadAgain)
     }
 
     /// The uniqueness constraints a reference to `entity` can be resolved through, single-attribute ones first.

@@ -104,10 +104,7 @@ struct UniquenessCheck {
     }
 
     /// Whether the input can be read a second time (a pipe cannot).
-    private var isRegularFile: Bool {
-        var status = stat()
-        return stat(file, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
-    }
+    private var isRegularFile: Bool { CSVReader.canBeReadAgain(file) }
 
     /// Reads the file again, record by record, while `body` returns true; ragged records and bad
     /// bytes are skipped (the first pass rejected them already).

@@ -32,6 +32,13 @@ public final class CSVReader {
     public let fileSize: Int
     /// Whether the input is a regular file (it can be read again, and its size is known).
     public let isRegularFile: Bool
+
+    /// Whether the file at `path` is a regular file, which can be read a second time (a pipe or
+    /// FIFO read once is empty, or waits for a writer that never comes), before opening it.
+    static func canBeReadAgain(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
+    }
     /// Bytes read from the file so far, for progress.
     @exclusivity(unchecked) public private(set) var bytesRead = 0
     /// SHA-256 (64 lowercase hex characters) of every byte read, set once the end of the file was read.
