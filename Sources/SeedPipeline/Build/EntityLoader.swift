@@ -7,8 +7,10 @@ import SeedStore
 ///
 /// Values are converted from the reader's bytes and bound with the SQLite C functions, without a
 /// `String` per field. A table stored `WITHOUT ROWID` is filled directly while its keys come in
-/// order or in ascending runs (naturally sorted postcodes: AB1 … AB9, then AB10 … AB40 below AB9 in
-/// byte order), several rows to a statement when no key of the table lies in their range; past
+/// order. A regular file whose keys descend early (naturally sorted postcodes: AB1 … AB9, then
+/// AB10 … AB40 below AB9 in byte order) is read again with its ascending runs merged into key order
+/// (``SortedRuns``, ``MergedRuns``), so every row is appended and hashed as it goes in. Otherwise
+/// runs go straight in, several rows to a statement when no key of the table lies in their range; past
 /// ``KeyOrderTracker/descentLimit`` descents, the rest goes to a staging table copied across
 /// `ORDER BY` the key at the end (loading shuffled rows straight into the keyed table measured 3–4×
 /// slower). Core Data's tables (keyed by `Z_PK`) take rows in any order: their key's unique index
@@ -114,8 +116,23 @@ final class EntityLoader: @unchecked Sendable {
         var failure: Error?
         var hashedRowsIntact = true
         var digest = LoadDigest(loader: self, onInsert: true)
+        // Rows below this line are inserted a second time (``produce``): not rejected again.
+        var replayedBelow = 0
         while true {
             let batch = channel.receive()
+            if failure == nil, let line = batch.restartBelowLine {
+                do {
+                    try db.execute(sql: "DELETE FROM \(quoteIdentifier(table.name))")
+                } catch {
+                    failure = error
+                    channel.cancel()
+                }
+                result.rowsLoaded = 0
+                result.duplicateKeyLines.removeAll()
+                hashedRowsIntact = true
+                digest = LoadDigest(loader: self, onInsert: true)
+                replayedBelow = line
+            }
             if failure == nil {
                 do {
                     try batch.withArena { arena in
@@ -140,9 +157,9 @@ final class EntityLoader: @unchecked Sendable {
                                 result.duplicateKeyLines.append(batch.lines[row])
                                 hashedRowsIntact = false
                             } else if case .constraintViolation(let message) = outcome {
-                                rejects.add(RowError(
+                                if batch.lines[row] >= replayedBelow { rejects.add(RowError(
                                     file: file, line: batch.lines[row], column: nil, field: nil,
-                                    reason: "the row breaks a constraint (\(message)); fix the value or the model", record: ""))
+                                    reason: "the row breaks a constraint (\(message)); fix the value or the model", record: "")) }
                                 // The producer hashed this row and numbered the rows after it.
                                 hashedRowsIntact = false
                             } else {
@@ -174,10 +191,21 @@ final class EntityLoader: @unchecked Sendable {
 
     /// Parses and converts every record, rejecting bad rows, and passes each good one to `accept`
     /// with whether it goes to the staging table. Runs on the producer thread.
+    ///
+    /// A keyed table's regular file whose first descent comes early (``mergesRuns``) is read on to its
+    /// end to find its ascending runs (``SortedRuns``); then `restart` is called with the line of that
+    /// descent, and every record goes through again, the runs merged in key order (``MergedRuns``) —
+    /// or, when they are too many to merge, in file order. Rows before that line were handled once
+    /// already: they are inserted again, but not rejected again.
     func produce(
-        _ reader: CSVReader, progress: (Int, Int) -> Void, accept: (RowValues, CSVRecord, RowBatch.Placement) throws -> Void
+        _ reader: CSVReader, progress: (Int, Int) -> Void, restart: (_ line: Int) throws -> Void,
+        accept: (RowValues, CSVRecord, RowBatch.Placement) throws -> Void
     ) throws -> Int {
         var keyTracker = keyFeed.map { KeyOrderTracker(feed: $0.feed, field: $0.field) }
+        var source: any RecordSource = reader
+        var hashingReader = reader
+        var mergeKey = mergesRuns(reader)
+        var replayedBelow = 0
         let deferredKey = indexesKeyAfterLoad && keyIndex != nil
         var result = Result()
         var values = RowValues(mapping: mapping)
@@ -186,13 +214,14 @@ final class EntityLoader: @unchecked Sendable {
         let plans = UnsafeMutableBufferPointer<FeedPlan>.allocate(capacity: planList.count)
         _ = plans.initialize(from: planList)
         defer { plans.deallocate() }
-        while let record = try nextRecord(reader, result: &result) {
+        while let record = try nextRecord(source, result: &result, replayedBelow: replayedBelow) {
             result.rowsRead += 1
             if result.rowsRead - lastProgress >= 65_536 {
                 lastProgress = result.rowsRead
-                progress(result.rowsRead, reader.bytesRead)
+                progress(result.rowsRead, source.bytesRead)
             }
             if let failed = convert(record, plans: UnsafeBufferPointer(plans), lookups: lookups, compoundKeys: compoundKeys, into: &values) {
+                guard record.line >= replayedBelow else { continue }
                 let failure = describe(failed, record: record)
                 rejects.add(RowError(
                     file: file, line: record.line, column: failure.field + 1, field: header[failure.field],
@@ -201,10 +230,38 @@ final class EntityLoader: @unchecked Sendable {
             }
             var placement = RowBatch.Placement.direct
             if let observation = keyTracker?.observe(record, values: values) {
+                if case .descent = observation, let key = mergeKey {
+                    mergeKey = nil
+                    let descent = (offset: reader.recordOffset, line: record.line)
+                    if (descent.offset - reader.dataOffset) * SortedRuns.earlyDescentFraction <= reader.fileSize - reader.dataOffset {
+                        var first = SortKey()
+                        first.load(record, field: key.field, type: key.type)
+                        if let runs = SortedRuns.scan(reader, descent: descent, key: first, field: key.field, type: key.type) {
+                            source = MergedRuns(runs, of: reader, field: key.field, type: key.type)
+                        } else {
+                            // Too many runs, or an error the reading in order reports in its place.
+                            let again: CSVReader
+                            do {
+                                again = try CSVReader(segmentOf: reader, range: reader.dataOffset..<reader.fileSize, line: reader.dataLine, takingOverHash: true)
+                            } catch {
+                                throw IngestError(error)
+                            }
+                            source = again
+                            hashingReader = again
+                        }
+                        keyTracker = keyFeed.map { KeyOrderTracker(feed: $0.feed, field: $0.field) }
+                        replayedBelow = descent.line
+                        result.rowsRead = 0
+                        lastProgress = 0
+                        try restart(descent.line)
+                        continue
+                    }
+                }
                 switch observation {
                 case .ascending:
                     break
                 case .duplicate(let previousLine):
+                    guard record.line >= replayedBelow else { continue }
                     let field = keyTracker!.field
                     rejects.add(RowError(
                         file: file, line: record.line, column: field + 1, field: header[field],
@@ -218,7 +275,8 @@ final class EntityLoader: @unchecked Sendable {
             }
             try accept(values, record, placement)
         }
-        progress(result.rowsRead, reader.bytesRead)
+        progress(result.rowsRead, source.bytesRead)
+        sourceRead = (hashingReader.endOffset, hashingReader.sha256)
         if deferredKey {
             // In order, or to be proven by building the key's index.
             trackedKeyIsUnique = keyTracker.map { $0.descents == 0 } ?? false
@@ -232,12 +290,13 @@ final class EntityLoader: @unchecked Sendable {
 
     /// The next well-formed record; a record with the wrong field count or bad bytes is rejected and skipped,
     /// while a structural error (an unterminated quote) stops the build, since record bounds are then unknown.
-    private func nextRecord(_ reader: CSVReader, result: inout Result) throws -> CSVRecord? {
+    private func nextRecord(_ reader: any RecordSource, result: inout Result, replayedBelow: Int) throws -> CSVRecord? {
         while true {
             do {
                 return try reader.next()
             } catch where error.isRecoverable {
                 result.rowsRead += 1
+                guard error.line >= replayedBelow else { continue }
                 rejects.add(RowError(
                     file: file, line: error.line, column: error.column, field: error.field, reason: error.reason,
                     record: String(decoding: reader.lastRecordBytes, as: UTF8.self)))
@@ -245,6 +304,18 @@ final class EntityLoader: @unchecked Sendable {
                 throw IngestError(error)
             }
         }
+    }
+
+    /// The bytes the file held and their SHA-256, as read by the producer (nil hash: not read to its end).
+    private(set) var sourceRead: (bytes: Int, sha256: String?) = (0, nil)
+
+    /// The key field and type by which `reader`'s runs can be merged: a keyed (`WITHOUT ROWID`)
+    /// table's, loaded from a regular file alone.
+    private func mergesRuns(_ reader: CSVReader) -> (field: Int, type: AttributeType)? {
+        guard !isRowidTable, !table.isTree, reader.isRegularFile, let key = keyFeed,
+            case .attribute(_, let attribute) = mapping.feeds[key.feed]
+        else { return nil }
+        return (key.field, attribute.type)
     }
 
     /// The attribute whose order and uniqueness the producer tracks: the key of a `WITHOUT ROWID`
@@ -446,7 +517,14 @@ final class BatchProducer: @unchecked Sendable {
         // inserting thread instead (``LoadDigest/isHashedOnInsert``).
         var digest = LoadDigest(loader: loader, onInsert: false)
         do {
-            rowsRead = try loader.produce(reader, progress: progress) { values, record, placement in
+            rowsRead = try loader.produce(reader, progress: progress, restart: { line in
+                // The rows sent so far go in first; the consumer empties the table before the next batch.
+                channel.send(batch)
+                batch = channel.nextEmpty()
+                if channel.isCancelled { throw Cancelled() }
+                batch.restartBelowLine = line
+                digest = LoadDigest(loader: loader, onInsert: false)
+            }) { values, record, placement in
                 batch.append(values, record: record, fields: fields, placement: placement)
                 // A row out of key order spoils a keyed table's digest order.
                 if placement != .direct { digest.spoil() }

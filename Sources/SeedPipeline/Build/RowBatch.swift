@@ -27,6 +27,9 @@ final class RowBatch: @unchecked Sendable {
     @exclusivity(unchecked) private var arenaCapacity = 1 << 18
     /// Set on the producer's last batch.
     var isLast = false
+    /// Set on the first batch after the producer started the file over (``EntityLoader/produce``):
+    /// the table is emptied before its rows go in, and rows below this line are not rejected again.
+    var restartBelowLine: Int?
     /// A producer failure, delivered in order after the rows before it.
     var failure: Error?
 
@@ -56,6 +59,7 @@ final class RowBatch: @unchecked Sendable {
         count = 0
         arenaCount = 0
         isLast = false
+        restartBelowLine = nil
         failure = nil
     }
 

@@ -227,8 +227,8 @@ public struct SeedBuilder: Sendable {
         if let index = result.keyIndex { builtIndexes.insert(index) }
         result.rowsLoaded -= removed
         let source = BuiltStore.Source(
-            // Size and checksum of the bytes the reader parsed, hashed as they were read.
-            entity: entity, file: file, bytes: reader.bytesRead, sha256: reader.sha256 ?? "", rowsRead: result.rowsRead,
+            // Size and checksum of the file's bytes, hashed as they were first read.
+            entity: entity, file: file, bytes: loader.sourceRead.bytes, sha256: loader.sourceRead.sha256 ?? "", rowsRead: result.rowsRead,
             rowsLoaded: result.rowsLoaded, rowsRejected: rejects.count - rejectedBefore)
         // Removing duplicates after the fact invalidates the digest hashed during the load.
         return (source, removed == 0 ? result.tableDigest : nil)

@@ -51,7 +51,7 @@ extension CSVReader {
         let end = self.endIndex
         let atEOF = self.isAtEndOfFile
         let spans = self.spans
-        let limit = Self.maxFields
+        let limit = fieldLimit
         let classes = Self.byteClasses
         var count = 0
         var encodingError: CSVError?
@@ -207,5 +207,17 @@ extension CSVReader {
             }
         }
         return .valid(length)
+    }
+}
+
+extension CSVReader {
+    /// Flags the bytes of `word` (eight bytes, little-endian) that are a line feed, a carriage
+    /// return or a quote, as ``specialBytes(in:)`` does.
+    @inline(__always)
+    static func lineBytes(in word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func zeroBytes(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
+        return zeroBytes(word ^ (ones &* 0x0A)) | zeroBytes(word ^ (ones &* 0x0D)) | zeroBytes(word ^ (ones &* 0x22))
     }
 }

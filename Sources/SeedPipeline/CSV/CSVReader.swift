@@ -39,8 +39,11 @@ public final class CSVReader {
         var status = stat()
         return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
     }
-    /// Bytes read from the file so far, for progress.
+    /// Bytes read from the file so far (from the segment's start, for a segment), for progress.
     @exclusivity(unchecked) public private(set) var bytesRead = 0
+    /// Where the first record after the header starts in the file, and its line.
+    public private(set) var dataOffset = 0
+    public private(set) var dataLine = 2
     /// SHA-256 (64 lowercase hex characters) of every byte read, set once the end of the file was read.
     public private(set) var sha256: String?
 
@@ -54,7 +57,20 @@ public final class CSVReader {
 
     private let descriptor: Int32
     private var hasher = SHA256()
+    /// File offset from which read bytes are hashed (0; a segment taking over another reader's hash
+    /// from where that one stopped); nil when this reader does not hash (``sha256`` stays nil).
+    private let hashesFrom: Int?
     private let openedStatus: stat
+    /// Where this reader's bytes begin in the file: 0, or a segment's start.
+    private let origin: Int
+    /// Where this reader stops reading: the file's end (`Int.max`), or a segment's end.
+    private let limit: Int
+    /// Whether the reader's last byte is the file's: only there is a blank last line ignored.
+    private let endsFile: Bool
+    /// Whether the reader began at the file's header (a segment starts at a record).
+    private let readsHeader: Bool
+    /// The file offset of `storage[0]`.
+    @exclusivity(unchecked) private var bufferOrigin = 0
     // The per-byte and per-field paths touch these; dynamic exclusivity checks on them measured ~11%
     // of a build. A reader is used by one thread at a time, so no access can overlap.
     @exclusivity(unchecked) private var storage: UnsafeMutablePointer<UInt8>
@@ -75,6 +91,9 @@ public final class CSVReader {
 
     /// Fields past this many are counted but not recorded (the record is then ragged anyway).
     static let maxFields = 4096
+    /// Fields recorded per record: ``maxFields``, or for a segment (whose header is known) one more
+    /// than the header has — a record with more is ragged whatever they hold.
+    let fieldLimit: Int
     let spans: UnsafeMutablePointer<FieldSpan>
     @exclusivity(unchecked) var fieldCount = 0
     @exclusivity(unchecked) var recordStart = 0
@@ -100,9 +119,61 @@ public final class CSVReader {
         fileSize = isRegularFile ? Int(status.st_size) : 0
         capacity = max(min(bufferSize, self.maxRecordBytes), 16)
         storage = .allocate(capacity: capacity)
-        spans = .allocate(capacity: Self.maxFields)
+        fieldLimit = Self.maxFields
+        spans = .allocate(capacity: fieldLimit)
+        hashesFrom = 0
+        origin = 0
+        limit = Int.max
+        endsFile = true
+        readsHeader = true
         try readHeader()
     }
+
+    /// A reader of the records in `range` of the regular file `parent` reads, with its header and
+    /// limits: for reading a file's sorted runs side by side, or its records again from one of them.
+    /// `range` starts at a record, on line `line`. The file must still be as `parent` found it when
+    /// the segment's end is read (``CSVError/Kind/changedWhileRead``).
+    /// - Parameter takingOverHash: `range` runs to the file's end and this reader finishes `parent`'s
+    ///   SHA-256, hashing the bytes past those `parent` read (``sha256`` is then the whole file's).
+    init(segmentOf parent: CSVReader, range: Range<Int>, line: Int, takingOverHash: Bool = false, bufferSize: Int = 64 << 10) throws(CSVError) {
+        path = parent.path
+        maxRecordBytes = parent.maxRecordBytes
+        descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else {
+            throw CSVError(path: path, line: line, kind: .cannotOpen(String(cString: strerror(errno))))
+        }
+        openedStatus = parent.openedStatus
+        isRegularFile = parent.isRegularFile
+        fileSize = parent.fileSize
+        header = parent.header
+        origin = range.lowerBound
+        bufferOrigin = range.lowerBound
+        limit = range.upperBound
+        endsFile = range.upperBound >= parent.fileSize
+        readsHeader = false
+        dataOffset = parent.dataOffset
+        dataLine = parent.dataLine
+        if takingOverHash {
+            hasher = parent.hasher
+            hashesFrom = parent.origin + parent.bytesRead
+        } else {
+            hashesFrom = nil
+        }
+        capacity = max(min(bufferSize, maxRecordBytes), 16)
+        storage = .allocate(capacity: capacity)
+        fieldLimit = min(Self.maxFields, parent.header.count + 1)
+        spans = .allocate(capacity: fieldLimit)
+        self.line = line
+        guard lseek(descriptor, off_t(range.lowerBound), SEEK_SET) == off_t(range.lowerBound) else {
+            throw CSVError(path: path, line: line, kind: .readFailed(String(cString: strerror(errno))))
+        }
+    }
+
+    /// The file offset up to which this reader has read.
+    var endOffset: Int { origin + bytesRead }
+
+    /// Where the last record returned starts in the file.
+    var recordOffset: Int { bufferOrigin + recordStart }
 
     deinit {
         close(descriptor)
@@ -116,7 +187,7 @@ public final class CSVReader {
     public func next() throws(CSVError) -> CSVRecord? {
         longRecordPrefix = nil
         guard try parseRecord() else {
-            if recordsRead == 0 { throw CSVError(path: path, line: line, kind: .headerOnly) }
+            if recordsRead == 0 && readsHeader { throw CSVError(path: path, line: line, kind: .headerOnly) }
             return nil
         }
         recordsRead += 1
@@ -158,6 +229,8 @@ public final class CSVReader {
             names.append(name)
         }
         header = names
+        dataOffset = bufferOrigin + start
+        dataLine = line
     }
 
     /// Moves the unread bytes to the front, grows the buffer if a record fills it, and reads more.
@@ -165,6 +238,7 @@ public final class CSVReader {
         if start > 0 {
             memmove(storage, storage + start, end - start)
             end -= start
+            bufferOrigin += start
             start = 0
         }
         if end == capacity {
@@ -179,7 +253,8 @@ public final class CSVReader {
             }
         }
         while true {
-            let count = read(descriptor, storage + end, capacity - end)
+            let position = origin + bytesRead
+            let count = position >= limit ? 0 : read(descriptor, storage + end, min(capacity - end, limit - position))
             if count < 0 {
                 if errno == EINTR { continue }
                 throw CSVError(path: path, line: line, kind: .readFailed(String(cString: strerror(errno))))
@@ -187,9 +262,13 @@ public final class CSVReader {
             if count == 0 {
                 endOfFile = true
                 try checkUnchanged()
-                sha256 = hasher.finalize().map { String(format: "%02x", $0) }.joined()
-            } else {
-                hasher.update(bufferPointer: UnsafeRawBufferPointer(start: storage + end, count: count))
+                if hashesFrom != nil { sha256 = hasher.finalize().map { String(format: "%02x", $0) }.joined() }
+            } else if let hashesFrom {
+                // A segment taking over skips the bytes the reader before it hashed.
+                let skipped = min(max(hashesFrom - position, 0), count)
+                if skipped < count {
+                    hasher.update(bufferPointer: UnsafeRawBufferPointer(start: storage + end + skipped, count: count - skipped))
+                }
             }
             end += count
             bytesRead += count
@@ -237,11 +316,12 @@ public final class CSVReader {
     private func checkUnchanged() throws(CSVError) {
         guard isRegularFile else { return }
         var now = stat()
+        let reachedEnd = origin + bytesRead
         let changed = fstat(descriptor, &now) != 0 || now.st_size != openedStatus.st_size
             || now.st_mtim.tv_sec != openedStatus.st_mtim.tv_sec || now.st_mtim.tv_nsec != openedStatus.st_mtim.tv_nsec
-            || bytesRead != fileSize
+            || reachedEnd != (endsFile ? fileSize : limit)
         if changed {
-            throw CSVError(path: path, line: line, kind: .changedWhileRead(opened: fileSize, read: bytesRead, now: Int(now.st_size)))
+            throw CSVError(path: path, line: line, kind: .changedWhileRead(opened: fileSize, read: reachedEnd, now: Int(now.st_size)))
         }
     }
 
@@ -255,7 +335,7 @@ public final class CSVReader {
             }
             switch try scanRecord() {
             case .complete(let next, let lines, let encodingError):
-                let blankFinalLine = fieldCount == 1 && recordEnd == recordStart && next >= end && endOfFile
+                let blankFinalLine = fieldCount == 1 && recordEnd == recordStart && next >= end && endOfFile && endsFile
                 start = next
                 recordLine = line
                 line += lines
@@ -263,7 +343,7 @@ public final class CSVReader {
                 if start == end, !endOfFile, fieldCount == 1, recordEnd == recordStart {
                     // A blank line just before the buffer end: only a blank *final* line is ignored, so look ahead.
                     try fill()
-                    if start == end && endOfFile { return false }
+                    if start == end && endOfFile && endsFile { return false }
                 }
                 if let encodingError { throw encodingError }
                 return true
@@ -271,6 +351,77 @@ public final class CSVReader {
                 if end - start >= maxRecordBytes { try skipLongRecord() }
                 try fill()
             }
+        }
+    }
+}
+
+extension CSVReader {
+    /// Reads the next record only as far as ``SortedRuns/scan`` needs: where it starts
+    /// (``recordOffset``, ``recordLine``) and the bytes of field `field`, passed to `body` (nil when the
+    /// record has fewer fields). A record holding no quote and no carriage return is split at its line
+    /// feed and not checked — the merged reading parses and checks every record; any other is parsed
+    /// in full, with its errors. False at the end of the file.
+    func skim(field: Int, _ body: (UnsafeRawBufferPointer?) -> Void) throws(CSVError) -> Bool {
+        while true {
+            if start == end {
+                if endOfFile { return false }
+                try fill()
+                continue
+            }
+            let bytes = buffer
+            var i = start
+            var stop = -1
+            while i + 8 <= end {
+                let flags = Self.lineBytes(in: UInt64(littleEndian: UnsafeRawPointer(bytes + i).loadUnaligned(as: UInt64.self)))
+                if flags != 0 {
+                    stop = i + flags.trailingZeroBitCount >> 3
+                    break
+                }
+                i += 8
+            }
+            if stop < 0 {
+                while i < end {
+                    let byte = bytes[i]
+                    if byte == 0x0A || byte == 0x0D || byte == 0x22 {
+                        stop = i
+                        break
+                    }
+                    i += 1
+                }
+            }
+            if stop >= 0 && bytes[stop] == 0x0A {
+                recordStart = start
+                recordEnd = stop
+                recordLine = line
+                line += 1
+                var fieldStart = start
+                for _ in 0..<field {
+                    guard let comma = memchr(bytes + fieldStart, 0x2C, stop - fieldStart) else {
+                        start = stop + 1
+                        body(nil)
+                        return true
+                    }
+                    fieldStart = bytes.distance(to: comma.assumingMemoryBound(to: UInt8.self)) + 1
+                }
+                let comma = memchr(bytes + fieldStart, 0x2C, stop - fieldStart)
+                let fieldEnd = comma.map { bytes.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? stop
+                start = stop + 1
+                body(UnsafeRawBufferPointer(start: bytes + fieldStart, count: fieldEnd - fieldStart))
+                return true
+            }
+            if stop < 0 && !endOfFile && end - start < maxRecordBytes {
+                try fill()
+                continue
+            }
+            // A quote, a carriage return, the last record, or one longer than the limit: parsed in full.
+            longRecordPrefix = nil
+            guard try parseRecord() else { return false }
+            if fieldCount > field {
+                CSVRecord(reader: self).withField(field) { body($0) }
+            } else {
+                body(nil)
+            }
+            return true
         }
     }
 }
