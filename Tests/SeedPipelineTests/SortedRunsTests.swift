@@ -86,13 +86,17 @@ struct SortedRunsTests {
             }
             keys = Array(keys.prefix(3)) + Self.byteOrder(Array(keys.dropFirst(3))).reversed()
         }
-        var rows = keys.map { "\($0),KEN,51.5\n" }
-        rows[4] = "\(keys[4]),KEN,north\n"       // bad value before the first descent (line 6)
-        rows[300] = "\(keys[300]),KEN\n"         // ragged, in a later run (line 302)
+        // Long enough rows that the file outgrows the reader's first read, so its hash is finished
+        // on a thread of its own.
+        let country = String(repeating: "E", count: 2_500)
+        var rows = keys.map { "\($0),KEN,51.5,\(country)\n" }
+        rows[4] = "\(keys[4]),KEN,north,\(country)\n"       // bad value before the first descent (line 6)
+        rows[300] = "\(keys[300]),KEN,51.5\n"              // ragged, in a later run (line 302)
         let duplicate = keys[10]
-        rows.insert("\(duplicate),KEN,50.1\n", at: 450)   // line 452
+        rows.insert("\(duplicate),KEN,50.1,\(country)\n", at: 450)   // line 452
+        let header = "postcode,county_code,latitude,country_code\n"
         let directory = TemporaryDirectory()
-        writeTestInputs(directory, postcodes: "postcode,county_code,latitude\n" + rows.joined())
+        writeTestInputs(directory, postcodes: header + rows.joined())
         let built = try buildTestStore(directory, maxRejects: 3) { $0.format = .plain }
         #expect(built.rejected == 3, "\(built.shownRejects)")
         #expect(Set(built.shownRejects.map(\.line)) == [6, 302, 452], "\(built.shownRejects)")
@@ -104,12 +108,13 @@ struct SortedRunsTests {
 
         let good = rows.enumerated().filter { ![4, 300, 450].contains($0.offset) }.map(\.element)
         let sortedDirectory = TemporaryDirectory()
-        writeTestInputs(sortedDirectory, postcodes: "postcode,county_code,latitude\n" + Self.byteOrder(good).joined())
+        writeTestInputs(sortedDirectory, postcodes: header + Self.byteOrder(good).joined())
         let sorted = try buildTestStore(sortedDirectory) { $0.format = .plain }
         #expect(built.metadata.contentDigest == sorted.metadata.contentDigest)
         #expect(built.metadata.contentDigest == (try storedDigest(built.storePath)))
 
         let data = try Data(contentsOf: URL(fileURLWithPath: directory.path("in/postcodes.csv")))
+        #expect(data.count > 1 << 20)
         let source = try #require(built.sources.first { $0.entity == "Postcode" })
         #expect(source.sha256 == SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined())
         #expect(source.bytes == data.count && source.rowsRead == rows.count)

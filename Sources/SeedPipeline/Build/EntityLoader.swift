@@ -203,7 +203,8 @@ final class EntityLoader: @unchecked Sendable {
     ) throws -> Int {
         var keyTracker = keyFeed.map { KeyOrderTracker(feed: $0.feed, field: $0.field) }
         var source: any RecordSource = reader
-        var hashingReader = reader
+        // The file's SHA-256, when a scan handed the reader's hashing off to its own thread.
+        var fileHash: FileHash?
         var mergeKey = mergesRuns(reader)
         var replayedBelow = 0
         let deferredKey = indexesKeyAfterLoad && keyIndex != nil
@@ -236,18 +237,21 @@ final class EntityLoader: @unchecked Sendable {
                     if (descent.offset - reader.dataOffset) * SortedRuns.earlyDescentFraction <= reader.fileSize - reader.dataOffset {
                         var first = SortKey()
                         first.load(record, field: key.field, type: key.type)
+                        if let (hasher, through) = reader.handOffHash() {
+                            fileHash = FileHash(path: reader.path, continuing: hasher, from: through, size: reader.fileSize)
+                        }
                         if let runs = SortedRuns.scan(reader, descent: descent, key: first, field: key.field, type: key.type) {
                             source = MergedRuns(runs, of: reader, field: key.field, type: key.type)
                         } else {
                             // Too many runs, or an error the reading in order reports in its place.
+                            // Segments do not hash: the file's hash comes from `fileHash`.
                             let again: CSVReader
                             do {
-                                again = try CSVReader(segmentOf: reader, range: reader.dataOffset..<reader.fileSize, line: reader.dataLine, takingOverHash: true)
+                                again = try CSVReader(segmentOf: reader, range: reader.dataOffset..<reader.fileSize, line: reader.dataLine)
                             } catch {
                                 throw IngestError(error)
                             }
                             source = again
-                            hashingReader = again
                         }
                         keyTracker = keyFeed.map { KeyOrderTracker(feed: $0.feed, field: $0.field) }
                         replayedBelow = descent.line
@@ -276,7 +280,15 @@ final class EntityLoader: @unchecked Sendable {
             try accept(values, record, placement)
         }
         progress(result.rowsRead, source.bytesRead)
-        sourceRead = (hashingReader.endOffset, hashingReader.sha256)
+        if let fileHash {
+            do {
+                sourceRead = (reader.fileSize, try fileHash.wait())
+            } catch {
+                throw IngestError(error)
+            }
+        } else {
+            sourceRead = (reader.bytesRead, reader.sha256)
+        }
         if deferredKey {
             // In order, or to be proven by building the key's index.
             trackedKeyIsUnique = keyTracker.map { $0.descents == 0 } ?? false

@@ -57,9 +57,9 @@ public final class CSVReader {
 
     private let descriptor: Int32
     private var hasher = SHA256()
-    /// File offset from which read bytes are hashed (0; a segment taking over another reader's hash
-    /// from where that one stopped); nil when this reader does not hash (``sha256`` stays nil).
-    private let hashesFrom: Int?
+    /// Whether read bytes are hashed: a segment never hashes, and a reader whose hashing was handed
+    /// off (``handOffHash()``) no longer does; ``sha256`` then stays nil.
+    private var hashes: Bool
     private let openedStatus: stat
     /// Where this reader's bytes begin in the file: 0, or a segment's start.
     private let origin: Int
@@ -121,7 +121,7 @@ public final class CSVReader {
         storage = .allocate(capacity: capacity)
         fieldLimit = Self.maxFields
         spans = .allocate(capacity: fieldLimit)
-        hashesFrom = 0
+        hashes = true
         origin = 0
         limit = Int.max
         endsFile = true
@@ -133,9 +133,7 @@ public final class CSVReader {
     /// limits: for reading a file's sorted runs side by side, or its records again from one of them.
     /// `range` starts at a record, on line `line`. The file must still be as `parent` found it when
     /// the segment's end is read (``CSVError/Kind/changedWhileRead``).
-    /// - Parameter takingOverHash: `range` runs to the file's end and this reader finishes `parent`'s
-    ///   SHA-256, hashing the bytes past those `parent` read (``sha256`` is then the whole file's).
-    init(segmentOf parent: CSVReader, range: Range<Int>, line: Int, takingOverHash: Bool = false, bufferSize: Int = 64 << 10) throws(CSVError) {
+    init(segmentOf parent: CSVReader, range: Range<Int>, line: Int, bufferSize: Int = 64 << 10) throws(CSVError) {
         path = parent.path
         maxRecordBytes = parent.maxRecordBytes
         descriptor = open(path, O_RDONLY)
@@ -153,12 +151,7 @@ public final class CSVReader {
         readsHeader = false
         dataOffset = parent.dataOffset
         dataLine = parent.dataLine
-        if takingOverHash {
-            hasher = parent.hasher
-            hashesFrom = parent.origin + parent.bytesRead
-        } else {
-            hashesFrom = nil
-        }
+        hashes = false
         capacity = max(min(bufferSize, maxRecordBytes), 16)
         storage = .allocate(capacity: capacity)
         fieldLimit = min(Self.maxFields, parent.header.count + 1)
@@ -171,6 +164,19 @@ public final class CSVReader {
 
     /// The file offset up to which this reader has read.
     var endOffset: Int { origin + bytesRead }
+
+    /// Stops hashing and returns the SHA-256 so far and the file offset it covers up to, so another
+    /// thread can finish it (``FileHash``) while this reader reads on. Nil for a reader that does not
+    /// hash, or has read its file's end.
+    func handOffHash() -> (hasher: SHA256, through: Int)? {
+        guard hashes, !endOfFile else { return nil }
+        hashes = false
+        return (hasher, endOffset)
+    }
+
+    static func hex(_ digest: SHA256.Digest) -> String {
+        digest.map { String(format: "%02x", $0) }.joined()
+    }
 
     /// Where the last record returned starts in the file.
     var recordOffset: Int { bufferOrigin + recordStart }
@@ -262,13 +268,9 @@ public final class CSVReader {
             if count == 0 {
                 endOfFile = true
                 try checkUnchanged()
-                if hashesFrom != nil { sha256 = hasher.finalize().map { String(format: "%02x", $0) }.joined() }
-            } else if let hashesFrom {
-                // A segment taking over skips the bytes the reader before it hashed.
-                let skipped = min(max(hashesFrom - position, 0), count)
-                if skipped < count {
-                    hasher.update(bufferPointer: UnsafeRawBufferPointer(start: storage + end + skipped, count: count - skipped))
-                }
+                if hashes { sha256 = Self.hex(hasher.finalize()) }
+            } else if hashes {
+                hasher.update(bufferPointer: UnsafeRawBufferPointer(start: storage + end, count: count))
             }
             end += count
             bytesRead += count
