@@ -17,8 +17,10 @@ struct SortedRunsTests {
     }
 
     /// The scan finds each run's start; the merge hands every record out once, in byte order, and a
-    /// recoverable error out where it stands, with its own line and bytes.
-    @Test func theMergeHandsEveryRecordOutOnceInKeyOrder() throws {
+    /// recoverable error out where it stands, with its own line and bytes — also when every reader's
+    /// buffer holds less than a record, so records straddle refills.
+    @Test(arguments: [1 << 20, 24])
+    func theMergeHandsEveryRecordOutOnceInKeyOrder(bufferSize: Int) throws {
         let directory = TemporaryDirectory()
         var keys = Self.naturalKeys()
         // A quoted key and one with doubled quotes go through the full parse; a ragged record is an error.
@@ -27,7 +29,7 @@ struct SortedRunsTests {
         lines[100] = "\"CT40 9\"\"Q\",x\r\n"
         lines.insert("CT35 1ZZ\n", at: 200)
         directory.write("in.csv", "postcode,value\n" + lines.joined())
-        let reader = try CSVReader(path: directory.path("in.csv"))
+        let reader = try CSVReader(path: directory.path("in.csv"), bufferSize: bufferSize)
         // Read up to the first descent, as the loader does.
         var previous = ""
         var descent: (offset: Int, line: Int)?
@@ -50,7 +52,7 @@ struct SortedRunsTests {
         let data = try Data(contentsOf: URL(fileURLWithPath: directory.path("in.csv")))
         #expect(reader.sha256 == SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined())
 
-        let merged = MergedRuns(runs, of: reader, field: 0, type: .string)
+        let merged = MergedRuns(runs, of: reader, field: 0, type: .string, bufferSize: bufferSize)
         var out: [String] = []
         var seenLines = Set<Int>()
         var errors: [(line: Int, bytes: String)] = []

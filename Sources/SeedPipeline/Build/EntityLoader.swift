@@ -238,20 +238,14 @@ final class EntityLoader: @unchecked Sendable {
                         var first = SortKey()
                         first.load(record, field: key.field, type: key.type)
                         if let (hasher, through) = reader.handOffHash() {
-                            fileHash = FileHash(path: reader.path, continuing: hasher, from: through, size: reader.fileSize)
+                            fileHash = FileHash(reader: reader, continuing: hasher, from: through)
                         }
                         if let runs = SortedRuns.scan(reader, descent: descent, key: first, field: key.field, type: key.type) {
                             source = MergedRuns(runs, of: reader, field: key.field, type: key.type)
                         } else {
                             // Too many runs, or an error the reading in order reports in its place.
                             // Segments do not hash: the file's hash comes from `fileHash`.
-                            let again: CSVReader
-                            do {
-                                again = try CSVReader(segmentOf: reader, range: reader.dataOffset..<reader.fileSize, line: reader.dataLine)
-                            } catch {
-                                throw IngestError(error)
-                            }
-                            source = again
+                            source = CSVReader(segmentOf: reader, range: reader.dataOffset..<reader.fileSize, line: reader.dataLine)
                         }
                         keyTracker = keyFeed.map { KeyOrderTracker(feed: $0.feed, field: $0.field) }
                         replayedBelow = descent.line

@@ -206,8 +206,11 @@ final class MergedRuns: RecordSource {
     @exclusivity(unchecked) private var lastRun = 0
     @exclusivity(unchecked) private var closedBytes = 0
 
-    init(_ plan: SortedRuns, of parent: CSVReader, field: Int, type: AttributeType) {
+    private let bufferSize: Int
+
+    init(_ plan: SortedRuns, of parent: CSVReader, field: Int, type: AttributeType, bufferSize: Int = SortedRuns.bufferSize) {
         self.parent = parent
+        self.bufferSize = bufferSize
         self.plan = plan
         self.field = field
         self.type = type
@@ -252,7 +255,7 @@ final class MergedRuns: RecordSource {
             if readers[top] == nil {
                 // A run whose first key came up: open it and read its first record into place.
                 let range = plan.runs[top].offset..<(top + 1 < runCount ? plan.runs[top + 1].offset : plan.end)
-                readers[top] = try CSVReader(segmentOf: parent, range: range, line: plan.runs[top].line, bufferSize: SortedRuns.bufferSize)
+                readers[top] = CSVReader(segmentOf: parent, range: range, line: plan.runs[top].line, bufferSize: bufferSize)
                 if let unkeyed = try advance(top) { return unkeyed }
                 continue
             }

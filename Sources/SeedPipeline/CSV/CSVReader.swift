@@ -56,6 +56,9 @@ public final class CSVReader {
     private var longRecordPrefix: [UInt8]?
 
     private let descriptor: Int32
+    /// A segment's parent, whose descriptor the segment reads through with `pread`: the same open
+    /// file, whatever is renamed over its path meanwhile, and no descriptor per segment.
+    private let parent: CSVReader?
     private var hasher = SHA256()
     /// Whether read bytes are hashed: a segment never hashes, and a reader whose hashing was handed
     /// off (``handOffHash()``) no longer does; ``sha256`` then stays nil.
@@ -71,6 +74,8 @@ public final class CSVReader {
     private let readsHeader: Bool
     /// The file offset of `storage[0]`.
     @exclusivity(unchecked) private var bufferOrigin = 0
+    /// Where the last record returned starts in the file (kept when a look-ahead moves the buffer).
+    @exclusivity(unchecked) private(set) var recordOffset = 0
     // The per-byte and per-field paths touch these; dynamic exclusivity checks on them measured ~11%
     // of a build. A reader is used by one thread at a time, so no access can overlap.
     @exclusivity(unchecked) private var storage: UnsafeMutablePointer<UInt8>
@@ -112,6 +117,7 @@ public final class CSVReader {
         guard descriptor >= 0 else {
             throw CSVError(path: path, line: 0, kind: .cannotOpen(String(cString: strerror(errno))))
         }
+        parent = nil
         var status = stat()
         if fstat(descriptor, &status) != 0 { status = stat() }
         openedStatus = status
@@ -133,13 +139,12 @@ public final class CSVReader {
     /// limits: for reading a file's sorted runs side by side, or its records again from one of them.
     /// `range` starts at a record, on line `line`. The file must still be as `parent` found it when
     /// the segment's end is read (``CSVError/Kind/changedWhileRead``).
-    init(segmentOf parent: CSVReader, range: Range<Int>, line: Int, bufferSize: Int = 64 << 10) throws(CSVError) {
+    init(segmentOf parent: CSVReader, range: Range<Int>, line: Int, bufferSize: Int = 64 << 10) {
+        precondition(parent.isRegularFile && parent.parent == nil, "a segment reads a regular file through its first reader")
         path = parent.path
         maxRecordBytes = parent.maxRecordBytes
-        descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else {
-            throw CSVError(path: path, line: line, kind: .cannotOpen(String(cString: strerror(errno))))
-        }
+        descriptor = parent.descriptor
+        self.parent = parent
         openedStatus = parent.openedStatus
         isRegularFile = parent.isRegularFile
         fileSize = parent.fileSize
@@ -157,9 +162,6 @@ public final class CSVReader {
         fieldLimit = min(Self.maxFields, parent.header.count + 1)
         spans = .allocate(capacity: fieldLimit)
         self.line = line
-        guard lseek(descriptor, off_t(range.lowerBound), SEEK_SET) == off_t(range.lowerBound) else {
-            throw CSVError(path: path, line: line, kind: .readFailed(String(cString: strerror(errno))))
-        }
     }
 
     /// The file offset up to which this reader has read.
@@ -178,11 +180,11 @@ public final class CSVReader {
         digest.map { String(format: "%02x", $0) }.joined()
     }
 
-    /// Where the last record returned starts in the file.
-    var recordOffset: Int { bufferOrigin + recordStart }
+    /// A copy of the descriptor, for reading the file on another thread (``FileHash``); the caller closes it.
+    func duplicateDescriptor() -> Int32 { dup(descriptor) }
 
     deinit {
-        close(descriptor)
+        if parent == nil { close(descriptor) }
         storage.deallocate()
         spans.deallocate()
     }
@@ -260,7 +262,8 @@ public final class CSVReader {
         }
         while true {
             let position = origin + bytesRead
-            let count = position >= limit ? 0 : read(descriptor, storage + end, min(capacity - end, limit - position))
+            let wanted = min(capacity - end, limit - position)
+            let count = position >= limit ? 0 : parent == nil ? read(descriptor, storage + end, wanted) : pread(descriptor, storage + end, wanted, off_t(position))
             if count < 0 {
                 if errno == EINTR { continue }
                 throw CSVError(path: path, line: line, kind: .readFailed(String(cString: strerror(errno))))
@@ -340,6 +343,7 @@ public final class CSVReader {
                 let blankFinalLine = fieldCount == 1 && recordEnd == recordStart && next >= end && endOfFile && endsFile
                 start = next
                 recordLine = line
+                recordOffset = bufferOrigin + recordStart
                 line += lines
                 if blankFinalLine { return false }
                 if start == end, !endOfFile, fieldCount == 1, recordEnd == recordStart {
@@ -395,6 +399,7 @@ extension CSVReader {
                 recordStart = start
                 recordEnd = stop
                 recordLine = line
+                recordOffset = bufferOrigin + start
                 line += 1
                 var fieldStart = start
                 for _ in 0..<field {

@@ -7,11 +7,13 @@ import Darwin
 #endif
 
 /// Finishes a reader's SHA-256 of a regular file on a thread of its own: from the offset the reader
-/// had hashed through (``CSVReader/handOffHash()``) to the size the file had when it was opened.
+/// had hashed through (``CSVReader/handOffHash()``) to the size the file had when it was opened,
+/// through a copy of the reader's descriptor (the same open file, whatever is renamed over its path).
 /// ``SortedRuns/scan`` hands its hashing off so the scan, which the load waits for, only skims.
 /// The readers that read the file afterwards check it did not change (``CSVError/Kind/changedWhileRead``).
 final class FileHash: @unchecked Sendable {
     private let path: String
+    private let descriptor: Int32
     private var hasher: SHA256
     private let from: Int
     private let size: Int
@@ -19,11 +21,12 @@ final class FileHash: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     /// Starts hashing at once.
-    init(path: String, continuing hasher: SHA256, from offset: Int, size: Int) {
-        self.path = path
+    init(reader: CSVReader, continuing hasher: SHA256, from offset: Int) {
+        path = reader.path
+        descriptor = reader.duplicateDescriptor()
+        size = reader.fileSize
         self.hasher = hasher
         from = offset
-        self.size = size
         Thread { [self] in
             result = hashRest()
             done.signal()
@@ -38,7 +41,6 @@ final class FileHash: @unchecked Sendable {
     }
 
     private func hashRest() -> Result<String, CSVError> {
-        let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else {
             return .failure(CSVError(path: path, line: 0, kind: .cannotOpen(String(cString: strerror(errno)))))
         }
