@@ -73,6 +73,40 @@ struct SortedRunsTests {
         #expect(seenLines.count == keys.count)
     }
 
+    /// The scan stops when the inserting thread has failed, instead of reading on to the file's end;
+    /// asked every 65,536 records.
+    @Test func theScanStopsOnceTheLoadIsCancelled() throws {
+        let directory = TemporaryDirectory()
+        let keys = Self.naturalKeys(areas: (0..<60).map { "A" + String(UnicodeScalar(UInt8(65 + $0 % 26))) + String($0 / 26) }, districts: 400)
+        directory.write("in.csv", "postcode\n" + keys.map { $0 + "\n" }.joined())
+        func scan(cancelled: Bool) throws -> SortedRuns? {
+            let reader = try CSVReader(path: directory.path("in.csv"))
+            var descent: (offset: Int, line: Int)?
+            var key = SortKey()
+            var previous = ""
+            while let record = try reader.next() {
+                let text = record.string(0)
+                if text.utf8.lexicographicallyPrecedes(previous.utf8) {
+                    descent = (reader.recordOffset, record.line)
+                    key.load(record, field: 0, type: .string)
+                    break
+                }
+                previous = text
+            }
+            let start = try #require(descent)
+            var asked = 0
+            let runs = SortedRuns.scan(reader, descent: start, key: key, field: 0, type: .string) {
+                asked += 1
+                return cancelled
+            }
+            #expect(cancelled ? asked == 1 : asked == keys.count / 65_536)
+            return runs
+        }
+        #expect(keys.count > 65_536)
+        #expect(try scan(cancelled: false) != nil)
+        #expect(try scan(cancelled: true) == nil)
+    }
+
     /// A keyed table's natural-order file (or a shuffled one, too many runs to merge, read again in
     /// file order) gives the table and digest of its sorted rows; rows before the first descent go
     /// in twice but are rejected once; a duplicate across runs names the earlier line; the file's

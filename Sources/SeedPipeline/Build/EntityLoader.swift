@@ -198,8 +198,8 @@ final class EntityLoader: @unchecked Sendable {
     /// or, when they are too many to merge, in file order. Rows before that line were handled once
     /// already: they are inserted again, but not rejected again.
     func produce(
-        _ reader: CSVReader, progress: (Int, Int) -> Void, restart: (_ line: Int) throws -> Void,
-        accept: (RowValues, CSVRecord, RowBatch.Placement) throws -> Void
+        _ reader: CSVReader, progress: (Int, Int) -> Void, isCancelled: () -> Bool = { false },
+        restart: (_ line: Int) throws -> Void, accept: (RowValues, CSVRecord, RowBatch.Placement) throws -> Void
     ) throws -> Int {
         var keyTracker = keyFeed.map { KeyOrderTracker(feed: $0.feed, field: $0.field) }
         var source: any RecordSource = reader
@@ -240,7 +240,7 @@ final class EntityLoader: @unchecked Sendable {
                         if let (hasher, through) = reader.handOffHash() {
                             fileHash = FileHash(reader: reader, continuing: hasher, from: through)
                         }
-                        if let runs = SortedRuns.scan(reader, descent: descent, key: first, field: key.field, type: key.type) {
+                        if let runs = SortedRuns.scan(reader, descent: descent, key: first, field: key.field, type: key.type, isCancelled: isCancelled) {
                             source = MergedRuns(runs, of: reader, field: key.field, type: key.type)
                         } else {
                             // Too many runs, or an error the reading in order reports in its place.
@@ -523,7 +523,7 @@ final class BatchProducer: @unchecked Sendable {
         // inserting thread instead (``LoadDigest/isHashedOnInsert``).
         var digest = LoadDigest(loader: loader, onInsert: false)
         do {
-            rowsRead = try loader.produce(reader, progress: progress, restart: { line in
+            rowsRead = try loader.produce(reader, progress: progress, isCancelled: { self.channel.isCancelled }, restart: { line in
                 // The rows sent so far go in first; the consumer empties the table before the next batch.
                 channel.send(batch)
                 batch = channel.nextEmpty()

@@ -137,12 +137,14 @@ final class SortedRuns {
     }
 
     /// Reads `reader` on to the end of its file, from the record after the descent at `descent`
-    /// (offset and line, key `key`, which the runs take over), noting where each run starts. Nil when the file has more than
-    /// ``maxRuns`` runs, or a structural error stops the reading (the records are then read again in
-    /// order, which reports it in its place). The reader's SHA-256 is the whole file's once this
-    /// returns runs.
+    /// (offset and line, key `key`, which the runs take over), noting where each run starts. Nil when
+    /// the file has more than ``maxRuns`` runs, or a structural error stops the reading (the records
+    /// are then read again in order, which reports it in its place), or `isCancelled` turns true (it
+    /// is asked every 65,536 records: the inserting thread failed). Unless its hashing was handed off
+    /// (``CSVReader/handOffHash()``), the reader's SHA-256 is the whole file's once this returns runs.
     static func scan(
-        _ reader: CSVReader, descent: (offset: Int, line: Int), key: SortKey, field: Int, type: AttributeType
+        _ reader: CSVReader, descent: (offset: Int, line: Int), key: SortKey, field: Int, type: AttributeType,
+        isCancelled: () -> Bool = { false }
     ) -> SortedRuns? {
         var runs = [
             Run(offset: reader.dataOffset, line: reader.dataLine, firstKey: SortKey()),
@@ -155,7 +157,13 @@ final class SortedRuns {
             previous.release()
             current.release()
         }
+        var skimmed = 0
         while true {
+            skimmed += 1
+            if skimmed & 0xFFFF == 0 && isCancelled() {
+                for run in runs { run.firstKey.release() }
+                return nil
+            }
             do {
                 guard try reader.skim(field: field, { raw in
                     if let raw { current.load(raw, type: type) } else { current.clear() }
