@@ -16,6 +16,23 @@ struct SortedRunsTests {
         keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
+    /// Reads `reader` up to the first record whose key (field 0, text) descends, as the loader does:
+    /// that record's offset, line and key.
+    static func readToFirstDescent(_ reader: CSVReader) throws -> (descent: (offset: Int, line: Int), key: SortKey) {
+        var previous = ""
+        while let record = try reader.next() {
+            let text = record.string(0)
+            if text.utf8.lexicographicallyPrecedes(previous.utf8) {
+                var key = SortKey()
+                key.load(record, field: 0, type: .string)
+                return ((reader.recordOffset, record.line), key)
+            }
+            previous = text
+        }
+        Issue.record("no descent in \(reader.path)")
+        throw CancellationError()
+    }
+
     /// The scan finds each run's start; the merge hands every record out once, in byte order, and a
     /// recoverable error out where it stands, with its own line and bytes — also when every reader's
     /// buffer holds less than a record, so records straddle refills.
@@ -30,20 +47,7 @@ struct SortedRunsTests {
         lines.insert("CT35 1ZZ\n", at: 200)
         directory.write("in.csv", "postcode,value\n" + lines.joined())
         let reader = try CSVReader(path: directory.path("in.csv"), bufferSize: bufferSize)
-        // Read up to the first descent, as the loader does.
-        var previous = ""
-        var descent: (offset: Int, line: Int)?
-        var key = SortKey()
-        while let record = try reader.next() {
-            let text = record.string(0)
-            if text.utf8.lexicographicallyPrecedes(previous.utf8) {
-                descent = (reader.recordOffset, record.line)
-                key.load(record, field: 0, type: .string)
-                break
-            }
-            previous = text
-        }
-        let start = try #require(descent)
+        let (start, key) = try Self.readToFirstDescent(reader)
         #expect(start.line == 2 + 9 * 3, "CT10 1AA follows CT9 2AA")
         let runs = try #require(SortedRuns.scan(reader, descent: start, key: key, field: 0, type: .string))
         // One run per area for CT1–9, then per area from 10 up (taking the next area's 1–9), and the
@@ -81,19 +85,7 @@ struct SortedRunsTests {
         directory.write("in.csv", "postcode\n" + keys.map { $0 + "\n" }.joined())
         func scan(cancelled: Bool) throws -> SortedRuns? {
             let reader = try CSVReader(path: directory.path("in.csv"))
-            var descent: (offset: Int, line: Int)?
-            var key = SortKey()
-            var previous = ""
-            while let record = try reader.next() {
-                let text = record.string(0)
-                if text.utf8.lexicographicallyPrecedes(previous.utf8) {
-                    descent = (reader.recordOffset, record.line)
-                    key.load(record, field: 0, type: .string)
-                    break
-                }
-                previous = text
-            }
-            let start = try #require(descent)
+            let (start, key) = try Self.readToFirstDescent(reader)
             var asked = 0
             let runs = SortedRuns.scan(reader, descent: start, key: key, field: 0, type: .string) {
                 asked += 1
