@@ -233,25 +233,14 @@ final class EntityLoader: @unchecked Sendable {
             if let observation = keyTracker?.observe(record, values: values) {
                 if case .descent = observation, let key = mergeKey {
                     mergeKey = nil
-                    let descent = (offset: reader.recordOffset, line: record.line)
-                    if (descent.offset - reader.dataOffset) * SortedRuns.earlyDescentFraction <= reader.fileSize - reader.dataOffset {
-                        var first = SortKey()
-                        first.load(record, field: key.field, type: key.type)
-                        if let (hasher, through) = reader.handOffHash() {
-                            fileHash = FileHash(reader: reader, continuing: hasher, from: through)
-                        }
-                        if let runs = SortedRuns.scan(reader, descent: descent, key: first, field: key.field, type: key.type, isCancelled: isCancelled) {
-                            source = MergedRuns(runs, of: reader, field: key.field, type: key.type)
-                        } else {
-                            // Too many runs, or an error the reading in order reports in its place.
-                            // Segments do not hash: the file's hash comes from `fileHash`.
-                            source = CSVReader(segmentOf: reader, range: reader.dataOffset..<reader.fileSize, line: reader.dataLine)
-                        }
+                    if let (again, hash) = readAgain(reader, fromDescent: record, key: key, isCancelled: isCancelled) {
+                        source = again
+                        fileHash = hash
                         keyTracker = keyFeed.map { KeyOrderTracker(feed: $0.feed, field: $0.field) }
-                        replayedBelow = descent.line
+                        replayedBelow = record.line
                         result.rowsRead = 0
                         lastProgress = 0
-                        try restart(descent.line)
+                        try restart(record.line)
                         continue
                     }
                 }
@@ -314,6 +303,26 @@ final class EntityLoader: @unchecked Sendable {
 
     /// The bytes the file held and their SHA-256, as read by the producer (nil hash: not read to its end).
     private(set) var sourceRead: (bytes: Int, sha256: String?) = (0, nil)
+
+    /// At the first descent in `reader`'s keys, at `record`: when it comes early enough to read the file
+    /// twice, scans the rest for its runs and returns where every record is read again from (the runs
+    /// merged, or the file in order when they cannot be) and the thread finishing the file's hash.
+    /// `record` is no longer valid afterwards (its line is).
+    private func readAgain(
+        _ reader: CSVReader, fromDescent record: CSVRecord, key: (field: Int, type: AttributeType), isCancelled: () -> Bool
+    ) -> (any RecordSource, FileHash?)? {
+        let descent = (offset: reader.recordOffset, line: record.line)
+        guard (descent.offset - reader.dataOffset) * SortedRuns.earlyDescentFraction <= reader.fileSize - reader.dataOffset else { return nil }
+        var first = SortKey()
+        first.load(record, field: key.field, type: key.type)
+        let hash = reader.handOffHash().map { FileHash(reader: reader, continuing: $0.hasher, from: $0.through) }
+        if let runs = SortedRuns.scan(reader, descent: descent, key: first, field: key.field, type: key.type, isCancelled: isCancelled) {
+            return (MergedRuns(runs, of: reader, field: key.field, type: key.type), hash)
+        }
+        // Too many runs, or an error the reading in order reports in its place. Segments do not
+        // hash: the file's hash comes from `hash`.
+        return (CSVReader(segmentOf: reader, range: reader.dataOffset..<reader.fileSize, line: reader.dataLine), hash)
+    }
 
     /// The key field and type by which `reader`'s runs can be merged: a keyed (`WITHOUT ROWID`)
     /// table's, loaded from a regular file alone.

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SeedModel
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -176,10 +177,6 @@ public final class CSVReader {
         return (hasher, endOffset)
     }
 
-    static func hex(_ digest: SHA256.Digest) -> String {
-        digest.map { String(format: "%02x", $0) }.joined()
-    }
-
     /// A copy of the descriptor, for reading the file on another thread (``FileHash``); the caller closes it.
     func duplicateDescriptor() -> Int32 { dup(descriptor) }
 
@@ -271,7 +268,7 @@ public final class CSVReader {
             if count == 0 {
                 endOfFile = true
                 try checkUnchanged()
-                if hashes { sha256 = Self.hex(hasher.finalize()) }
+                if hashes { sha256 = Data(hasher.finalize()).hexString }
             } else if hashes {
                 hasher.update(bufferPointer: UnsafeRawBufferPointer(start: storage + end, count: count))
             }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SeedModel
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -59,6 +60,6 @@ final class FileHash: @unchecked Sendable {
             hasher.update(bufferPointer: UnsafeRawBufferPointer(start: buffer, count: count))
             offset += count
         }
-        return .success(CSVReader.hex(hasher.finalize()))
+        return .success(Data(hasher.finalize()).hexString)
     }
 }
