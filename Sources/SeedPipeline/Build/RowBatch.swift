@@ -248,7 +248,7 @@ final class BatchChannel: @unchecked Sendable {
     private let empty: DispatchSemaphore
     private let full = DispatchSemaphore(value: 0)
     private var produced = 0
-    private var consumed = 0
+    private var received = 0
     private let lock = NSLock()
     private var cancelled = false
 
@@ -274,12 +274,12 @@ final class BatchChannel: @unchecked Sendable {
     /// Consumer: the next filled batch, in order.
     func receive() -> RowBatch {
         full.wait()
-        return batches[consumed % batches.count]
+        defer { received += 1 }
+        return batches[received % batches.count]
     }
 
-    /// Consumer: gives a processed batch back.
+    /// Gives a processed batch back, in the order received (from any one thread at a time).
     func release(_ batch: RowBatch) {
-        consumed += 1
         empty.signal()
     }
 

@@ -81,81 +81,89 @@ public enum ContentDigest {
 
 /// The canonical value encoding of ``ContentDigest`` for one table, fed value by value.
 ///
-/// Values are written in place into a fixed 64 KiB array, hashed when it fills: appending each
-/// field to a growing array took 7% of a load's parsing thread in the profile.
-public struct TableDigest {
-    private static let capacity = 1 << 16
+/// Values are written in place into a fixed 64 KiB buffer, hashed when it fills: appending each field
+/// to a growing array took 7% of a load's parsing thread in the profile. The buffer is plain memory
+/// in a noncopyable struct: as an array, every value paid a uniqueness check, and as a class's
+/// property, an exclusivity check; either way the encoding cost more than the SHA-256 over it.
+public struct TableDigest: ~Copyable {
+    @usableFromInline static let capacity = 1 << 16
     private var hasher = SHA256()
-    /// The bytes not hashed yet: the first `count` of the array.
-    private var buffer = [UInt8](repeating: 0, count: TableDigest.capacity)
-    private var count = 0
+    /// The bytes not hashed yet: the first `count` of the buffer.
+    @usableFromInline let buffer: UnsafeMutableRawPointer
+    @usableFromInline var count = 0
 
-    public init() {}
+    public init() {
+        buffer = .allocate(byteCount: Self.capacity, alignment: 8)
+    }
 
-    public mutating func appendNull() { put(tag: 0, word: nil) }
+    deinit { buffer.deallocate() }
 
-    public mutating func append(integer value: Int64) { put(tag: 1, word: UInt64(bitPattern: value)) }
+    @inlinable public mutating func appendNull() {
+        if count + 1 > Self.capacity { flush() }
+        buffer.storeBytes(of: 0, toByteOffset: count, as: UInt8.self)
+        count += 1
+    }
 
-    public mutating func append(real value: Double) { put(tag: 2, word: value.bitPattern) }
+    @inlinable public mutating func append(integer value: Int64) { put(tag: 1, word: UInt64(bitPattern: value)) }
 
-    public mutating func append(text bytes: UnsafeRawBufferPointer) { put(tag: 3, field: bytes) }
+    @inlinable public mutating func append(real value: Double) { put(tag: 2, word: value.bitPattern) }
 
-    public mutating func append(blob bytes: UnsafeRawBufferPointer) { put(tag: 4, field: bytes) }
+    @inlinable public mutating func append(text bytes: UnsafeRawBufferPointer) { put(tag: 3, field: bytes) }
+
+    @inlinable public mutating func append(blob bytes: UnsafeRawBufferPointer) { put(tag: 4, field: bytes) }
 
     /// A length-prefixed field without a tag (a table's name in the combined digest).
     mutating func appendField<C: Collection>(_ bytes: C) where C.Element == UInt8 {
-        Array(bytes).withUnsafeBytes { put(tag: nil, field: $0) }
+        let field = Array(bytes)
+        withUnsafeBytes(of: UInt32(field.count).bigEndian) { update(with: $0) }
+        field.withUnsafeBytes { update(with: $0) }
     }
 
+    /// Bytes as they are, without tag or length.
     mutating func appendRaw(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { put(tag: nil, field: $0, lengthPrefixed: false) }
+        bytes.withUnsafeBytes { update(with: $0) }
     }
 
-    /// A tag byte, then an 8-byte big-endian word when there is one.
-    private mutating func put(tag: UInt8, word: UInt64?) {
+    /// A tag byte, then an 8-byte big-endian word.
+    @inlinable mutating func put(tag: UInt8, word: UInt64) {
         if count + 9 > Self.capacity { flush() }
-        let at = count
-        buffer.withUnsafeMutableBytes { raw in
-            raw[at] = tag
-            if let word { raw.storeBytes(of: word.bigEndian, toByteOffset: at + 1, as: UInt64.self) }
-        }
-        count += word == nil ? 1 : 9
+        buffer.storeBytes(of: tag, toByteOffset: count, as: UInt8.self)
+        buffer.storeBytes(of: word.bigEndian, toByteOffset: count + 1, as: UInt64.self)
+        count += 9
     }
 
-    /// A tag byte when there is one, the field's length as a 4-byte big-endian number (unless
-    /// `lengthPrefixed` is false), then its bytes; a field longer than the buffer is hashed directly.
-    private mutating func put(tag: UInt8?, field: UnsafeRawBufferPointer, lengthPrefixed: Bool = true) {
-        let header = (tag == nil ? 0 : 1) + (lengthPrefixed ? 4 : 0)
-        if count + header + field.count > Self.capacity { flush() }
-        let at = count
-        let fits = header + field.count <= Self.capacity
-        buffer.withUnsafeMutableBytes { raw in
-            var offset = at
-            if let tag {
-                raw[offset] = tag
-                offset += 1
-            }
-            if lengthPrefixed {
-                raw.storeBytes(of: UInt32(field.count).bigEndian, toByteOffset: offset, as: UInt32.self)
-                offset += 4
-            }
-            if fits, let source = field.baseAddress {
-                (raw.baseAddress! + offset).copyMemory(from: source, byteCount: field.count)
-            }
-        }
-        count += header
-        if fits {
-            count += field.count
-        } else {
-            flush()
-            hasher.update(bufferPointer: field)
+    /// A tag byte, the field's length as a 4-byte big-endian number, then its bytes.
+    @inlinable mutating func put(tag: UInt8, field: UnsafeRawBufferPointer) {
+        guard 5 + field.count <= Self.capacity else { return putLong(tag: tag, field: field) }
+        if count + 5 + field.count > Self.capacity { flush() }
+        buffer.storeBytes(of: tag, toByteOffset: count, as: UInt8.self)
+        buffer.storeBytes(of: UInt32(field.count).bigEndian, toByteOffset: count + 1, as: UInt32.self)
+        if let source = field.baseAddress { (buffer + count + 5).copyMemory(from: source, byteCount: field.count) }
+        count += 5 + field.count
+    }
+
+    /// A field longer than the buffer: its header goes through the buffer, its bytes straight to the hash.
+    @usableFromInline mutating func putLong(tag: UInt8, field: UnsafeRawBufferPointer) {
+        var header = [tag]
+        withUnsafeBytes(of: UInt32(field.count).bigEndian) { header += $0 }
+        header.withUnsafeBytes { update(with: $0) }
+        update(with: field)
+    }
+
+    /// Bytes in order after those already written, through the buffer.
+    private mutating func update(with bytes: UnsafeRawBufferPointer) {
+        if count + bytes.count > Self.capacity { flush() }
+        if bytes.count > Self.capacity {
+            hasher.update(bufferPointer: bytes)
+        } else if let source = bytes.baseAddress {
+            (buffer + count).copyMemory(from: source, byteCount: bytes.count)
+            count += bytes.count
         }
     }
 
-    private mutating func flush() {
+    @usableFromInline mutating func flush() {
         guard count > 0 else { return }
-        let filled = count
-        buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[..<filled])) }
+        hasher.update(bufferPointer: UnsafeRawBufferPointer(start: buffer, count: count))
         count = 0
     }
 
