@@ -15,8 +15,10 @@ import SeedStore
 /// `ORDER BY` the key at the end (loading shuffled rows straight into the keyed table measured 3–4×
 /// slower). Core Data's tables (keyed by `Z_PK`) take rows in any order: their key's unique index
 /// is built after the load, or as rows arrive when the file cannot be read again. Parsing and converting
-/// run on a second thread, so the two cores work at once. The loader is shared by the two threads:
-/// `produce` runs on the producer's, everything else on the caller's, and the rejects collector locks.
+/// run on a second thread, so the two cores work at once, and a third hashes the rows that went in
+/// (``DigestStage``). The loader is shared by the threads: `produce` runs on the producer's, the
+/// digest reads only its immutable table description, everything else runs on the caller's, and
+/// the rejects collector locks.
 final class EntityLoader: @unchecked Sendable {
     struct Result {
         var rowsRead = 0
@@ -160,7 +162,7 @@ final class EntityLoader: @unchecked Sendable {
                                 if batch.lines[row] >= replayedBelow { rejects.add(RowError(
                                     file: file, line: batch.lines[row], column: nil, field: nil,
                                     reason: "the row breaks a constraint (\(message)); fix the value or the model", record: "")) }
-                                // The producer hashed this row and numbered the rows after it.
+                                // The digest would hash a row the table lacks, and number the rows after it wrongly.
                                 hashedRowsIntact = false
                             } else {
                                 result.rowsLoaded += 1

@@ -14,8 +14,8 @@ final class RowBatch: @unchecked Sendable {
     static let capacity = 4096
 
     let width: Int
-    // Filled per field on the producer thread, read per row on the consumer's, never both at once
-    // (the channel hands a batch over). Fixed buffers rather than arrays: an array checks that it is
+    // Filled per field on the producer thread, then read per row on the inserting thread's and on the
+    // digest's, one after the other, never at once (the channel and the digest stage hand a batch over). Fixed buffers rather than arrays: an array checks that it is
     // uniquely referenced on every write, and its generic append(contentsOf:) cost as much again.
     @exclusivity(unchecked) private(set) var count = 0
     let slots: UnsafeMutablePointer<Slot>
@@ -242,7 +242,8 @@ final class RowBatch: @unchecked Sendable {
     }
 }
 
-/// A bounded hand-over of batches between one producer and one consumer thread.
+/// A bounded ring of batches: one producer fills them, one consumer receives them in order, and
+/// they come back (``release(_:)``) in the same order, from whichever thread finished with them.
 final class BatchChannel: @unchecked Sendable {
     private let batches: [RowBatch]
     private let empty: DispatchSemaphore
@@ -278,7 +279,7 @@ final class BatchChannel: @unchecked Sendable {
         return batches[received % batches.count]
     }
 
-    /// Gives a processed batch back, in the order received (from any one thread at a time).
+    /// Gives back the oldest batch received and not yet released: callers release in the order received.
     func release(_ batch: RowBatch) {
         empty.signal()
     }
