@@ -30,6 +30,9 @@ struct FetchCommand: ParsableCommand {
     @Option(help: "Seconds the whole fetch may take, retries included.")
     var deadline: Double = 300
 
+    @Flag(help: "Print a JSON summary instead of text, and no progress.")
+    var json = false
+
     func validate() throws {
         if model == nil && !userModels.isEmpty { throw ValidationError("--user-model goes with --model, the app's seed model") }
         if trustedKeys.isEmpty && !allowUnsigned {
@@ -60,7 +63,16 @@ struct FetchCommand: ParsableCommand {
                 try Model.merged(try ([model] + userModels).map { path throws(ModelError) in try ModelLoader.load(path) })
             }
         }
-        let result = try CommandFailure.exitOnError { try installer.install(from: url, to: to) }
+        // A status line on a terminal only: a pipe or --json gets the summary alone.
+        let display = !json && isatty(STDERR_FILENO) == 1 ? ProgressDisplay() : nil
+        let result = try CommandFailure.exitOnError {
+            defer { display?.finish() }
+            return try installer.install(from: url, to: to) { display?.update($0) }
+        }
+        if json {
+            print(RunReport.text(Self.summary(result)))
+            return
+        }
         switch result.outcome {
         case .installed:
             print("installed data version \(result.dataVersion) as \(result.storePath)")
@@ -71,5 +83,17 @@ struct FetchCommand: ParsableCommand {
             }
         case .alreadyInstalled: print("data version \(result.dataVersion) is installed already (\(result.storePath)); nothing to do")
         }
+    }
+
+    /// `--json`: what was installed, where, signed by which key, and how it opens under the app's model.
+    static func summary(_ result: SeedInstaller.Result) -> [String: Any] {
+        var object: [String: Any] = [
+            "outcome": result.outcome.rawValue, "dataVersion": result.dataVersion, "storePath": result.storePath,
+            "signedBy": result.signedBy ?? NSNull(),
+            // "direct", "restamp" (hashes differ only outside its configuration) or "migration".
+            "opensBy": result.migration == nil ? "direct" : result.migration!.isEmpty ? "restamp" : "migration",
+        ]
+        if let plan = result.migration, !plan.isEmpty { object["migration"] = "\(plan)" }
+        return object
     }
 }

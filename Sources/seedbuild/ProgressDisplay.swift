@@ -1,5 +1,6 @@
 import Foundation
 import SeedPipeline
+import SeedStore
 
 /// One status line on a terminal, redrawn in place and cut to the terminal's width: the phase
 /// (reading ENTITY, indexing, digest, compressing, verifying, publishing), a bar, rows or bytes,
@@ -10,6 +11,7 @@ final class ProgressDisplay: @unchecked Sendable {
     private var phase = ""
     private var phaseStart = Date()
     private var drawn = false
+    private var lastDraw = Date.distantPast
 
     func update(_ progress: BuildProgress) {
         lock.withLock {
@@ -27,12 +29,31 @@ final class ProgressDisplay: @unchecked Sendable {
         }
     }
 
+    /// An install's step (`seedbuild fetch`): bytes with a bar while downloading and inflating.
+    func update(_ progress: InstallProgress) {
+        let label = switch progress.phase {
+        case .checkingRelease: "checking the release"
+        case .downloading: "downloading"
+        case .inflating: "inflating"
+        case .checkingStore: "checking the store"
+        case .installed: "installed"
+        }
+        if progress.phase == .downloading || progress.phase == .inflating {
+            updateBytes(label, done: progress.completedBytes, total: progress.totalBytes ?? 0)
+        } else {
+            status(label)
+        }
+    }
+
     /// A byte-counting phase (compressing): bar, bytes done of total, rate, ETA.
     func updateBytes(_ label: String, done: Int64, total: Int64) {
         lock.withLock {
+            // Ten redraws a second at most: an inflate reports every 2 MiB, hundreds of times a second.
+            let isNew = label != phase
             let elapsed = begin(label)
+            guard isNew || done >= total || Date().timeIntervalSince(lastDraw) >= 0.1 else { return }
             let fraction = total > 0 ? min(Double(done) / Double(total), 1) : nil
-            var parts = ["\(label) \(Self.bar(fraction)) \(Self.bytes(Int(done))) of \(Self.bytes(Int(total)))"]
+            var parts = ["\(label) \(Self.bar(fraction)) \(Self.bytes(Int(done)))" + (total > 0 ? " of \(Self.bytes(Int(total)))" : "")]
             if done > 0, elapsed >= 0.2 {
                 let rate = Double(done) / elapsed
                 parts.append("\(Self.bytes(Int(rate)))/s")
@@ -69,6 +90,7 @@ final class ProgressDisplay: @unchecked Sendable {
     private func draw(_ text: String) {
         FileHandle.standardError.write(Data(("\r\u{1B}[K" + Self.fit(text, columns: Self.terminalColumns())).utf8))
         drawn = true
+        lastDraw = Date()
     }
 
     /// The line cut to one less than the terminal's width, so it never wraps.

@@ -26,6 +26,9 @@ struct PublishCommand: ParsableCommand {
     @Flag(name: .customLong("allow-unsigned"), help: "Publish an unsigned manifest even where the current release is signed (apps that trust its key will refuse it).")
     var allowUnsigned = false
 
+    @Flag(help: "Print a JSON summary instead of text, and no progress.")
+    var json = false
+
     func validate() throws {
         if let keep, keep < 1 { throw ValidationError("--keep must be 1 or more") }
     }
@@ -43,16 +46,29 @@ struct PublishCommand: ParsableCommand {
         publisher.s3Endpoint = s3Endpoint
         publisher.s3ACL = s3ACL
         publisher.allowUnsigned = allowUnsigned
-        try PublishStep.run(publisher, directory, to: destination, quiet: false)
+        let display = !json && isatty(STDERR_FILENO) == 1 ? ProgressDisplay() : nil
+        display?.status("publishing to \(destination)")
+        let result: Publisher.Result
+        do {
+            defer { display?.finish() }
+            result = try PublishStep.run(publisher, directory, to: destination)
+        }
+        if json {
+            print(RunReport.text(RunReport.publish(result)))
+        } else {
+            PublishStep.printSummary(result)
+        }
+
     }
 }
 
-/// Runs the publish stage and prints what it did.
+/// Runs the publish stage; says what it did once any status line is cleared.
 enum PublishStep {
-    @discardableResult
-    static func run(_ publisher: Publisher, _ directory: String, to destination: String, quiet: Bool) throws -> Publisher.Result {
-        let result = try CommandFailure.exitOnError { try publisher.publish(directory, to: destination) }
-        guard !quiet else { return result }
+    static func run(_ publisher: Publisher, _ directory: String, to destination: String) throws -> Publisher.Result {
+        try CommandFailure.exitOnError { try publisher.publish(directory, to: destination) }
+    }
+
+    static func printSummary(_ result: Publisher.Result) {
         let expires = result.expires.map { "; expires \(ISO8601DateFormatter().string(from: $0))" } ?? ""
         switch result.outcome {
         case .published: print("published data version \(result.dataVersion) to \(result.channel)\(expires)")
@@ -61,6 +77,5 @@ enum PublishStep {
         }
         if result.outcome == .unchanged, let reason = result.reason { CommandFailure.printError("warning: \(reason)") }
         for path in result.pruned { print("pruned \(path)") }
-        return result
     }
 }

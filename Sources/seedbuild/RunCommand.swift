@@ -45,9 +45,11 @@ struct RunCommand: ParsableCommand {
             let destination = flags.publish ?? project?.publish ?? "dist"
             var publisher = Publisher()
             publisher.allowUnsigned = flags.allowUnsigned
-            return try flags.showingStatus("publishing") {
-                try PublishStep.run(publisher, (packaged.manifestPath as NSString).deletingLastPathComponent, to: destination, quiet: flags.quiet || flags.json)
+            let result = try flags.showingStatus("publishing") {
+                try PublishStep.run(publisher, (packaged.manifestPath as NSString).deletingLastPathComponent, to: destination)
             }
+            if !flags.quiet && !flags.json { PublishStep.printSummary(result) }
+            return result
         }
         report.record("publish", status: published.outcome.rawValue, details: RunReport.publish(published))
         report.finish(passed: true)

@@ -25,6 +25,34 @@ struct FetchCommandTests {
         }
     }
 
+    /// `--json` on publish and fetch: one object on stdout each, for a script to read, and no status line.
+    @Test func publishAndFetchSummariesAreJSON() throws {
+        let project = try SampleProject()
+        #expect(try runSeedbuild(["build", "seeds/postcodes.csv"], in: project.url).status == 0)
+        func object(_ result: CommandResult) throws -> [String: Any] {
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(!result.stderr.contains("\u{1B}["), "no status line off a terminal: \(result.stderr)")
+            return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)")
+        }
+        let published = try object(try runSeedbuild(["publish", "--json"], in: project.url))
+        #expect(published["outcome"] as? String == "published")
+        let version = try #require(published["dataVersion"] as? Int)
+        let pointer = try #require(published["pointerURL"] as? String)
+        #expect(FileManager.default.fileExists(atPath: project.path(pointer)), "\(pointer)")
+        #expect(try object(try runSeedbuild(["publish", "--json"], in: project.url))["outcome"] as? String == "already published")
+
+        let channel = try #require(published["channel"] as? String)
+        for outcome in ["installed", "alreadyInstalled"] {
+            let fetched = try object(try runSeedbuild(["fetch", channel, "--to", "app-data", "--allow-unsigned", "--model", "schemas/PostCodesModel.xcdatamodeld", "--user-model", "schemas/UserModel.xcdatamodeld", "--json"], in: project.url))
+            #expect(fetched["outcome"] as? String == outcome)
+            #expect(fetched["dataVersion"] as? Int == version)
+            #expect(fetched["signedBy"] is NSNull)
+            #expect(fetched["opensBy"] as? String == "direct")
+            let store = try #require(fetched["storePath"] as? String)
+            #expect(FileManager.default.fileExists(atPath: store.hasPrefix("/") ? store : project.path(store)), "\(store)")
+        }
+    }
+
     @Test func signedFetchWithTheTrustedKeyInstallsWithoutWarning() throws {
         let project = try SampleProject()
         let keys = FileManager.default.temporaryDirectory.appendingPathComponent("seedbuild-keys-\(UUID().uuidString)").path

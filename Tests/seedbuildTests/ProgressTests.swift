@@ -7,18 +7,8 @@ struct ProgressTests {
     @Test func phasesAreNamedAndEveryRedrawFitsTheTerminal() throws {
         let project = try SampleProject()
         try project.writeBigInput(rows: 300_000)
-        // script(1) gives the binary a pseudo-terminal 50 columns wide; stdout is dropped.
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = ["-qec", "stty cols 50; '\(seedbuildBinary.path)' build big/postcodes.csv 2>&1 >/dev/null", "/dev/null"]
-        process.currentDirectoryURL = project.url
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(text)")
-        let redraws = text.components(separatedBy: "\r\u{1B}[K").map { $0.trimmingCharacters(in: .newlines) }.filter { !$0.isEmpty }
+        // A pseudo-terminal 50 columns wide; stdout is dropped.
+        let redraws = try Self.onATerminal("build big/postcodes.csv 2>&1 >/dev/null", columns: 50, in: project)
         #expect(redraws.allSatisfy { $0.count <= 49 }, "one line narrower than the terminal: \(redraws.filter { $0.count > 49 })")
         for phase in ["reading County", "reading Postcode", "indexing", "digest", "compressing"] {
             #expect(redraws.contains { $0.hasPrefix(phase) }, "\(phase) in \(redraws)")
@@ -30,5 +20,41 @@ struct ProgressTests {
             return Int(line[range].replacingOccurrences(of: ",", with: "").replacingOccurrences(of: " rows/s", with: ""))
         }
         #expect(rates.allSatisfy { $0 < 20_000_000 }, "\(rates)")
+    }
+
+    /// Runs seedbuild with `arguments` (shell syntax) on a pseudo-terminal from script(1): what the
+    /// terminal showed, split at each redraw of the status line, blank pieces dropped.
+    static func onATerminal(_ arguments: String, columns: Int = 80, in project: SampleProject) throws -> [String] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qec", "stty cols \(columns); '\(seedbuildBinary.path)' \(arguments)", "/dev/null"]
+        process.currentDirectoryURL = project.url
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(text)")
+        return text.components(separatedBy: "\r\u{1B}[K").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+    }
+
+    /// Publish and fetch name their steps on a terminal, and clear the line before saying what they did.
+    @Test func publishAndFetchShowTheirStepsAndClearTheLine() throws {
+        let project = try SampleProject()
+        #expect(try runSeedbuild(["build", "seeds/postcodes.csv"], in: project.url).status == 0)
+        let publish = try Self.onATerminal("publish 2>&1", in: project)
+        #expect(publish.first?.hasPrefix("publishing to dist") == true, "\(publish)")
+        #expect(publish.last?.hasPrefix("published data version ") == true, "on a line of its own: \(publish)")
+
+        // The whole job publishes too, and says so on a line of its own.
+        let job = try Self.onATerminal("seeds/postcodes.csv --allow-unsigned 2>&1", in: project)
+        #expect(job.contains { $0.hasPrefix("publishing") }, "\(job)")
+        #expect(job.contains { $0.hasPrefix("published data version ") || $0.hasPrefix("already published") }, "\(job)")
+
+        let fetch = try Self.onATerminal("fetch dist/postcodes/2/ --to app-data --allow-unsigned 2>&1", in: project)
+        for step in ["checking the release", "inflating [", "checking the store"] {
+            #expect(fetch.contains { $0.hasPrefix(step) }, "\(step) in \(fetch)")
+        }
+        #expect(fetch.last?.hasPrefix("installed data version ") == true, "on a line of its own: \(fetch)")
     }
 }

@@ -35,6 +35,15 @@ public struct InstallProgress: Sendable, Hashable {
 }
 
 extension SeedInstaller {
+    /// Installs a release as ``install(from:to:)`` does, on the calling thread, reporting progress
+    /// to `progress` on that thread several times a second while bytes arrive (a command-line tool's
+    /// status line).
+    public func install(
+        from channelURL: String, to directory: String, reporting progress: @escaping @Sendable (InstallProgress) -> Void
+    ) throws -> Result {
+        try install(from: channelURL, to: directory, run: InstallRun(progress: progress))
+    }
+
     /// Installs a release as ``install(from:to:)`` does, off the caller's thread, reporting progress
     /// and stopping when the task is cancelled.
     ///
