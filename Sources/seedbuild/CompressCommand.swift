@@ -45,7 +45,11 @@ struct CompressCommand: ParsableCommand {
             try OutputLock(directory: (store as NSString).deletingLastPathComponent.isEmpty ? "." : (store as NSString).deletingLastPathComponent, wait: wait)
         }
         defer { withExtendedLifetime(lock) {} }
-        let packaged = try CommandFailure.exitOnError { try packager.package(store: store) }
+        let display = ProgressDisplay.onTerminal(unless: json)
+        let packaged = try CommandFailure.exitOnError {
+            defer { display?.finish() }
+            return try packager.package(store: store) { done, total in display?.updateBytes("compressing", done: done, total: total) }
+        }
         if json {
             print(String(decoding: packaged.manifest.fileData, as: UTF8.self), terminator: "")
         } else {

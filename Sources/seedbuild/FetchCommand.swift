@@ -64,7 +64,7 @@ struct FetchCommand: ParsableCommand {
             }
         }
         // A status line on a terminal only: a pipe or --json gets the summary alone.
-        let display = !json && isatty(STDERR_FILENO) == 1 ? ProgressDisplay() : nil
+        let display = ProgressDisplay.onTerminal(unless: json)
         let result = try CommandFailure.exitOnError {
             defer { display?.finish() }
             return try installer.install(from: url, to: to) { display?.update($0) }

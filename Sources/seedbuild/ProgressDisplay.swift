@@ -13,6 +13,11 @@ final class ProgressDisplay: @unchecked Sendable {
     private var drawn = false
     private var lastDraw = Date.distantPast
 
+    /// A display when stderr is a terminal and the output is not to be machine-read; nil otherwise.
+    static func onTerminal(unless machineReadable: Bool) -> ProgressDisplay? {
+        !machineReadable && isatty(STDERR_FILENO) == 1 ? ProgressDisplay() : nil
+    }
+
     func update(_ progress: BuildProgress) {
         lock.withLock {
             let label = progress.entity.isEmpty ? progress.phase : "\(progress.phase) \(progress.entity)"

@@ -46,7 +46,7 @@ struct PublishCommand: ParsableCommand {
         publisher.s3Endpoint = s3Endpoint
         publisher.s3ACL = s3ACL
         publisher.allowUnsigned = allowUnsigned
-        let display = !json && isatty(STDERR_FILENO) == 1 ? ProgressDisplay() : nil
+        let display = ProgressDisplay.onTerminal(unless: json)
         display?.status("publishing to \(destination)")
         let result: Publisher.Result
         do {

@@ -19,7 +19,13 @@ struct VerifyCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let report = try VerifyStep.run(artifact, model: models.model, userModels: models.userModels, allVersions: models.allVersions)
+        let display = ProgressDisplay.onTerminal(unless: json)
+        display?.status("verifying \(artifact)")
+        let report: VerificationReport
+        do {
+            defer { display?.finish() }
+            report = try VerifyStep.run(artifact, model: models.model, userModels: models.userModels, allVersions: models.allVersions)
+        }
         print(json ? report.json.prettyText : report.text)
         if !report.passed { throw ExitCode(70) }
     }

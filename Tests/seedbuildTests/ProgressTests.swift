@@ -38,6 +38,18 @@ struct ProgressTests {
         return text.components(separatedBy: "\r\u{1B}[K").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
     }
 
+    /// Compress and verify on their own show what they are doing, and print their result after clearing it.
+    @Test func compressAndVerifyShowTheirWork() throws {
+        let project = try SampleProject()
+        #expect(try runSeedbuild(["build", "seeds/postcodes.csv", "--no-compress"], in: project.url).status == 0)
+        let compress = try Self.onATerminal("compress build/seed/postcodes.sqlite 2>&1", in: project)
+        #expect(compress.contains { $0.hasPrefix("compressing [") }, "\(compress)")
+        #expect(compress.last?.hasPrefix("compressed build/seed/postcodes.sqlite.gz") == true, "\(compress)")
+        let verify = try Self.onATerminal("verify build/seed/manifest.json 2>&1", in: project)
+        #expect(verify.first == "verifying build/seed/manifest.json…", "\(verify)")
+        #expect(verify.last?.hasPrefix("verify build/seed/manifest.json") == true, "\(verify)")
+    }
+
     /// Publish and fetch name their steps on a terminal, and clear the line before saying what they did.
     @Test func publishAndFetchShowTheirStepsAndClearTheLine() throws {
         let project = try SampleProject()
