@@ -42,6 +42,10 @@ struct FetchCommand: ParsableCommand {
     }
 
     func run() throws {
+        try CommandFailure.reportingFailure(asJSON: json) { try install() }
+    }
+
+    private func install() throws {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: to, isDirectory: &isDirectory), !isDirectory.boolValue {
             CommandFailure.printError("error: \(to): not a folder (a file is there); --to names the folder seeds are installed in")

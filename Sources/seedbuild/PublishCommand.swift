@@ -34,6 +34,10 @@ struct PublishCommand: ParsableCommand {
     }
 
     func run() throws {
+        try CommandFailure.reportingFailure(asJSON: json) { try publish() }
+    }
+
+    private func publish() throws {
         let project = try CommandFailure.exitOnError { () throws in try ProjectFile.load(inDirectory: FileManager.default.currentDirectoryPath) }
         let directory = outputDirectory ?? project?.out ?? BuildOptions.defaultOutputDirectory
         let destination = to ?? project?.publish ?? "dist"

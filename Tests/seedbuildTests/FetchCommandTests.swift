@@ -51,6 +51,14 @@ struct FetchCommandTests {
             let store = try #require(fetched["storePath"] as? String)
             #expect(FileManager.default.fileExists(atPath: store.hasPrefix("/") ? store : project.path(store)), "\(store)")
         }
+
+        // A failure is JSON on stdout too, with the exit status; the message stays on stderr.
+        let failed = try runSeedbuild(["fetch", "dist/no-such-dataset/1/", "--to", "app-data", "--allow-unsigned", "--json"], in: project.url)
+        #expect(failed.status != 0)
+        #expect(failed.stderr.contains("error: "), "\(failed.stderr)")
+        let failure = try #require(try JSONSerialization.jsonObject(with: Data(failed.stdout.utf8)) as? [String: Any], "\(failed.stdout)")
+        #expect(failure["outcome"] as? String == "failed")
+        #expect(failure["exitCode"] as? Int == Int(failed.status))
     }
 
     @Test func signedFetchWithTheTrustedKeyInstallsWithoutWarning() throws {
