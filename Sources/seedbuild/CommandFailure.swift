@@ -7,12 +7,13 @@ import SeedStore
 /// Turns library errors into messages on stderr and `sysexits` exit statuses.
 enum CommandFailure {
     /// Runs `body`; on an error prints it and exits with its status.
-    static func exitOnError<T, E: Error>(_ body: () throws(E) -> T) throws -> T {
+    /// - Parameter status: the exit status whatever the error (a usage error's 64); by default the error's own.
+    static func exitOnError<T, E: Error>(status fixed: Int32? = nil, _ body: () throws(E) -> T) throws -> T {
         do {
             return try body()
         } catch {
             printError(message(for: error))
-            throw ExitCode(status(for: error))
+            throw ExitCode(fixed ?? status(for: error))
         }
     }
 

@@ -39,6 +39,11 @@ struct FetchCommand: ParsableCommand {
             throw ValidationError("give the publisher's public key with --trusted-key PUB, or accept an unsigned channel with --allow-unsigned")
         }
         if !(deadline > 0) { throw ValidationError("--deadline must be more than 0 seconds") }
+        do {
+            _ = try LocationAddress.normalized(url, schemes: ReleaseChannel.schemes, method: "GET")
+        } catch {
+            throw ValidationError(error.description)
+        }
     }
 
     func run() throws {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SeedPipeline
+import SeedStore
 
 /// `seedbuild publish OUT_DIR --to URL`: uploads a build's artifact and manifest, then moves `latest.json`.
 struct PublishCommand: ParsableCommand {
@@ -40,7 +41,7 @@ struct PublishCommand: ParsableCommand {
     private func publish() throws {
         let project = try CommandFailure.exitOnError { () throws in try ProjectFile.load(inDirectory: FileManager.default.currentDirectoryPath) }
         let directory = outputDirectory ?? project?.out ?? BuildOptions.defaultOutputDirectory
-        let destination = to ?? project?.publish ?? "dist"
+        let destination = try PublishStep.destination(to, project: project)
         if !destination.hasPrefix("s3://"), let name = s3Endpoint != nil ? "--s3-endpoint" : s3ACL != nil ? "--s3-acl" : nil {
             CommandFailure.printError("error: \(name) applies to s3:// destinations only, not \(destination)")
             throw ExitCode(64)
@@ -68,6 +69,14 @@ struct PublishCommand: ParsableCommand {
 
 /// Runs the publish stage; says what it did once any status line is cleared.
 enum PublishStep {
+    /// The destination given, else the project file's, else `dist`. A mistyped or unsupported scheme
+    /// is a usage error (exit 64), found before anything is built, read or written.
+    static func destination(_ given: String?, project: ProjectFile?) throws -> String {
+        try CommandFailure.exitOnError(status: 64) { () throws(TransferError) in
+            try LocationAddress.normalized(given ?? project?.publish ?? "dist", schemes: Publisher.schemes, method: "PUT")
+        }
+    }
+
     static func run(_ publisher: Publisher, _ directory: String, to destination: String) throws -> Publisher.Result {
         try CommandFailure.exitOnError { try publisher.publish(directory, to: destination) }
     }

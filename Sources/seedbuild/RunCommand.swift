@@ -18,6 +18,12 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         let report = RunReport(enabled: flags.json)
+        let publishes = !flags.noPublish && !flags.noCompress
+        let destination = try report.stage("publish") { () throws -> String? in
+            guard publishes else { return nil }
+            let project = try CommandFailure.exitOnError { () throws in try ProjectFile.load(inDirectory: FileManager.default.currentDirectoryPath) }
+            return try PublishStep.destination(flags.publish, project: project)
+        }
         let (built, lock, compressed) = try report.stage("build") { try BuildStep.run(flags) }
         defer { withExtendedLifetime(lock) {} }
         report.record("build", status: "ok")
@@ -35,14 +41,12 @@ struct RunCommand: ParsableCommand {
             throw ExitCode(70)
         }
         if !flags.quiet && !flags.json { print("verified: \(verification.result?.rawValue ?? "") under \(verification.models.first?.version ?? "the model")") }
-        guard let packaged, !flags.noPublish else {
+        guard let packaged, let destination else {
             report.record("publish", status: "skipped")
             report.finish(passed: true)
             return
         }
         let published = try report.stage("publish") { () throws -> Publisher.Result in
-            let project = try CommandFailure.exitOnError { () throws in try ProjectFile.load(inDirectory: FileManager.default.currentDirectoryPath) }
-            let destination = flags.publish ?? project?.publish ?? "dist"
             var publisher = Publisher()
             publisher.allowUnsigned = flags.allowUnsigned
             let result = try flags.showingStatus("publishing") {

@@ -61,6 +61,28 @@ struct FetchCommandTests {
         #expect(failure["exitCode"] as? Int == Int(failed.status))
     }
 
+    /// An unsupported or mistyped scheme is a usage error, found before anything is built or
+    /// written: never a local folder named `gs:` reported as published.
+    @Test func anAddressThatIsNotAFolderOrASupportedURLIsRefused() throws {
+        let project = try SampleProject()
+        let job = try runSeedbuild(["seeds/postcodes.csv", "--publish", "gs://bucket/seeds"], in: project.url)
+        #expect(job.status == 64)
+        #expect(job.stderr.contains("gs:// is not supported"), "\(job.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: project.path("build/seed")), "refused before the build")
+
+        #expect(try runSeedbuild(["build", "seeds/postcodes.csv"], in: project.url).status == 0)
+        for address in ["gs://bucket/seeds", "ftp://example.com/seeds", "https:/example.com/seeds"] {
+            let publish = try runSeedbuild(["publish", "--to", address, "--json"], in: project.url)
+            #expect(publish.status == 64, "\(address): \(publish.stderr)")
+            #expect(publish.stderr.contains(address), "\(publish.stderr)")
+            let fetch = try runSeedbuild(["fetch", address, "--to", "app-data", "--allow-unsigned"], in: project.url)
+            #expect(fetch.status == 64, "\(address): \(fetch.stderr)")
+        }
+        let written = try FileManager.default.contentsOfDirectory(atPath: project.url.path)
+        #expect(!written.contains { $0.hasSuffix(":") }, "\(written)")
+        #expect(!written.contains("app-data"))
+    }
+
     @Test func signedFetchWithTheTrustedKeyInstallsWithoutWarning() throws {
         let project = try SampleProject()
         let keys = FileManager.default.temporaryDirectory.appendingPathComponent("seedbuild-keys-\(UUID().uuidString)").path

@@ -149,7 +149,16 @@ public struct Publisher: Sendable {
                      "data version \(dataVersion) is not newer than the published \(published); apps would refuse it as a rollback. Build with a higher --data-version")
     }
 
-    private func makeDestination(_ destination: String, channel: String) throws -> PublishDestination {
+    /// The URL schemes a release can be published over; anything else that looks like a URL is refused.
+    public static let schemes = ["http", "https", "s3", "file"]
+
+    private func makeDestination(_ given: String, channel: String) throws -> PublishDestination {
+        let destination: String
+        do {
+            destination = try LocationAddress.normalized(given, schemes: Self.schemes, method: "PUT")
+        } catch {
+            throw PublishError(error)
+        }
         if destination.hasPrefix("http://") || destination.hasPrefix("https://") {
             let base = destination.hasSuffix("/") ? destination : destination + "/"
             guard let url = URL(string: channel, relativeTo: URL(string: base)) else {

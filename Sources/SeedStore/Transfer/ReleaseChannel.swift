@@ -12,11 +12,14 @@ public struct ReleaseChannel: Sendable {
     /// When every request, retries included, gives up.
     public let deadline: Deadline?
 
+    /// The URL schemes a channel can be read over; anything else that looks like a URL is refused.
+    public static let schemes = ["http", "https", "file"]
+
     /// A channel from `http(s)://…/`, `file://…/` or a path; a trailing `latest.json` is the channel's pointer.
     public init(_ text: String, transport: HTTPTransport = HTTPTransport(), deadline: Deadline? = nil) throws(TransferError) {
         self.transport = transport
         self.deadline = deadline
-        var text = text
+        var text = try LocationAddress.normalized(text, schemes: Self.schemes, method: "GET")
         if text.hasSuffix("/latest.json") { text.removeLast("latest.json".count) }
         if text.hasPrefix("http://") || text.hasPrefix("https://") {
             guard let url = URL(string: text.hasSuffix("/") ? text : text + "/") else {
