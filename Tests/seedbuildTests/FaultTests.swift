@@ -65,6 +65,28 @@ extension FaultTests {
         #expect(failed.count >= 2, "the sizes must run out of space in more than one stage: \(failed)")
     }
 
+    /// migrate never writes over the store it reads: not by the same path, another spelling of it,
+    /// or a hard link, and not when it migrates and converts in two steps.
+    @Test func migrateRefusesToWriteOverItsSource() throws {
+        let project = try SampleProject()
+        #expect(try runSeedbuild(["build", "seeds/postcodes.csv", "--no-compress"], in: project.url).status == 0)
+        let store = "build/seed/postcodes.sqlite"
+        let before = try Data(contentsOf: URL(fileURLWithPath: project.path(store)))
+        try FileManager.default.linkItem(atPath: project.path(store), toPath: project.path("linked.sqlite"))
+        let attempts: [[String]] = [
+            ["--format", "plain", "--out", store],
+            ["--format", "plain", "--out", "./build/seed/../seed/postcodes.sqlite"],
+            ["--format", "plain", "--out", "linked.sqlite"],
+            ["--format", "plain", "--model", "schemas/PostCodesModel.xcdatamodeld", "--out", store],
+        ]
+        for options in attempts {
+            let result = try runSeedbuild(["migrate", store] + options, in: project.url)
+            #expect(result.status == 65, "\(options): \(result.stderr)")
+            #expect(result.stderr.contains("the source is never changed"), "\(result.stderr)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: project.path(store))) == before)
+    }
+
     @Test func outputsThatAreFilesExit73() throws {
         let project = try SampleProject()
         project.write("afile", "x")
