@@ -62,6 +62,30 @@ struct NightlyJobTests {
         #expect(!FileManager.default.fileExists(atPath: project.path("dist")))
     }
 
+    /// A mapping entry that cannot apply fails the build, naming it; an --ignore-column that matches
+    /// no file is a warning. Before, each was dropped without a word.
+    @Test func mappingEntriesThatCannotApplyAreNotDropped() throws {
+        let project = try SampleProject()
+        project.write("entity.json", #"{"Postcode": {"latitude": "latitude"}, "Countty": {"x": null}}"#)
+        let entity = try runSeedbuild(["build", "seeds/postcodes.csv", "--mapping", "entity.json"], in: project.url)
+        #expect(entity.status == 65)
+        #expect(entity.stderr.contains(#"entity.json (field "Countty"): "Countty" is not an entity of configuration PostCodesConf (County, Postcode); did you mean County?"#), "\(entity.stderr)")
+
+        for (name, mapping) in [("renamed.json", #"{"Postcode": {"pcds": "postcode"}}"#), ("skipped.json", #"{"Postcode": {"objectid": null}}"#)] {
+            project.write(name, mapping)
+            let result = try runSeedbuild(["build", "seeds/postcodes.csv", "--mapping", name], in: project.url)
+            let column = mapping.contains("pcds") ? "pcds" : "objectid"
+            #expect(result.status == 65, "\(result.stderr)")
+            #expect(result.stderr.contains("seeds/postcodes.csv:1 (field \"\(column)\"): \(name) names column \"\(column)\" for Postcode, but this file has no such column"), "\(result.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: project.path("build/seed/postcodes.sqlite")))
+
+        let ignored = try runSeedbuild(["build", "seeds/postcodes.csv", "--ignore-column", "bogus", "--ignore-column", "ward"], in: project.url)
+        #expect(ignored.status == 0, "\(ignored.stderr)")
+        #expect(ignored.stderr.contains("--ignore-column bogus matched no column of seeds/counties.csv, seeds/postcodes.csv"), "\(ignored.stderr)")
+        #expect(!ignored.stderr.contains("--ignore-column ward"), "ward is a column of postcodes.csv: \(ignored.stderr)")
+    }
+
     @Test func aColumnThatFeedsNothingFailsTheBuild() throws {
         let project = try SampleProject()
         let csv = try String(contentsOfFile: project.path("seeds/postcodes.csv"), encoding: .utf8)

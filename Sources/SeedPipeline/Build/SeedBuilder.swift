@@ -160,6 +160,8 @@ public struct SeedBuilder: Sendable {
             var references: [String: ReferenceKeys] = [:]
             // Indexes a load built already (Core Data's unique index on a key that left its order).
             var builtIndexes: Set<String> = []
+            // Each file's header, to tell a --ignore-column that matched no file.
+            var headers: [String: [String]] = [:]
             let referenced = Set(schema.tables.flatMap { $0.foreignKeys.map(\.destination) })
             for table in schema.tables {
                 // An inheritance tree's table takes a file for each of its entities.
@@ -171,7 +173,7 @@ public struct SeedBuilder: Sendable {
                     let (source, tableDigest) = try loadTable(
                         table, entity: entity, from: file, request: request, references: references, db: db, rejects: rejects,
                         indexKeyAfterLoad: indexKeysAfterLoad, timings: &loads.timings, notes: &loads.warnings,
-                        builtIndexes: &builtIndexes, progress: progress)
+                        headers: &headers, builtIndexes: &builtIndexes, progress: progress)
                     loads.sources.append(source)
                     // Several files into one table: its digest is read back once all are in.
                     loads.tableDigests[table.name] = table.isTree ? nil : tableDigest
@@ -182,6 +184,9 @@ public struct SeedBuilder: Sendable {
                         references[Self.lookupName(table.entity.name, key: key)] = try Self.primaryKeys(of: table, key: key, db: db)
                     }
                 }
+            }
+            for name in request.mapping.unmatchedIgnoredColumns(headers: headers) {
+                loads.warnings.append("--ignore-column \(name) matched no column of \(headers.keys.sorted().joined(separator: ", ")); check the name (columns are compared ignoring case, '_', '-' and spaces)")
             }
             if schema.layout == .coreData { try Self.fillCoreDataColumns(schema, db: db) }
             try loads.timings.measure("indexes") {
@@ -196,14 +201,14 @@ public struct SeedBuilder: Sendable {
     private func loadTable(
         _ table: EntityTable, entity: String, from file: String, request: BuildRequest, references: [String: ReferenceKeys],
         db: Database, rejects: RejectCollector, indexKeyAfterLoad: Bool, timings: inout PhaseTimings, notes: inout [String],
-        builtIndexes: inout Set<String>, progress: (@Sendable (BuildProgress) -> Void)?
+        headers: inout [String: [String]], builtIndexes: inout Set<String>, progress: (@Sendable (BuildProgress) -> Void)?
     ) throws -> (BuiltStore.Source, tableDigest: Data?) {
         let phase = "load \(entity)"
         let rejectedBefore = rejects.count
         var (reader, loader, result) = try timings.measure(phase) {
             try loadRows(
                 table, entity: entity, from: file, request: request, references: references, db: db, rejects: rejects,
-                indexKeyAfterLoad: indexKeyAfterLoad, notes: &notes, progress: progress)
+                indexKeyAfterLoad: indexKeyAfterLoad, notes: &notes, headers: &headers, progress: progress)
         }
         if loader.keyIndexPending, let index = loader.keyIndex {
             // The index sorted input gets in the indexes phase, built now to prove the keys unique:
@@ -237,7 +242,7 @@ public struct SeedBuilder: Sendable {
     /// Reads one file into its table: ``EntityLoader/load(_:into:progress:)`` and what it needs.
     private func loadRows(
         _ table: EntityTable, entity: String, from file: String, request: BuildRequest, references: [String: ReferenceKeys],
-        db: Database, rejects: RejectCollector, indexKeyAfterLoad: Bool, notes: inout [String],
+        db: Database, rejects: RejectCollector, indexKeyAfterLoad: Bool, notes: inout [String], headers: inout [String: [String]],
         progress: (@Sendable (BuildProgress) -> Void)?
     ) throws -> (CSVReader, EntityLoader, EntityLoader.Result) {
         let reader: CSVReader
@@ -251,6 +256,8 @@ public struct SeedBuilder: Sendable {
             if let destination = request.model.entity(named: key.destination) { keys[key.destination] = Self.lookupKeys(of: destination) }
         }
         let resolved = table.isTree ? request.model.entity(named: entity).map(request.model.resolved) : nil
+        try request.mapping.checkColumns(of: entity, header: reader.header, file: file)
+        headers[file] = reader.header
         let mapping = try ColumnMapping(
             header: reader.header, table: table, file: file, renames: request.mapping.renames[entity] ?? [:], keys: keys,
             ignored: request.mapping.ignoredColumns(of: entity), entity: resolved)

@@ -164,6 +164,8 @@ public struct MappingFile: Sendable, Equatable {
     public var ignored: [String: Set<String>]
     /// Columns skipped in every file (`--ignore-column`).
     public var ignoredEverywhere: Set<String>
+    /// The file it was read from, for messages; nil when built in code.
+    public var path: String?
 
     public init(renames: [String: [String: String]] = [:], ignored: [String: Set<String>] = [:], ignoredEverywhere: Set<String> = []) {
         self.renames = renames
@@ -185,6 +187,7 @@ public struct MappingFile: Sendable, Equatable {
             throw IngestError(.badProjectFile, file: path, shape)
         }
         var mapping = MappingFile()
+        mapping.path = path
         for (entity, value) in object {
             guard let columns = value as? [String: Any] else { throw IngestError(.badProjectFile, file: path, shape) }
             for (column, target) in columns {

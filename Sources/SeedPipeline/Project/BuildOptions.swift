@@ -67,6 +67,7 @@ public struct BuildOptions: Sendable {
         let mappingPath = mapping ?? project?.mapping
         var mappingFile = try mappingPath.map { path throws(IngestError) in try MappingFile.load(path) } ?? MappingFile()
         mappingFile.ignoredEverywhere.formUnion(ignoredColumns)
+        try mappingFile.checkEntities(concrete, configuration: configuration)
         let firstFile = files.first ?? resolved.values.sorted().first ?? model.name
         let dataset = self.dataset ?? project?.dataset ?? URL(fileURLWithPath: firstFile).deletingPathExtension().lastPathComponent
         guard !dataset.isEmpty, dataset.allSatisfy({ $0.isLetter || $0.isNumber || "._-".contains($0) }), !dataset.hasPrefix(".") else {
