@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SeedModel
 import SeedPipeline
 import SeedStore
 import Testing
@@ -101,9 +102,33 @@ struct InstallFolderAttackTests {
             manifest["store"] = other.values["store"]
         }
         let swapped = #expect(throws: InstallError.self) { try installer().install(from: channel, to: app) }
-        #expect(swapped?.message.contains("the store inside does not match its manifest (data version 9, content digest)") == true, "\(String(describing: swapped))")
+        #expect(swapped?.message.contains("the store inside does not match its manifest (dataVersion: manifest 8, store 9;") == true, "\(String(describing: swapped))")
+        #expect(swapped?.message.contains("rowCounts: manifest {\"County\":2,\"Postcode\":2}, store {\"County\":2,\"Postcode\":1}") == true, "\(String(describing: swapped))")
+        #expect(swapped?.message.contains("; contentDigest") == true, "\(String(describing: swapped))")
         try expectSevenStillInstalled()
         #expect(try installedFiles(app) == ["postcodes-7.sqlite", "postcodes.current"])
+    }
+
+    /// Every field a manifest repeats from the store's metadata is checked, not only the hashes:
+    /// a manifest whose row counts were edited (its pointer updated to match) is refused on install
+    /// and fails verify.
+    @Test func aManifestThatMisstatesTheStoreIsRefusedAndFailsVerify() throws {
+        try publishSevenInstallItThenPublish([8], to: directory.path("dist"))
+        try rewriteManifest(8) { manifest, _ in
+            manifest["rowCounts"] = .object(["County": .integer(13), "Postcode": .integer(1)])
+        }
+        let refused = #expect(throws: InstallError.self) { try installer().install(from: channel, to: app) }
+        #expect(refused?.message.contains("does not match its manifest (rowCounts: manifest {\"County\":13,\"Postcode\":1}, store {\"County\":") == true, "\(String(describing: refused))")
+        try expectSevenStillInstalled()
+
+        let built = directory.path("out-8")
+        let manifestPath = built + "/manifest.json"
+        var manifest = try Manifest(data: try Data(contentsOf: URL(fileURLWithPath: manifestPath)), path: manifestPath)
+        manifest.values["rowCounts"] = .object(["County": .integer(13), "Postcode": .integer(1)])
+        try manifest.fileData.write(to: URL(fileURLWithPath: manifestPath))
+        let report = try Verifier().verify(manifestPath, seedModels: [try ModelLoader.load(directory.path("model.json"))], userModels: [])
+        #expect(!report.passed)
+        #expect(report.checks.contains { $0.name == "manifest metadata" && !$0.passed && $0.detail.contains("rowCounts: manifest {\"County\":13") }, "\(report.text)")
     }
 
     @Test func completeOrLongerPartialIsCheckedNeverResumedPastItsEnd() throws {

@@ -121,12 +121,8 @@ public struct Packager: Sendable {
                 "segments": gzip.segments.jsonValue,
             ]),
         ]
-        for (key, manifestKey) in [
-            (Key.dataVersion, "dataVersion"), (Key.modelName, "modelName"), (Key.modelVersionIdentifiers, "versionIdentifiers"),
-            (Key.configuration, "configuration"), (Key.versionHashes, "versionHashes"), (Key.sources, "sources"),
-            (Key.rowCounts, "rowCounts"), (Key.contentDigest, "contentDigest"), (Key.hashEncodingVersion, "hashEncodingVersion"),
-        ] {
-            values[manifestKey] = metadata[key]
+        for key in Manifest.metadataKeys {
+            values[key.manifest] = metadata[key.metadata]
         }
         return Manifest(values: values)
     }

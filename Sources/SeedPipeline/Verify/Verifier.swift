@@ -20,9 +20,18 @@ public struct Verifier: Sendable {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("seedbuild-verify-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
-        guard let store = try storeFile(artifact, scratch: scratch.path, report: &report),
+        var manifest: Manifest?
+        guard let store = try storeFile(artifact, scratch: scratch.path, manifest: &manifest, report: &report),
             let metadata = try checkStore(store, model: seedModels.first.map { (try? Model.merged([$0] + userModels)) ?? $0 }, report: &report)
         else { return report }
+        if let manifest {
+            // What apps read from the manifest (row counts, hashes, data version) must be the store's.
+            let differences = manifest.differences(from: metadata)
+            report.check("manifest metadata", differences.isEmpty, differences.isEmpty
+                ? "the store's metadata, field for field"
+                : "\(differences.joined(separator: "; ")); the manifest was edited or comes from another build: run seedbuild compress on the store again")
+            guard differences.isEmpty else { return report }
+        }
         for model in seedModels {
             report.models.append(try checkModel(model, userModels: userModels, store: store, metadata: metadata, scratch: scratch.path, labelUserModels: !otherUserModels.isEmpty))
         }
@@ -35,7 +44,7 @@ public struct Verifier: Sendable {
     }
 
     /// Step 1: the store file to open, inflated and checked against the manifest when there is one.
-    private func storeFile(_ artifact: String, scratch: String, report: inout VerificationReport) throws -> String? {
+    private func storeFile(_ artifact: String, scratch: String, manifest found: inout Manifest?, report: inout VerificationReport) throws -> String? {
         guard FileManager.default.fileExists(atPath: artifact) else {
             throw StoreError(.notFound, path: artifact, "no such file; give a .sqlite, .sqlite.gz or manifest.json")
         }
@@ -54,6 +63,7 @@ public struct Verifier: Sendable {
                 return nil
             }
             manifest = read
+            found = read
             expectedStore = storeEntry
         }
         let isGzip = StoreFile.isGzip(compressed)

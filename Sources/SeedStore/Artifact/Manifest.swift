@@ -30,6 +30,27 @@ public struct Manifest: Sendable, Equatable {
         self.values = values
     }
 
+    /// The store's metadata keys a manifest repeats, each with its name in the manifest.
+    public static let metadataKeys: [(metadata: String, manifest: String)] = [
+        (StoreMetadata.Key.dataVersion, "dataVersion"), (StoreMetadata.Key.modelName, "modelName"),
+        (StoreMetadata.Key.modelVersionIdentifiers, "versionIdentifiers"), (StoreMetadata.Key.configuration, "configuration"),
+        (StoreMetadata.Key.versionHashes, "versionHashes"), (StoreMetadata.Key.sources, "sources"),
+        (StoreMetadata.Key.rowCounts, "rowCounts"), (StoreMetadata.Key.contentDigest, "contentDigest"),
+        (StoreMetadata.Key.hashEncodingVersion, "hashEncodingVersion"),
+    ]
+
+    /// Where the manifest says something other than the store's own metadata, one entry per field
+    /// (`rowCounts: manifest {"County":13}, store {"County":12}`); empty when they agree. A field the
+    /// manifest leaves out is not compared.
+    public func differences(from metadata: StoreMetadata) -> [String] {
+        Self.metadataKeys.compactMap { key in
+            guard let stated = values[key.manifest], stated != metadata[key.metadata] else { return nil }
+            let stored = metadata[key.metadata]?.jsonText ?? "none"
+            let both = stated.jsonText.count + stored.count <= 160
+            return both ? "\(key.manifest): manifest \(stated.jsonText), store \(stored)" : key.manifest
+        }
+    }
+
     public var dataset: String? { values["dataset"]?.stringValue }
     public var dataVersion: Int64? { values["dataVersion"]?.integerValue }
     public var configuration: String? { values["configuration"]?.stringValue }

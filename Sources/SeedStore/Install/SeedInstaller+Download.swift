@@ -173,9 +173,10 @@ extension SeedInstaller {
         }
     }
 
-    /// `quick_check`, then the store's own metadata must say what the manifest says: the data version,
-    /// the content digest, the configuration and the entity hashes (so a store swapped in under a
-    /// rewritten manifest for another model or release is refused even without a trusted key).
+    /// `quick_check`, then the store's own metadata must say what the manifest says (every field a
+    /// manifest repeats, ``Manifest/metadataKeys``: data version, content digest, configuration,
+    /// entity hashes, row counts…), so a store swapped in under a rewritten manifest for another
+    /// model or release is refused even without a trusted key.
     private func checkStore(_ path: String, against manifest: Manifest, url: String) throws {
         let queue = try StoreFile.openReadOnly(path)
         let quick = try queue.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
@@ -184,13 +185,9 @@ extension SeedInstaller {
             throw InstallError(.checksum, "\(url): quick_check failed: \(quick.prefix(3).joined(separator: "; "))")
         }
         let metadata = try StoreMetadata.read(at: URL(fileURLWithPath: path))
-        var differences: [String] = []
-        if metadata.dataVersion != manifest.dataVersion { differences.append("data version \(metadata.dataVersion.map(String.init) ?? "none")") }
-        if metadata.values[StoreMetadata.Key.contentDigest]?.stringValue != manifest.values["contentDigest"]?.stringValue { differences.append("content digest") }
-        if metadata.configuration != manifest.configuration { differences.append("configuration \(metadata.configuration ?? "none")") }
-        if metadata.versionHashes != manifest.versionHashes { differences.append("entity hashes") }
+        let differences = manifest.differences(from: metadata)
         guard differences.isEmpty else {
-            throw InstallError(.checksum, "\(url): the store inside does not match its manifest (\(differences.joined(separator: ", "))); the release was put together from different builds")
+            throw InstallError(.checksum, "\(url): the store inside does not match its manifest (\(differences.joined(separator: "; "))); the release was put together from different builds")
         }
     }
 }
