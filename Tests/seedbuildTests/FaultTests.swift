@@ -96,6 +96,15 @@ extension FaultTests {
         let fetch = try runSeedbuild(["fetch", "dist/postcodes/2/", "--to", "afile", "--allow-unsigned"], in: project.url)
         #expect(fetch.status == 73)
         #expect(fetch.stderr.contains("afile: not a folder") && !fetch.stderr.contains("NSCocoaErrorDomain"), "\(fetch.stderr)")
+
+        // Publish and keygen name the part of the path in the way, not Foundation's error dump.
+        #expect(try runSeedbuild(["build", "seeds/postcodes.csv"], in: project.url).status == 0)
+        let publish = try runSeedbuild(["publish", "--to", "afile/dist"], in: project.url)
+        #expect(publish.status == 73)
+        #expect(publish.stderr.contains("cannot create the folder (afile is a file, not a folder)") && !publish.stderr.contains("NSCocoaErrorDomain"), "\(publish.stderr)")
+        let keygen = try runSeedbuild(["keygen", "--out", "afile/keys"], in: project.url)
+        #expect(keygen.status == 73)
+        #expect(keygen.stderr.contains("afile/keys: cannot create the folder (afile is a file, not a folder)"), "\(keygen.stderr)")
     }
 }
 

@@ -54,14 +54,14 @@ struct DirectoryDestination: PublishDestination {
             }
             return
         }
-        try FileManager.default.createDirectory(atPath: (path(relative) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try createOutputFolder((path(relative) as NSString).deletingLastPathComponent)
         let temporary = AtomicFile.temporaryPath(for: path(relative))
         do {
             try FileManager.default.copyItem(atPath: file, toPath: temporary)
             try AtomicFile.commit(temporary, to: path(relative), mode: 0o444)
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)
-            throw PublishError(url: describe(relative), method: "write", status: nil, "\(error)")
+            throw PublishError(url: describe(relative), method: "write", status: nil, "\(systemReason(error)); check the folder is writable and has room")
         }
     }
 
@@ -70,7 +70,7 @@ struct DirectoryDestination: PublishDestination {
 
     /// Under `flock` on the channel's `.publish.lock`; a lock held by a killed publish goes with its process.
     func updatePointer(_ decide: (Data?) throws -> Data?) throws {
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try createOutputFolder(root)
         let lockPath = path(".publish.lock")
         let fd = open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
