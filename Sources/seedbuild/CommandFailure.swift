@@ -68,7 +68,7 @@ enum CommandFailure {
         case is MigrationRefusal, is InstallError:
             return 70
         case let error as PublishError:
-            return error.isTransient ? 75 : 74
+            return error.isRefusal ? 65 : error.isTransient ? 75 : 74
         case let error as TransferError:
             return error.isTransient ? 75 : 74
         case is FetchPredicateError, is ContextError:

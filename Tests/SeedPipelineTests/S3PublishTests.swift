@@ -147,3 +147,10 @@ struct S3PublishTests {
         #expect(error?.message.contains("AWS_ACCESS_KEY_ID") == true)
     }
 }
+
+/// A transfer error becomes a publish error that names the method and URL once.
+@Test func publishErrorsNameTheURLOnce() {
+    let error = PublishError(TransferError(.status(501), method: "MKCOL", url: "http://127.0.0.1:8765/pub/"))
+    #expect(error.description.components(separatedBy: "http://127.0.0.1:8765/pub/").count == 2, "\(error.description)")
+    #expect(error.description.hasPrefix("MKCOL http://127.0.0.1:8765/pub/ (HTTP 501): HTTP 501; the server does not accept MKCOL"), "\(error.description)")
+}

@@ -33,3 +33,16 @@ struct LocationAddressTests {
         #expect(error?.description.contains(given) == true, "names the address: \(error?.description ?? "")")
     }
 }
+
+/// What a status says about retrying, and what to do about a server that is not a WebDAV server.
+@Suite("Transfer errors")
+struct TransferErrorTests {
+    @Test func notImplementedIsNotWorthRetryingAndSaysToEnableWebDAV() {
+        let error = TransferError(.status(501), method: "MKCOL", url: "http://127.0.0.1:8765/pub/")
+        #expect(!error.isTransient)
+        #expect(error.description.contains("the server does not accept MKCOL"), "\(error.description)")
+        #expect(!error.description.contains("try again later"))
+        #expect(TransferError(.status(503), method: "PUT", url: "http://h/").isTransient)
+        #expect(!TransferError(.status(505), method: "PUT", url: "http://h/").isTransient)
+    }
+}

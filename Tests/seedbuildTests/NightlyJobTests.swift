@@ -86,6 +86,20 @@ struct NightlyJobTests {
         #expect(!ignored.stderr.contains("--ignore-column ward"), "ward is a column of postcodes.csv: \(ignored.stderr)")
     }
 
+    /// A build older than the published release is the build's fault (exit 65), not an I/O error.
+    @Test func aRollbackIsRefusedAsBadInput() throws {
+        let project = try SampleProject()
+        #expect(try runSeedbuild(["build", "seeds/postcodes.csv", "--data-version", "5"], in: project.url).status == 0)
+        #expect(try runSeedbuild(["publish"], in: project.url).status == 0)
+        // Other content (the last postcode left out), under an older data version.
+        let csv = try String(contentsOfFile: project.path("seeds/postcodes.csv"), encoding: .utf8)
+        project.write("seeds/postcodes.csv", csv.split(separator: "\n").dropLast().joined(separator: "\n") + "\n")
+        #expect(try runSeedbuild(["build", "seeds/postcodes.csv", "--data-version", "4"], in: project.url).status == 0)
+        let rollback = try runSeedbuild(["publish"], in: project.url)
+        #expect(rollback.status == 65)
+        #expect(rollback.stderr.contains("data version 4 is not newer than the published 5"), "\(rollback.stderr)")
+    }
+
     @Test func aColumnThatFeedsNothingFailsTheBuild() throws {
         let project = try SampleProject()
         let csv = try String(contentsOfFile: project.path("seeds/postcodes.csv"), encoding: .utf8)

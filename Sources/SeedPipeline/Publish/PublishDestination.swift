@@ -98,26 +98,35 @@ struct DirectoryDestination: PublishDestination {
     }
 }
 
-/// A publish that failed: the URL, the method, the status, and whether it is worth retrying (exit 75) or not (74).
+/// A publish that failed: the URL, the method, the status, and whether it is worth retrying (exit 75),
+/// the build itself was refused (65: a rollback), or not (74).
 public struct PublishError: Error, Sendable, CustomStringConvertible {
     public let url: String
     public let method: String
     public let status: Int?
     public let message: String
     public let isTransient: Bool
+    /// The destination refused what was built (a data version not newer than the published one),
+    /// not the transfer: building again differently is the fix.
+    public let isRefusal: Bool
 
-    public init(url: String, method: String, status: Int?, _ message: String, transient: Bool = false) {
+    public init(url: String, method: String, status: Int?, _ message: String, transient: Bool = false, refusal: Bool = false) {
         self.url = url
         self.method = method
         self.status = status
         self.message = message
         self.isTransient = transient
+        self.isRefusal = refusal
     }
 
     init(_ error: TransferError) {
         var status: Int?
         if case .status(let code) = error.kind { status = code }
-        self.init(url: error.url, method: error.method, status: status, error.description, transient: error.isTransient)
+        // The description starts with the method and URL this error prints itself.
+        let prefix = "\(error.method) \(error.url): "
+        let description = error.description
+        let message = description.hasPrefix(prefix) ? String(description.dropFirst(prefix.count)) : description
+        self.init(url: error.url, method: error.method, status: status, message, transient: error.isTransient)
     }
 
     public var description: String {

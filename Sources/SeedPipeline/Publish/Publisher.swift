@@ -146,7 +146,7 @@ public struct Publisher: Sendable {
 
     private func notNewer(_ dataVersion: Int64, _ published: Int64, _ channel: PublishDestination) -> PublishError {
         PublishError(url: channel.describe(ReleasePointer.fileName), method: "publish", status: nil,
-                     "data version \(dataVersion) is not newer than the published \(published); apps would refuse it as a rollback. Build with a higher --data-version")
+                     "data version \(dataVersion) is not newer than the published \(published); apps would refuse it as a rollback. Build with a higher --data-version", refusal: true)
     }
 
     /// The URL schemes a release can be published over; anything else that looks like a URL is refused.

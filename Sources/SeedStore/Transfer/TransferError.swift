@@ -32,7 +32,8 @@ public struct TransferError: Error, Sendable, CustomStringConvertible {
     /// 5xx, 408, 429 and dropped connections may pass on a later try; other answers will not.
     public var isTransient: Bool {
         switch kind {
-        case .status(let code): code >= 500 || code == 408 || code == 429
+        // 501 Not Implemented and 505 say what the server cannot do, not that it is having trouble.
+        case .status(let code): (code >= 500 && code != 501 && code != 505) || code == 408 || code == 429
         case .connection, .timedOut, .tooSlow: true
         case .tooLarge, .file, .refused, .cancelled: false
         }
@@ -48,6 +49,8 @@ public struct TransferError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch kind {
+        case .status(let code) where (code == 405 || code == 501) && ["PUT", "MKCOL", "MOVE", "DELETE"].contains(method):
+            "\(method) \(url): HTTP \(code); the server does not accept \(method): publish to a WebDAV server (nginx: dav_methods PUT DELETE MKCOL COPY MOVE; create_full_put_path on;), a folder or S3"
         case .status(let code): "\(method) \(url): HTTP \(code)\(isTransient ? "; the server may recover, try again later" : "; check the URL and the server's permissions")"
         case .connection(let why): "\(method) \(url): \(why); check the server is reachable, then try again"
         case .tooLarge(let limit): "\(method) \(url): the body is larger than \(limit) bytes; refused (the server sends more than the release states)"
