@@ -87,6 +87,28 @@ extension FaultTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: project.path(store))) == before)
     }
 
+    /// The real cause first: a missing file is missing (66), whatever its name; a file whose only
+    /// record has a bad byte has that record rejected, not "a header but no records".
+    @Test func theRealCauseIsReported() throws {
+        let project = try SampleProject()
+        let missing = try runSeedbuild(["build", "seeds/nothere.csv"], in: project.url)
+        #expect(missing.status == 66)
+        #expect(missing.stderr.contains("seeds/nothere.csv: no such file; check the path"), "\(missing.stderr)")
+
+        let lines = try String(contentsOfFile: project.path("seeds/postcodes.csv"), encoding: .utf8).split(separator: "\n")
+        var bytes = Data((lines[0] + "\n").utf8)
+        // The first record with a 0xFF byte at the start of its fourth field (ward).
+        let fields = lines[1].split(separator: ",", omittingEmptySubsequences: false)
+        bytes += Data(fields[0..<3].joined(separator: ",").utf8) + Data([0x2C, 0xFF]) + Data((fields[3...].joined(separator: ",") + "\n").utf8)
+        try FileManager.default.createDirectory(atPath: project.path("one"), withIntermediateDirectories: true)
+        try bytes.write(to: URL(fileURLWithPath: project.path("one/postcodes.csv")))
+        try FileManager.default.copyItem(atPath: project.path("seeds/counties.csv"), toPath: project.path("one/counties.csv"))
+        let one = try runSeedbuild(["build", "one/postcodes.csv", "--max-rejects", "10"], in: project.url)
+        #expect(one.status == 0, "\(one.stderr)")
+        #expect(one.stderr.contains("one/postcodes.csv:2:4 (field \"ward\"): invalid UTF-8"), "\(one.stderr)")
+        #expect(!one.stderr.contains("no records"), "\(one.stderr)")
+    }
+
     @Test func outputsThatAreFilesExit73() throws {
         let project = try SampleProject()
         project.write("afile", "x")

@@ -191,7 +191,15 @@ public final class CSVReader {
     ///   with the following record.
     public func next() throws(CSVError) -> CSVRecord? {
         longRecordPrefix = nil
-        guard try parseRecord() else {
+        let parsed: Bool
+        do {
+            parsed = try parseRecord()
+        } catch where error.isRecoverable {
+            // A record with a bad byte, or too long, was read: the file is not header-only.
+            recordsRead += 1
+            throw error
+        }
+        guard parsed else {
             if recordsRead == 0 && readsHeader { throw CSVError(path: path, line: line, kind: .headerOnly) }
             return nil
         }

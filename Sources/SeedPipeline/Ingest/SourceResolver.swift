@@ -22,6 +22,10 @@ public enum SourceResolver {
             }
             sources[entity] = path
         }
+        // A path that is not there is that first, whatever its name would have matched.
+        for file in files where !FileManager.default.fileExists(atPath: file) {
+            throw IngestError(.missingInput, file: file, "no such file; check the path")
+        }
         for file in files where !sources.values.contains(file) {
             let stem = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
             guard let entity = entities.first(where: { names(for: $0).contains(stem.lowercased()) }) else {
