@@ -16,6 +16,10 @@ struct BuildCommand: ParsableCommand {
     }
 
     func run() throws {
+        try CommandFailure.reportingFailure(asJSON: flags.json) { try build() }
+    }
+
+    private func build() throws {
         let (built, lock, compressed) = try BuildStep.run(flags)
         defer { withExtendedLifetime(lock) {} }
         let packaged = try compressed.map { try PackageStep.run(built, compressed: $0, flags: flags) }

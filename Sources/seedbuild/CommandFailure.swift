@@ -20,9 +20,9 @@ enum CommandFailure {
     /// Runs a command's body; with `--json`, a failure also prints one object on stdout,
     /// `{"outcome": "failed", "exitCode": N}`, as `run --json` records a failed stage, so a
     /// script reading stdout always gets JSON. The message stays on stderr.
-    static func reportingFailure(asJSON json: Bool, _ body: () throws -> Void) throws {
+    static func reportingFailure<T>(asJSON json: Bool, _ body: () throws -> T) throws -> T {
         do {
-            try body()
+            return try body()
         } catch let exit as ExitCode where json {
             print(RunReport.text(["outcome": "failed", "exitCode": Int(exit.rawValue)]))
             throw exit

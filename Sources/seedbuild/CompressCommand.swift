@@ -36,6 +36,10 @@ struct CompressCommand: ParsableCommand {
     }
 
     func run() throws {
+        try CommandFailure.reportingFailure(asJSON: json) { try compress() }
+    }
+
+    private func compress() throws {
         var packager = Packager()
         packager.compressionLevel = compressionLevel
         packager.threads = threads

@@ -24,6 +24,10 @@ struct InspectCommand: ParsableCommand {
     }
 
     func run() throws {
+        try CommandFailure.reportingFailure(asJSON: json) { try inspect() }
+    }
+
+    private func inspect() throws {
         if !assignments.isEmpty {
             try CommandFailure.exitOnError { () throws(StoreError) in try setKeys() }
         }

@@ -39,6 +39,10 @@ struct MigrateCommand: ParsableCommand {
     }
 
     func run() throws {
+        try CommandFailure.reportingFailure(asJSON: json) { try migrate() }
+    }
+
+    private func migrate() throws {
         // Checked first: with both --model and --format the second step reads a temporary file.
         try CommandFailure.exitOnError { () throws(StoreError) in try StoreFile.refuseWritingOver(source: store, output: out) }
         // The store holds the seed model's configuration; it is stamped for the merged model the app's

@@ -19,6 +19,13 @@ struct VerifyCommand: ParsableCommand {
     var json = false
 
     func run() throws {
+        // A verification that ran prints its own report, passed or not; only one that could not run is reported as failed.
+        let report = try CommandFailure.reportingFailure(asJSON: json) { try verifyArtifact() }
+        print(json ? report.json.prettyText : report.text)
+        if !report.passed { throw ExitCode(70) }
+    }
+
+    private func verifyArtifact() throws -> VerificationReport {
         let display = ProgressDisplay.onTerminal(unless: json)
         display?.status("verifying \(artifact)")
         let report: VerificationReport
@@ -26,8 +33,7 @@ struct VerifyCommand: ParsableCommand {
             defer { display?.finish() }
             report = try VerifyStep.run(artifact, model: models.model, userModels: models.userModels, allVersions: models.allVersions)
         }
-        print(json ? report.json.prettyText : report.text)
-        if !report.passed { throw ExitCode(70) }
+        return report
     }
 }
 

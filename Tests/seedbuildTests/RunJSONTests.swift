@@ -46,6 +46,34 @@ struct RunJSONTests {
         #expect(verdicts == ["PostCodesModel 2:compatible", "PostCodesModel:lightweight"], "\(all.stdout) \(all.stderr)")
     }
 
+    /// Every command with --json prints one JSON object on stdout when it fails too; verify's own
+    /// failing report is that object (not followed by a second one).
+    @Test func everyCommandsJSONFailureIsOneObject() throws {
+        let project = try SampleProject()
+        project.write("notes.txt", "not a store")
+        for arguments in [
+            ["build", "seeds/nothere.csv", "--json"],
+            ["compress", "notes.txt", "--json"],
+            ["verify", "seeds/nothere.sqlite", "--json"],
+            ["inspect", "notes.txt", "--json"],
+            ["migrate", "notes.txt", "--format", "plain", "--out", "x.sqlite", "--json"],
+        ] {
+            let result = try runSeedbuild(arguments, in: project.url)
+            #expect(result.status != 0, "\(arguments)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(arguments): \(result.stdout)")
+            #expect(object["outcome"] as? String == "failed", "\(arguments)")
+            #expect(object["exitCode"] as? Int == Int(result.status), "\(arguments)")
+            #expect(result.stderr.contains("error: "), "\(arguments): \(result.stderr)")
+        }
+        #expect(try runSeedbuild(["build", "seeds/postcodes.csv"], in: project.url).status == 0)
+        project.write("build/seed/manifest.json", try String(contentsOfFile: project.path("build/seed/manifest.json"), encoding: .utf8)
+            .replacingOccurrences(of: "\"County\" : 12", with: "\"County\" : 13"))
+        let verify = try runSeedbuild(["verify", "build/seed/manifest.json", "--json"], in: project.url)
+        #expect(verify.status == 70)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(verify.stdout.utf8)) as? [String: Any], "one object: \(verify.stdout)")
+        #expect(report["passed"] as? Bool == false)
+    }
+
     @Test func aFailingStageIsReportedWithItsExitStatus() throws {
         let project = try SampleProject()
         project.write("seeds/postcodes.csv", "postcode,county_code,latitude\nCT1 1AA,E10000016,north\n")
