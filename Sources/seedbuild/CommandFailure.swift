@@ -65,6 +65,9 @@ enum CommandFailure {
             case .ioFailure: return 74
             case .inputChanged, .busy: return 75
             }
+        case let error as InstallError where error.kind == .noRelease:
+            // Nothing published at that channel: the input is missing.
+            return 66
         case is MigrationRefusal, is InstallError:
             return 70
         case let error as PublishError:

@@ -131,6 +131,16 @@ struct InstallFolderAttackTests {
         #expect(report.checks.contains { $0.name == "manifest metadata" && !$0.passed && $0.detail.contains("rowCounts: manifest {\"County\":13") }, "\(report.text)")
     }
 
+    /// A channel with nothing published says so with the server's status.
+    @Test func anEmptyChannelOverHTTPNamesTheStatus() throws {
+        let server = try NginxServer()
+        defer { withExtendedLifetime(server) {} }
+        let error = #expect(throws: InstallError.self) { try installer().install(from: server.url + "nothing/1/", to: app) }
+        #expect(error?.kind == .noRelease)
+        #expect(error?.message.contains("nothing/1/latest.json: HTTP 404, no release there") == true, "\(String(describing: error))")
+        #expect(!FileManager.default.fileExists(atPath: app))
+    }
+
     @Test func completeOrLongerPartialIsCheckedNeverResumedPastItsEnd() throws {
         let server = try NginxServer()
         let proxy = try FaultProxy(upstream: server.url)

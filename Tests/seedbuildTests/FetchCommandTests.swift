@@ -54,8 +54,8 @@ struct FetchCommandTests {
 
         // A failure is JSON on stdout too, with the exit status; the message stays on stderr.
         let failed = try runSeedbuild(["fetch", "dist/no-such-dataset/1/", "--to", "app-data", "--allow-unsigned", "--json"], in: project.url)
-        #expect(failed.status != 0)
-        #expect(failed.stderr.contains("error: "), "\(failed.stderr)")
+        #expect(failed.status == 66, "nothing published there: missing input")
+        #expect(failed.stderr.contains("dist/no-such-dataset/1/latest.json: no release there"), "\(failed.stderr)")
         let failure = try #require(try JSONSerialization.jsonObject(with: Data(failed.stdout.utf8)) as? [String: Any], "\(failed.stdout)")
         #expect(failure["outcome"] as? String == "failed")
         #expect(failure["exitCode"] as? Int == Int(failed.status))

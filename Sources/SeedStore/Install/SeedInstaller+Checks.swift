@@ -6,7 +6,9 @@ extension SeedInstaller {
     /// must be at the path the pointer's data version gives and match the pointer's SHA-256.
     func readRelease(_ channel: ReleaseChannel) throws -> (ReleasePointer, Manifest, String) {
         guard let pointerData = try channel.read(ReleasePointer.fileName, maxBytes: ReleasePointer.maxBytes) else {
-            throw InstallError(.noRelease, "\(channel.describe(ReleasePointer.fileName)): no release there; check the channel URL (<server>/<dataset>/<model-version>/)")
+            // Over HTTP a missing pointer is a 404 (other statuses are transfer errors).
+            let status = if case .http = channel.location { "HTTP 404, " } else { "" }
+            throw InstallError(.noRelease, "\(channel.describe(ReleasePointer.fileName)): \(status)no release there; check the channel URL (<server>/<dataset>/<model-version>/)")
         }
         let pointerURL = channel.describe(ReleasePointer.fileName)
         let pointer = try ReleasePointer(data: pointerData, source: pointerURL)
