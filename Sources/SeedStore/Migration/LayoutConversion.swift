@@ -72,7 +72,13 @@ public enum LayoutConversion {
         configurationGRDB.prepareDatabase { db in CoreDataValues.registerFunctions(in: db) }
         // A URI filename, so the source can be attached immutable (Core Data's stores are in WAL mode,
         // and a plain attach would leave -wal and -shm files beside the source).
-        let queue = try DatabaseQueue(path: "file:" + (URL(fileURLWithPath: temporary).standardizedFileURL.path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? temporary), configuration: configurationGRDB)
+        try AtomicFile.checkFolder(for: output)
+        let queue: DatabaseQueue
+        do {
+            queue = try DatabaseQueue(path: "file:" + (URL(fileURLWithPath: temporary).standardizedFileURL.path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? temporary), configuration: configurationGRDB)
+        } catch {
+            throw StoreError(.io, path: output, "cannot create the store beside it (\(error)); choose a folder that can be written")
+        }
         var written = metadata
         do {
             try queue.inDatabase { db in

@@ -50,6 +50,7 @@ public struct Migrator: Sendable {
     /// under (the merged model, for a seed beside user stores).
     /// - Throws: ``MigrationRefusal`` when no lightweight migration exists; ``StoreError`` when a check fails.
     public func migrate(_ source: String, to destination: Model, output: String, outputMode: mode_t = 0o444) throws -> Result {
+        try AtomicFile.checkFolder(for: output)
         // The file is copied below: a log of changes beside it must be in it first.
         try StoreFile.foldWriteAheadLog(source)
         if try StoreFile.layout(at: source) == .coreData {

@@ -16,6 +16,20 @@ public enum AtomicFile {
             .appendingPathComponent(".\(url.lastPathComponent).tmp-\(UUID().uuidString.prefix(8))").path
     }
 
+    /// Refuses, before any work, an output whose folder is missing, is a file, or cannot be written:
+    /// the temporary file beside it could not be created (SQLite would say only "unable to open
+    /// database file", without the path).
+    /// - Throws: ``StoreError`` (`io`) naming the output and the folder.
+    public static func checkFolder(for path: String) throws(StoreError) {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        var isFolder: ObjCBool = false
+        let problem = !FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) ? "\(folder) does not exist"
+            : !isFolder.boolValue ? "\(folder) is a file, not a folder"
+            : access(folder, W_OK) != 0 ? "\(folder) is not writable (\(String(cString: strerror(errno))))"
+            : nil
+        if let problem { throw StoreError(.io, path: path, "cannot write here: \(problem); create the folder or choose another path") }
+    }
+
     /// Calls `body` with a temporary path to write, then syncs and renames it to `path`, keeping the old file's mode.
     public static func replace(_ path: String, mode: mode_t? = nil, _ body: (String) throws(StoreError) -> Void) throws(StoreError) {
         let temporary = temporaryPath(for: path)
