@@ -1,4 +1,5 @@
 import Foundation
+import SeedStore
 
 /// Creates a folder and its parents for output.
 /// - Throws: ``IngestError`` (cannot create output, exit 73) naming the folder and the system's reason,
@@ -11,11 +12,7 @@ func createOutputFolder(_ path: String) throws(IngestError) {
         var existing = path
         while !existing.isEmpty, !FileManager.default.fileExists(atPath: existing) { existing = (existing as NSString).deletingLastPathComponent }
         if existing.isEmpty { existing = "." }
-        var isFolder: ObjCBool = false
-        _ = FileManager.default.fileExists(atPath: existing, isDirectory: &isFolder)
-        let reason = !isFolder.boolValue ? "\(existing) is a file, not a folder"
-            : access(existing, W_OK) != 0 ? "\(existing) is not writable: \(String(cString: strerror(errno)))"
-            : systemReason(error)
+        let reason = AtomicFile.folderProblem(existing) ?? systemReason(error)
         throw IngestError(.cannotCreateOutput, file: path, "cannot create the folder (\(reason)); give a path whose folders can be created")
     }
 }

@@ -21,13 +21,19 @@ public enum AtomicFile {
     /// database file", without the path).
     /// - Throws: ``StoreError`` (`io`) naming the output and the folder.
     public static func checkFolder(for path: String) throws(StoreError) {
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        if let problem = folderProblem(URL(fileURLWithPath: path).deletingLastPathComponent().path) {
+            throw StoreError(.io, path: path, "cannot write here: \(problem); create the folder or choose another path")
+        }
+    }
+
+    /// Why files cannot be written in `folder` ("… does not exist", "… is a file, not a folder",
+    /// "… is not writable (…)"), or nil when nothing visible stands in the way.
+    public static func folderProblem(_ folder: String) -> String? {
         var isFolder: ObjCBool = false
-        let problem = !FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) ? "\(folder) does not exist"
-            : !isFolder.boolValue ? "\(folder) is a file, not a folder"
-            : access(folder, W_OK) != 0 ? "\(folder) is not writable (\(String(cString: strerror(errno))))"
-            : nil
-        if let problem { throw StoreError(.io, path: path, "cannot write here: \(problem); create the folder or choose another path") }
+        if !FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) { return "\(folder) does not exist" }
+        if !isFolder.boolValue { return "\(folder) is a file, not a folder" }
+        if access(folder, W_OK) != 0 { return "\(folder) is not writable (\(String(cString: strerror(errno))))" }
+        return nil
     }
 
     /// Calls `body` with a temporary path to write, then syncs and renames it to `path`, keeping the old file's mode.
