@@ -189,17 +189,16 @@ final class EntityLoader: @unchecked Sendable {
         return result
     }
 
-    /// Parses and converts every record, rejecting bad rows, and passes each good one to `accept`
-    /// with whether it goes to the staging table. Runs on the producer thread.
+    /// Parses and converts every record, rejecting bad rows, and writes each good one into `writer`'s
+    /// batches with where it goes (``RowBatch/Placement``). Runs on the producer thread.
     ///
     /// A keyed table's regular file whose first descent comes early (``mergesRuns``) is read on to its
-    /// end to find its ascending runs (``SortedRuns``); then `restart` is called with the line of that
+    /// end to find its ascending runs (``SortedRuns``); then the writer restarts at the line of that
     /// descent, and every record goes through again, the runs merged in key order (``MergedRuns``) —
     /// or, when they are too many to merge, in file order. Rows before that line were handled once
     /// already: they are inserted again, but not rejected again.
     func produce(
-        _ reader: CSVReader, progress: (Int, Int) -> Void, isCancelled: () -> Bool = { false },
-        restart: (_ line: Int) throws -> Void, accept: (RowValues, CSVRecord, RowBatch.Placement) throws -> Void
+        _ reader: CSVReader, progress: (Int, Int) -> Void, isCancelled: () -> Bool = { false }, into writer: BatchWriter
     ) throws -> Int {
         var keyTracker = keyFeed.map { KeyOrderTracker(feed: $0.feed, field: $0.field) }
         var source: any RecordSource = reader
@@ -209,19 +208,30 @@ final class EntityLoader: @unchecked Sendable {
         var replayedBelow = 0
         let deferredKey = indexesKeyAfterLoad && keyIndex != nil
         var result = Result()
-        var values = RowValues(mapping: mapping)
         var lastProgress = 0
-        let (planList, lookups, compoundKeys) = makePlans()
+        let (planList, lookupList, compoundKeys) = makePlans()
+        // Unsafe buffers: reading an array's element (a plan, a key table's struct) retained its storage.
         let plans = UnsafeMutableBufferPointer<FeedPlan>.allocate(capacity: planList.count)
         _ = plans.initialize(from: planList)
-        defer { plans.deallocate() }
+        let lookups = UnsafeMutableBufferPointer<ReferenceKeys>.allocate(capacity: lookupList.count)
+        _ = lookups.initialize(from: lookupList)
+        defer {
+            plans.deallocate()
+            lookups.deinitialize().deallocate()
+        }
+        let defaults = feedDefaults()
         while let record = try nextRecord(source, result: &result, replayedBelow: replayedBelow) {
             result.rowsRead += 1
             if result.rowsRead - lastProgress >= 65_536 {
                 lastProgress = result.rowsRead
                 progress(result.rowsRead, source.bytesRead)
             }
-            if let failed = convert(record, plans: UnsafeBufferPointer(plans), lookups: lookups, compoundKeys: compoundKeys, into: &values) {
+            let batch = writer.batch
+            batch.beginRow()
+            if let failed = convert(
+                record, plans: UnsafeBufferPointer(plans), lookups: UnsafeBufferPointer(lookups), compoundKeys: compoundKeys,
+                defaults: defaults, into: batch
+            ) {
                 guard record.line >= replayedBelow else { continue }
                 let failure = describe(failed, record: record)
                 rejects.add(RowError(
@@ -230,7 +240,8 @@ final class EntityLoader: @unchecked Sendable {
                 continue
             }
             var placement = RowBatch.Placement.direct
-            if let observation = keyTracker?.observe(record, values: values) {
+            let key = keyTracker.map { batch.pending($0.feed) }
+            if let key, let observation = keyTracker?.observe(key.slot, arena: key.arena, line: record.line) {
                 if case .descent = observation, let key = mergeKey {
                     mergeKey = nil
                     if let (again, hash) = readAgain(reader, fromDescent: record, key: key, isCancelled: isCancelled) {
@@ -240,7 +251,7 @@ final class EntityLoader: @unchecked Sendable {
                         replayedBelow = record.line
                         result.rowsRead = 0
                         lastProgress = 0
-                        try restart(record.line)
+                        try writer.restart(belowLine: record.line)
                         continue
                     }
                 }
@@ -260,7 +271,7 @@ final class EntityLoader: @unchecked Sendable {
                     if !deferredKey { placement = observation.placement }
                 }
             }
-            try accept(values, record, placement)
+            try writer.commit(line: record.line, placement: placement)
         }
         progress(result.rowsRead, source.bytesRead)
         if let fileHash {
@@ -383,6 +394,10 @@ final class EntityLoader: @unchecked Sendable {
         let lookup: Int
         /// Index into `compoundKeys` for a reference through a compound key; -1 for one field.
         var compound = -1
+        /// The value when the row gives none (an absent feed's, an empty field's default), when it
+        /// is NULL or a number: one store per row. Nil when there is none, or it is text or bytes,
+        /// kept in ``EntityLoader/feedDefaults()``.
+        var constant: RowBatch.Slot?
     }
 
     /// The fields and types of a compound key's parts, in the constraint's order.
@@ -410,13 +425,42 @@ final class EntityLoader: @unchecked Sendable {
                 return FeedPlan(kind: .absent, field: -1, type: .integer64, isOptional: true, lookup: -1)
             }
         }
-        return (plans, lookups, compoundKeys)
+        let defaults = feedDefaults()
+        let withConstants = plans.enumerated().map { index, plan in
+            var plan = plan
+            switch defaults[index] {
+            case .integer(let number): plan.constant = .integer(number)
+            case .real(let number): plan.constant = .real(number)
+            case nil where plan.kind == .absent: plan.constant = .null
+            default: break
+            }
+            return plan
+        }
+        return (withConstants, lookups, compoundKeys)
     }
 
-    /// Converts every fed field of a record; the failing feed and why, if any.
+    /// Per feed, the value used when the row gives none: the attribute's default (Xcode's
+    /// `defaultValueString`, or Core Data's entity number and row version), or nil.
+    private func feedDefaults() -> [FieldValue?] {
+        mapping.feeds.map { feed in
+            switch feed {
+            case .attribute(_, let attribute), .absent(let attribute):
+                guard let text = attribute.effectiveDefaultValue,
+                    case .success(let value) = FieldConverter.convertDefault(text, as: attribute.type)
+                else { return nil }
+                if case .fieldText = value { return .text(text) }
+                return value
+            case .reference, .absentReference:
+                return nil
+            }
+        }
+    }
+
+    /// Converts every fed field of a record into the row `batch` is writing; the failing feed and
+    /// why, if any. Every column is set, so nothing of an earlier row stays in the slots.
     private func convert(
-        _ record: CSVRecord, plans: UnsafeBufferPointer<FeedPlan>, lookups: [ReferenceKeys], compoundKeys: [KeyParts],
-        into values: inout RowValues
+        _ record: CSVRecord, plans: UnsafeBufferPointer<FeedPlan>, lookups: UnsafeBufferPointer<ReferenceKeys>,
+        compoundKeys: [KeyParts], defaults: [FieldValue?], into batch: RowBatch
     ) -> (feed: Int, failure: ConversionFailure?)? {
         for index in 0..<plans.count {
             let plan = plans[index]
@@ -424,30 +468,38 @@ final class EntityLoader: @unchecked Sendable {
             case .attribute:
                 if record.isEmpty(plan.field) {
                     if plan.isOptional {
-                        values.set(index, .null)
-                    } else if values.hasDefault(index) {
-                        values.useDefault(index)
+                        batch.set(index, .null)
+                    } else if let constant = plan.constant {
+                        batch.set(index, constant)
+                    } else if let value = defaults[index] {
+                        batch.set(index, value: value, record: record, field: nil)
                     } else {
                         return (index, nil)
                     }
                     continue
                 }
+                if plan.type == .string {
+                    record.withField(plan.field) { batch.setText(index, $0) }
+                    continue
+                }
                 switch record.withField(plan.field, { FieldConverter.convert($0, as: plan.type) }) {
-                case .success(let value): values.set(index, .value(value))
+                case .success(.integer(let number)): batch.set(index, .integer(number))
+                case .success(.real(let number)): batch.set(index, .real(number))
+                case .success(let value): batch.set(index, value: value, record: record, field: plan.field)
                 case .failure(let failure): return (index, failure)
                 }
             case .reference where plan.compound < 0:
                 if record.isEmpty(plan.field) {
-                    if plan.isOptional { values.set(index, .null); continue }
+                    if plan.isOptional { batch.set(index, .null); continue }
                     return (index, nil)
                 }
                 guard let primaryKey = Self.lookUp(record, field: plan.field, type: plan.type, in: lookups[plan.lookup]) else { return (index, nil) }
-                values.set(index, .value(.integer(primaryKey)))
+                batch.set(index, .integer(primaryKey))
             case .reference:
                 let parts = compoundKeys[plan.compound]
                 let empty = parts.reduce(0) { $0 + (record.isEmpty($1.field) ? 1 : 0) }
                 if empty == parts.count, plan.isOptional {
-                    values.set(index, .null)
+                    batch.set(index, .null)
                     continue
                 }
                 guard empty == 0 else { return (index, nil) }
@@ -458,9 +510,15 @@ final class EntityLoader: @unchecked Sendable {
                     key += text
                 }
                 guard let primaryKey = lookups[plan.lookup].primaryKey(key) else { return (index, nil) }
-                values.set(index, .value(.integer(primaryKey)))
+                batch.set(index, .integer(primaryKey))
             case .absent:
-                continue
+                if let constant = plan.constant {
+                    batch.set(index, constant)
+                } else if let value = defaults[index] {
+                    batch.set(index, value: value, record: record, field: nil)
+                } else {
+                    batch.set(index, .null)
+                }
             }
         }
         return nil
@@ -501,131 +559,5 @@ final class EntityLoader: @unchecked Sendable {
         case .absent, .absentReference:
             return (0, "unexpected failure")
         }
-    }
-}
-
-/// Runs ``EntityLoader/produce`` on its own thread, filling batches for the inserting thread.
-final class BatchProducer: @unchecked Sendable {
-    private let loader: EntityLoader
-    private let reader: CSVReader
-    private let channel: BatchChannel
-    private let progress: @Sendable (Int, Int) -> Void
-    private let done = DispatchSemaphore(value: 0)
-    private(set) var rowsRead = 0
-
-    struct Cancelled: Error {}
-
-    init(loader: EntityLoader, reader: CSVReader, channel: BatchChannel, progress: @escaping @Sendable (Int, Int) -> Void) {
-        self.loader = loader
-        self.reader = reader
-        self.channel = channel
-        self.progress = progress
-    }
-
-    func run() {
-        var batch = channel.nextEmpty()
-        let fields = RowValues(mapping: loader.mapping).fields
-        do {
-            rowsRead = try loader.produce(reader, progress: progress, isCancelled: { self.channel.isCancelled }, restart: { line in
-                // The rows sent so far go in first; the consumer empties the table before the next batch.
-                channel.send(batch)
-                batch = channel.nextEmpty()
-                if channel.isCancelled { throw Cancelled() }
-                batch.restartBelowLine = line
-            }) { values, record, placement in
-                batch.append(values, record: record, fields: fields, placement: placement)
-                if batch.isFull {
-                    channel.send(batch)
-                    // Take a fresh batch before stopping: the last one sent must not be sent again
-                    // as the final batch (the consumer would then wait forever for its end).
-                    batch = channel.nextEmpty()
-                    if channel.isCancelled { throw Cancelled() }
-                }
-            }
-        } catch {
-            batch.failure = error
-        }
-        batch.isLast = true
-        channel.send(batch)
-        done.signal()
-    }
-
-    func waitUntilDone() {
-        done.wait()
-    }
-}
-
-/// A table's content digest hashed while its rows are loaded, in the order ``ContentDigest`` reads
-/// the table back: a keyed table's rows in key order (any row out of it spoils the digest, and the
-/// table is read back), a rowid table's numbered 1, 2, 3… as SQLite numbers them.
-struct LoadDigest: ~Copyable {
-    private var digest = TableDigest()
-    private(set) var isHashing: Bool
-    private let stored: [RowBatch.StoredForm]?
-    private let numbersRows: Bool
-    private var rowid: Int64 = 0
-
-    init(loader: EntityLoader) {
-        let forms = loader.storedForms
-        isHashing = forms != nil
-        // Nil when every value is kept as bound, which keeps the hashing loop lean.
-        stored = forms?.contains { $0 != .asBound } == true ? forms : nil
-        numbersRows = loader.isRowidTable
-    }
-
-    /// The rows did not all go in: the table is read back.
-    mutating func abandon() {
-        isHashing = false
-    }
-
-    /// Hashes a batch the inserting thread is done with. A keyed table's row out of key order spoils
-    /// the digest's order; a rowid table's rows are in its order whatever their keys.
-    mutating func add(_ batch: RowBatch, arena: UnsafeRawBufferPointer) {
-        for row in 0..<batch.count {
-            if !numbersRows && batch.placements[row] != .direct { isHashing = false }
-            guard isHashing else { return }
-            if numbersRows {
-                rowid += 1
-                digest.append(integer: rowid)
-            }
-            batch.hash(row: row, into: &digest, arena: arena, stored: stored)
-        }
-    }
-
-    mutating func finalize() -> Data? { isHashing ? digest.finalize() : nil }
-}
-
-/// Hashes the loaded batches on a thread of its own, in the order they went in, and gives each back
-/// to the channel once hashed: neither loading thread spends time on the digest.
-///
-/// Both loading threads are busy on two cores: hashing took 10% of the producer's samples in the plain
-/// layout and 13% of the inserting thread's in Core Data's, whichever of the two was the slower.
-final class DigestStage: @unchecked Sendable {
-    private let loader: EntityLoader
-    private let channel: BatchChannel
-    private let queue = DispatchQueue(label: "seedbuild.digest")
-    /// Touched only on `queue`.
-    private var digest: LoadDigest
-
-    init(loader: EntityLoader, channel: BatchChannel) {
-        self.loader = loader
-        self.channel = channel
-        digest = LoadDigest(loader: loader)
-    }
-
-    /// Inserting thread: hands over a batch it has inserted. `intact` is false once a row failed to go
-    /// in (the table is read back then); the batch after a restart starts a new digest.
-    func submit(_ batch: RowBatch, intact: Bool) {
-        queue.async { [self] in
-            if batch.restartBelowLine != nil { digest = LoadDigest(loader: loader) }
-            if !intact { digest.abandon() }
-            if digest.isHashing { batch.withArena { digest.add(batch, arena: $0) } }
-            channel.release(batch)
-        }
-    }
-
-    /// Inserting thread, after the last batch: the digest of every row, or nil.
-    func finish() -> Data? {
-        queue.sync { digest.finalize() }
     }
 }

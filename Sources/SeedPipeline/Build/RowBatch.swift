@@ -24,6 +24,8 @@ final class RowBatch: @unchecked Sendable {
     /// The text and blobs of the rows, `arenaCount` bytes, grown by doubling when a batch needs more.
     @exclusivity(unchecked) private var arenaBase: UnsafeMutableRawPointer
     @exclusivity(unchecked) private var arenaCount = 0
+    /// The arena's bytes up to the last committed row.
+    @exclusivity(unchecked) private var committedArena = 0
     @exclusivity(unchecked) private var arenaCapacity = 1 << 18
     /// Set on the producer's last batch.
     var isLast = false
@@ -58,6 +60,7 @@ final class RowBatch: @unchecked Sendable {
     func reset() {
         count = 0
         arenaCount = 0
+        committedArena = 0
         isLast = false
         restartBelowLine = nil
         failure = nil
@@ -85,39 +88,53 @@ final class RowBatch: @unchecked Sendable {
         return start
     }
 
-    /// Appends one converted row; text bound from the record is copied, as the record's buffer moves on.
-    func append(_ values: RowValues, record: CSVRecord, fields: [Int?], placement: Placement) {
-        let base = count * width
-        for index in 0..<width {
-            let slot: Slot
-            switch values[index] {
-            case .null:
-                slot = .null
-            case .value(let value):
-                switch value {
-                case .integer(let number): slot = .integer(number)
-                case .real(let number): slot = .real(number)
-                case .text(let text): slot = copyText(text)
-                case .blob(let bytes):
-                    slot = .blob(start: bytes.withUnsafeBytes { store($0) }, count: bytes.count)
-                case .fieldText:
-                    if let field = fields[index] {
-                        slot = record.withField(field) { bytes in .text(start: store(bytes), count: bytes.count) }
-                    } else {
-                        slot = .null
-                    }
-                }
-            }
-            slots[base + index] = slot
-        }
-        lines[count] = record.line
-        placements[count] = placement
-        count += 1
+    /// Producer: starts the row after the last committed one, dropping whatever a row left
+    /// uncommitted (one that failed to convert) wrote into the arena. Its values are then written
+    /// column by column (``set(_:_:)``, ``setText(_:_:)``, ``set(_:value:record:field:)``), and
+    /// ``commitRow(line:placement:)`` adds it. Writing straight into the batch, rather than into a
+    /// row of enum values copied across afterwards, saves the producer a copy and its reference
+    /// counting per value.
+    func beginRow() {
+        arenaCount = committedArena
     }
 
-    private func copyText(_ text: String) -> Slot {
-        var text = text
-        return text.withUTF8 { .text(start: store(UnsafeRawBufferPointer($0)), count: $0.count) }
+    func set(_ column: Int, _ slot: Slot) {
+        slots[count * width + column] = slot
+    }
+
+    /// Sets `column` of the row being written to a copy of `bytes` as TEXT (the reader's buffer moves on).
+    func setText(_ column: Int, _ bytes: UnsafeRawBufferPointer) {
+        slots[count * width + column] = .text(start: store(bytes), count: bytes.count)
+    }
+
+    /// Sets `column` of the row being written to any converted value: `.fieldText` is the record's
+    /// field `field`.
+    func set(_ column: Int, value: FieldValue, record: CSVRecord, field: Int?) {
+        switch value {
+        case .integer(let number): set(column, .integer(number))
+        case .real(let number): set(column, .real(number))
+        case .text(var text): text.withUTF8 { setText(column, UnsafeRawBufferPointer($0)) }
+        case .blob(let bytes): set(column, .blob(start: bytes.withUnsafeBytes { store($0) }, count: bytes.count))
+        case .fieldText:
+            if let field {
+                record.withField(field) { setText(column, $0) }
+            } else {
+                set(column, .null)
+            }
+        }
+    }
+
+    /// The value set in `column` of the row being written, and the arena it points into.
+    func pending(_ column: Int) -> (slot: Slot, arena: UnsafeRawBufferPointer) {
+        (slots[count * width + column], UnsafeRawBufferPointer(start: arenaBase, count: arenaCount))
+    }
+
+    /// Adds the row being written.
+    func commitRow(line: Int, placement: Placement) {
+        lines[count] = line
+        placements[count] = placement
+        count += 1
+        committedArena = arenaCount
     }
 
     /// Feeds row `row` to a table digest, in column order, as ``ContentDigest`` encodes stored values.

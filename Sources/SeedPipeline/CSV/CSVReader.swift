@@ -105,7 +105,8 @@ public final class CSVReader {
     @exclusivity(unchecked) var recordStart = 0
     @exclusivity(unchecked) var recordEnd = 0
     @exclusivity(unchecked) var recordLine = 0
-    @exclusivity(unchecked) var scratch: [UInt8] = []
+    /// Where ``unescape(_:)`` writes a field with doubled quotes made single.
+    @exclusivity(unchecked) private var scratch = UnsafeMutableRawBufferPointer(start: nil, count: 0)
 
     /// Opens the file and reads its header.
     /// - Throws: ``CSVError`` when the file cannot be read, is empty, or its header is malformed.
@@ -184,6 +185,26 @@ public final class CSVReader {
         if parent == nil { close(descriptor) }
         storage.deallocate()
         spans.deallocate()
+        scratch.deallocate()
+    }
+
+    /// A quoted field's bytes with each doubled quote made single, in scratch space valid until the
+    /// next call (rare: most fields hold none).
+    func unescape(_ span: FieldSpan) -> UnsafeRawBufferPointer {
+        let length = span.end - span.start
+        if scratch.count < length {
+            scratch.deallocate()
+            scratch = .allocate(byteCount: max(length, 256), alignment: 1)
+        }
+        var i = span.start
+        var count = 0
+        while i < span.end {
+            let byte = buffer[i]
+            scratch[count] = byte
+            count += 1
+            i += byte == 0x22 ? 2 : 1
+        }
+        return UnsafeRawBufferPointer(rebasing: scratch[0..<count])
     }
 
     /// Reads the next record; nil at the end of the file. The record is valid until the next call.

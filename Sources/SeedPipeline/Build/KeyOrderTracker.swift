@@ -2,53 +2,6 @@ import Foundation
 import SeedModel
 import SeedStore
 
-/// The converted values of one row, one slot per insert parameter, reused from row to row.
-struct RowValues {
-    enum Slot {
-        case null
-        case value(FieldValue)
-    }
-
-    private var slots: [Slot]
-    private var defaults: [FieldValue?]
-    /// Feed index → CSV field, for values bound straight from the record's bytes.
-    private(set) var fields: [Int?]
-
-    init(mapping: ColumnMapping) {
-        slots = Array(repeating: .null, count: mapping.feeds.count)
-        defaults = mapping.feeds.map { feed in
-            switch feed {
-            case .attribute(_, let attribute), .absent(let attribute):
-                guard let text = attribute.effectiveDefaultValue,
-                    case .success(let value) = FieldConverter.convertDefault(text, as: attribute.type)
-                else { return nil }
-                if case .fieldText = value { return .text(text) }
-                return value
-            case .reference, .absentReference:
-                return nil
-            }
-        }
-        fields = mapping.feeds.map { feed in
-            switch feed {
-            case .attribute(let field, _): field
-            case .reference(let fields, _, _, _): fields.first
-            case .absent, .absentReference: nil
-            }
-        }
-        for (index, feed) in mapping.feeds.enumerated() {
-            if case .absent = feed { slots[index] = defaults[index].map(Slot.value) ?? .null }
-        }
-    }
-
-    subscript(index: Int) -> Slot { slots[index] }
-
-    mutating func set(_ index: Int, _ slot: Slot) { slots[index] = slot }
-
-    func hasDefault(_ index: Int) -> Bool { defaults[index] != nil }
-
-    mutating func useDefault(_ index: Int) { slots[index] = defaults[index].map(Slot.value) ?? .null }
-}
-
 /// Watches the key of a `WITHOUT ROWID` table row by row, against the row before and the highest
 /// key so far. Keys above the highest are appended; a key equal to the row before's (or to the
 /// highest) is a duplicate of that line; a key below the row before's starts a new ascending run.
@@ -139,21 +92,18 @@ struct KeyOrderTracker {
         self.field = field
     }
 
-    mutating func observe(_ record: CSVRecord, values: RowValues) -> Observation {
+    /// Observes the key of the row being written into a batch: `slot`, its value there.
+    mutating func observe(_ slot: RowBatch.Slot, arena: UnsafeRawBufferPointer, line: Int) -> Observation {
         if isStaging { return .staging }
-        switch values[feed] {
+        switch slot {
         case .null:
             return .ascending
-        case .value(.integer(let number)):
-            return observe(.integer(number), line: record.line)
-        case .value(.real(let number)):
-            return observe(.real(number), line: record.line)
-        case .value(.text(var text)):
-            return text.withUTF8 { observe(.bytes(UnsafeRawBufferPointer($0)), line: record.line) }
-        case .value(.fieldText):
-            return record.withField(field) { observe(.bytes($0), line: record.line) }
-        case .value(.blob(let bytes)):
-            return bytes.withUnsafeBytes { observe(.bytes($0), line: record.line) }
+        case .integer(let number):
+            return observe(.integer(number), line: line)
+        case .real(let number):
+            return observe(.real(number), line: line)
+        case .text(let start, let count), .blob(let start, let count):
+            return observe(.bytes(UnsafeRawBufferPointer(rebasing: arena[start..<(start + count)])), line: line)
         }
     }
 
