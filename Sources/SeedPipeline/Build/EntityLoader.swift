@@ -60,48 +60,9 @@ final class EntityLoader: @unchecked Sendable {
         self.rejects = rejects
     }
 
-    /// The columns the `INSERT` names, in parameter order.
-    var insertColumns: [String] {
-        table.columns.compactMap { column in
-            if case .primaryKey = column.kind { return nil }
-            return column.name
-        }
-    }
-
-    /// The `VALUES` tuple of one row: a placeholder per column, converted into Core Data's stored form where needed.
-    var placeholders: String {
-        table.columns.compactMap { column in
-            if case .primaryKey = column.kind { return nil }
-            return table.boundExpression(for: column)
-        }.joined(separator: ", ")
-    }
-
     var stagingTable: String { "staging_\(table.name)" }
 
     var isRowidTable: Bool { table.primaryKey == .rowid }
-
-    /// Per insert column, how its table keeps a bound value; nil when the digest cannot be hashed
-    /// while the rows go in (a Decimal's text, which NUMERIC affinity turns into a number, or columns
-    /// Core Data's layout fills after the load), and is read back instead.
-    var storedForms: [RowBatch.StoredForm]? {
-        var forms: [RowBatch.StoredForm] = []
-        for column in table.columns {
-            switch column.kind {
-            case .primaryKey: continue
-            case .toOneEntity, .toOneOrder: return nil
-            case .attribute(let attribute) where table.layout == .coreData:
-                switch attribute.type {
-                case .date: forms.append(.coreDataDate)
-                case .uuid: forms.append(.uuidBytes)
-                case .decimal: return nil
-                case .binary where attribute.allowsExternalBinaryDataStorage: forms.append(.inlineMarker)
-                default: forms.append(.asBound)
-                }
-            default: forms.append(.asBound)
-            }
-        }
-        return forms
-    }
 
     /// Rows bound to one multi-row `INSERT` (11 columns × 32 rows stays far below SQLite's parameter limit).
     static let rowsPerStatement = 32
@@ -110,7 +71,11 @@ final class EntityLoader: @unchecked Sendable {
     func load(_ reader: CSVReader, into db: Database, progress: @escaping @Sendable (Int, Int) -> Void) throws -> Result {
         let targets = try Targets(loader: self, db: db)
         let chunk = Self.rowsPerStatement
-        let width = insertColumns.count
+        let boundList = boundFeeds
+        let width = boundList.count
+        let bound = UnsafeMutableBufferPointer<Int>.allocate(capacity: width)
+        _ = bound.initialize(from: boundList)
+        defer { bound.deallocate() }
         // A batch is filled, inserted and hashed by three threads in turn, so four keep each busy.
         let channel = BatchChannel(width: mapping.feeds.count, depth: 4)
         let producer = BatchProducer(loader: self, reader: reader, channel: channel, progress: progress)
@@ -141,7 +106,7 @@ final class EntityLoader: @unchecked Sendable {
                         var row = 0
                         while row < batch.count {
                             if row + chunk <= batch.count, let together = try targets.chunk(batch, rows: row..<(row + chunk), arena: arena) {
-                                for k in 0..<chunk { batch.bind(row: row + k, to: together, arena: arena, offset: k * width) }
+                                for k in 0..<chunk { batch.bind(row: row + k, columns: UnsafeBufferPointer(bound), to: together, arena: arena, offset: k * width) }
                                 // A failed constraint aborts the whole statement; then the rows go one by one below.
                                 if try together.step() == .inserted {
                                     result.rowsLoaded += chunk
@@ -151,7 +116,7 @@ final class EntityLoader: @unchecked Sendable {
                             }
                             defer { row += 1 }
                             let target = try targets.single(batch, row: row)
-                            batch.bind(row: row, to: target, arena: arena)
+                            batch.bind(row: row, columns: UnsafeBufferPointer(bound), to: target, arena: arena)
                             let outcome = try target.step()
                             if case .constraintViolation = outcome, [.run, .descent].contains(batch.placements[row]) {
                                 // An out-of-order key the table (or its key's index) holds: a duplicate, whose
@@ -398,6 +363,8 @@ final class EntityLoader: @unchecked Sendable {
         /// is NULL or a number: one store per row. Nil when there is none, or it is text or bytes,
         /// kept in ``EntityLoader/feedDefaults()``.
         var constant: RowBatch.Slot?
+        /// A date of Core Data's layout, stored as ``EntityLoader/coreDataDate(_:)`` gives it.
+        var isCoreDataDate = false
     }
 
     /// The fields and types of a compound key's parts, in the constraint's order.
@@ -426,11 +393,13 @@ final class EntityLoader: @unchecked Sendable {
             }
         }
         let defaults = feedDefaults()
+        let dates = storesCoreDataDate
         let withConstants = plans.enumerated().map { index, plan in
             var plan = plan
+            plan.isCoreDataDate = dates[index]
             switch defaults[index] {
             case .integer(let number): plan.constant = .integer(number)
-            case .real(let number): plan.constant = .real(number)
+            case .real(let number): plan.constant = plan.isCoreDataDate ? Self.coreDataDate(number) : .real(number)
             case nil where plan.kind == .absent: plan.constant = .null
             default: break
             }
@@ -441,7 +410,7 @@ final class EntityLoader: @unchecked Sendable {
 
     /// Per feed, the value used when the row gives none: the attribute's default (Xcode's
     /// `defaultValueString`, or Core Data's entity number and row version), or nil.
-    private func feedDefaults() -> [FieldValue?] {
+    func feedDefaults() -> [FieldValue?] {
         mapping.feeds.map { feed in
             switch feed {
             case .attribute(_, let attribute), .absent(let attribute):
@@ -484,7 +453,7 @@ final class EntityLoader: @unchecked Sendable {
                 }
                 switch record.withField(plan.field, { FieldConverter.convert($0, as: plan.type) }) {
                 case .success(.integer(let number)): batch.set(index, .integer(number))
-                case .success(.real(let number)): batch.set(index, .real(number))
+                case .success(.real(let number)): batch.set(index, plan.isCoreDataDate ? Self.coreDataDate(number) : .real(number))
                 case .success(let value): batch.set(index, value: value, record: record, field: plan.field)
                 case .failure(let failure): return (index, failure)
                 }

@@ -51,13 +51,18 @@ struct KeyOrderTracker {
         var bytes: [UInt8] = []
         var number: Double = 0
         var integer: Int64 = 0
+        /// Whether the number kept is `number` (a REAL) rather than `integer`: one column can give
+        /// both (a Core Data date, kept as an INTEGER when whole).
+        var isReal = false
         var line = 0
 
         /// Compares `value` with this key as SQLite's BINARY collation and numeric order do.
         func compare(_ value: Value) -> Int {
             guard line != 0 else { return 1 }
             switch value {
+            case .integer(let number) where isReal: return Self.compare(number, self.number)
             case .integer(let number): return number > integer ? 1 : number == integer ? 0 : -1
+            case .real(let number) where !isReal: return -Self.compare(integer, number)
             case .real(let number): return number > self.number ? 1 : number == self.number ? 0 : -1
             case .bytes(let other):
                 return bytes.withUnsafeBytes { mine in
@@ -69,11 +74,26 @@ struct KeyOrderTracker {
             }
         }
 
+        /// The sign of `integer - real`, as SQLite compares an INTEGER with a REAL (exactly, not
+        /// through a rounded conversion of either).
+        static func compare(_ integer: Int64, _ real: Double) -> Int {
+            if real < -9_223_372_036_854_775_808.0 { return 1 }
+            if real >= 9_223_372_036_854_775_808.0 { return -1 }
+            let truncated = Int64(real)
+            if integer != truncated { return integer < truncated ? -1 : 1 }
+            let converted = Double(integer)
+            return converted < real ? -1 : converted > real ? 1 : 0
+        }
+
         mutating func keep(_ value: Value, line: Int) {
             self.line = line
             switch value {
-            case .integer(let number): integer = number
-            case .real(let number): self.number = number
+            case .integer(let number):
+                integer = number
+                isReal = false
+            case .real(let number):
+                self.number = number
+                isReal = true
             case .bytes(let other):
                 bytes.removeAll(keepingCapacity: true)
                 bytes.append(contentsOf: other)

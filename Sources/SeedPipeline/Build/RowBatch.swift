@@ -160,18 +160,6 @@ final class RowBatch: @unchecked Sendable {
     /// when it is kept as bound (a NULL, a UUID that does not parse).
     private static func hashStored(_ slot: Slot, form: StoredForm, into digest: inout TableDigest, arena pointer: UnsafeRawBufferPointer) -> Bool {
         switch (form, slot) {
-        case (.coreDataDate, .real(let seconds)):
-            // `? - 978307200` into a TIMESTAMP column: NUMERIC affinity keeps a whole number as an INTEGER.
-            let value = seconds - CoreDataValues.referenceDateOffset
-            if let whole = Int64(exactly: value), whole > Int64.min, whole < Int64.max {
-                digest.append(integer: whole)
-            } else {
-                digest.append(real: value)
-            }
-            return true
-        case (.coreDataDate, .integer(let seconds)):
-            digest.append(integer: seconds - Int64(CoreDataValues.referenceDateOffset))
-            return true
         case (.uuidBytes, .text(let start, let count)):
             let text = String(decoding: UnsafeRawBufferPointer(rebasing: pointer[start..<(start + count)]), as: UTF8.self)
             guard let uuid = UUID(uuidString: text) else { return false }
@@ -231,8 +219,6 @@ final class RowBatch: @unchecked Sendable {
     /// How a bound value is kept in its column.
     enum StoredForm {
         case asBound
-        /// Seconds since 1970 kept as seconds since 2001, in a NUMERIC-affinity column.
-        case coreDataDate
         /// A UUID's text kept as its 16 bytes.
         case uuidBytes
         /// Bytes kept after Core Data's inline marker `01`.
@@ -240,9 +226,13 @@ final class RowBatch: @unchecked Sendable {
     }
 
     /// Binds row `row` to an insert; the arena must stay untouched until the insert has stepped.
-    /// - Parameter offset: parameters before this row's, for a statement that inserts several rows.
-    func bind(row: Int, to insert: BulkInsert, arena pointer: UnsafeRawBufferPointer, offset: Int = 0) {
-        for index in 0..<width { bind(row: row, column: index, to: insert, parameter: Int32(offset + index + 1), arena: pointer) }
+    /// - Parameters:
+    ///   - columns: the columns bound, in parameter order (the others are literals in the SQL).
+    ///   - offset: parameters before this row's, for a statement that inserts several rows.
+    func bind(row: Int, columns: UnsafeBufferPointer<Int>, to insert: BulkInsert, arena pointer: UnsafeRawBufferPointer, offset: Int = 0) {
+        for (index, column) in columns.enumerated() {
+            bind(row: row, column: column, to: insert, parameter: Int32(offset + index + 1), arena: pointer)
+        }
     }
 
     /// Binds one value of row `row` to parameter `parameter` (from 1).
