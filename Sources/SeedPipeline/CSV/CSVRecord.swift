@@ -18,7 +18,9 @@ public struct CSVRecord {
         count = reader.fieldCount
     }
 
-    /// Calls `body` with the field's bytes, quotes removed and doubled quotes made single.
+    /// Calls `body` with the field's bytes, quotes removed and doubled quotes made single. Use the
+    /// bytes inside `body` and do not nest another call: a field with doubled quotes lives in the
+    /// reader's scratch space, which the next such field reuses.
     ///
     /// Always inlined, with one call of `body`: the hot loop's closures then vanish, where a closure
     /// passed to a call captured its values (a struct of three arrays: three retains and releases a field).
