@@ -74,9 +74,8 @@ extension EntityLoader {
     /// Core Data's layout fills after the load), and is read back instead.
     var storedForms: [RowBatch.StoredForm]? {
         var forms: [RowBatch.StoredForm] = []
-        for column in table.columns {
+        for column in valueColumns {
             switch column.kind {
-            case .primaryKey: continue
             case .toOneEntity, .toOneOrder: return nil
             case .attribute(let attribute) where table.layout == .coreData:
                 switch attribute.type {

@@ -118,7 +118,7 @@ extension EntityLoader {
                     if plan.isOptional { batch.set(index, .null); continue }
                     return (index, nil)
                 }
-                guard let primaryKey = Self.lookUp(record, field: plan.field, type: plan.type, in: lookups[plan.lookup]) else { return (index, nil) }
+                guard let primaryKey = Self.lookUp(record, field: plan.field, type: plan.type, in: lookups.baseAddress! + plan.lookup) else { return (index, nil) }
                 batch.set(index, .integer(primaryKey))
             case .reference:
                 let parts = compoundKeys[plan.compound]
@@ -150,10 +150,11 @@ extension EntityLoader {
     }
 
     /// The primary key a single-field reference points to: a text key looked up by the field's own
-    /// bytes (a valid text field is its text), any other by its `CAST(… AS TEXT)` form.
-    static func lookUp(_ record: CSVRecord, field: Int, type: AttributeType, in keys: ReferenceKeys) -> Int64? {
-        if type == .string { return record.withField(field) { keys.primaryKey($0) } }
-        return lookupKey(record, field: field, type: type).flatMap { keys.primaryKey($0) }
+    /// bytes (a valid text field is its text), any other by its `CAST(… AS TEXT)` form. `keys` is a
+    /// pointer: passed by value, the table's three arrays were retained and released for every row.
+    static func lookUp(_ record: CSVRecord, field: Int, type: AttributeType, in keys: UnsafePointer<ReferenceKeys>) -> Int64? {
+        if type == .string { return record.withField(field) { keys.pointee.primaryKey($0) } }
+        return lookupKey(record, field: field, type: type).flatMap { keys.pointee.primaryKey($0) }
     }
 
     /// A key field's value as the destination's lookup table holds it (`CAST(… AS TEXT)`).

@@ -175,7 +175,8 @@ final class EntityLoader: @unchecked Sendable {
         var result = Result()
         var lastProgress = 0
         let (planList, lookupList, compoundKeys) = makePlans()
-        // Unsafe buffers: reading an array's element (a plan, a key table's struct) retained its storage.
+        // Unsafe buffers: reading an array's element retained its storage, and a key table (a struct of
+        // three arrays) passed by value three times a row; ``lookUp`` reads it through a pointer instead.
         let plans = UnsafeMutableBufferPointer<FeedPlan>.allocate(capacity: planList.count)
         _ = plans.initialize(from: planList)
         let lookups = UnsafeMutableBufferPointer<ReferenceKeys>.allocate(capacity: lookupList.count)
