@@ -11,11 +11,12 @@ struct BuildCommand: ParsableCommand {
     @OptionGroup var flags: BuildFlags
 
     func validate() throws {
-        try flags.validateHasInputs()
         try flags.validateWithoutPublishing()
     }
 
     func run() throws {
+        // Not in validate(): ArgumentParser validates while parsing `--help` too.
+        try flags.validateHasInputs()
         try CommandFailure.reportingFailure(asJSON: flags.json) { try build() }
     }
 

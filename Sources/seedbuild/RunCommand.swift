@@ -12,11 +12,12 @@ struct RunCommand: ParsableCommand {
 
     func validate() throws {
         try validateFirstWord(Array(CommandLine.arguments.dropFirst()))
-        try flags.validateHasInputs()
         try flags.validatePublishing()
     }
 
     func run() throws {
+        // Not in validate(): ArgumentParser validates while parsing `--help` too.
+        try flags.validateHasInputs()
         let report = RunReport(enabled: flags.json)
         let publishes = !flags.noPublish && !flags.noCompress
         let destination = try report.stage("publish") { () throws -> String? in
