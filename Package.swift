@@ -13,9 +13,11 @@ let package = Package(
         .executable(name: "seedbuild", targets: ["seedbuild"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
-        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
+        // Ranges, not pins: an app that depends on SeedStore and has its own GRDB or swift-crypto must
+        // resolve. The lower bounds are the versions this package is built and tested with.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
@@ -39,6 +41,8 @@ let package = Package(
                 "SeedModel",
                 "SeedStore",
                 "CZlib",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -51,21 +55,31 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "seedbuildTests", dependencies: ["seedbuild", "SeedStore", "SeedModel"]),
+        // What several test targets share: the Core Data oracle fixtures and their skip notices.
+        .target(name: "SeedTestSupport", path: "Tests/SeedTestSupport"),
+        .testTarget(name: "seedbuildTests", dependencies: ["seedbuild", "SeedStore", "SeedModel", "SeedTestSupport"]),
         .testTarget(
             name: "SeedStoreTests",
-            dependencies: ["SeedStore", "SeedModel", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "SeedStore", "SeedModel", "SeedTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .testTarget(
             name: "SeedPipelineTests",
-            dependencies: ["SeedPipeline", "SeedStore", "SeedModel", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "SeedPipeline", "SeedStore", "SeedModel", "CZlib",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             exclude: ["fault_proxy.py", "hostile_server.py"]
         ),
         // An app's common tasks written against the public products only, as a consumer package would.
         .testTarget(name: "SeedAppTests", dependencies: ["SeedStore", "SeedModel"]),
         .testTarget(
             name: "SeedModelTests",
-            dependencies: ["SeedModel", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["SeedModel", "SeedTestSupport", .product(name: "Crypto", package: "swift-crypto")]
         ),
     ]
 )

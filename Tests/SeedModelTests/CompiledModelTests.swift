@@ -1,14 +1,13 @@
 import Foundation
 @testable import SeedModel
+import SeedTestSupport
 import Testing
 
 /// Compiled models (`.mom`, `.momd`) read from the oracles Apple's tools wrote
-/// (`../shared/coredata/oracles`), and damaged archives refused.
+/// (`Tests/Fixtures/oracles`), and damaged archives refused.
 @Suite("Compiled models")
 struct CompiledModelTests {
-    static let oracles = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/coredata/oracles")
-
-    static func oracle(_ path: String) -> String { oracles.appendingPathComponent(path).path }
+    static func oracle(_ path: String) -> String { OracleFixtures.url(path).path }
 
     /// `NSManagedObjectModel_VersionHashes[version]` of a `.momd`'s `VersionInfo.plist`.
     static func versionInfoHashes(_ momd: String, version: String) throws -> [String: Data] {
@@ -80,7 +79,8 @@ struct CompiledModelTests {
 
     /// Hotel.mom (framework 248, 2010) spells flags as `NSIsOptional`; without `_P` the same
     /// archive gives the same model.
-    @Test func theOldestFlagKeysReadLikeP() throws {
+    @Test(.needsOracles("Sunic__DigitalOrder"))
+    func theOldestFlagKeysReadLikeP() throws {
         let path = Self.oracle("Sunic__DigitalOrder/Hotel.mom")
         let model = try ModelLoader.load(path)
         #expect(model.entities.map(\.name) == ["Dishes", "Type"])

@@ -2,9 +2,10 @@ import Foundation
 import GRDB
 import SeedModel
 import SeedStore
+import SeedTestSupport
 import Testing
 
-/// The stores and compiled models Apple's Core Data wrote (`../shared/coredata/oracles`): every
+/// The stores and compiled models Apple's Core Data wrote (`Tests/Fixtures/oracles`): every
 /// case of every folder's `oracle.json` must give exactly Apple's hashes.
 @Suite("Core Data oracles")
 struct CoreDataOracleTests {
@@ -20,14 +21,13 @@ struct CoreDataOracleTests {
         var testDescription: String { "\(folder.lastPathComponent): \(label)" }
     }
 
-    /// `../shared/coredata/oracles` beside the repository, where CI and every developer have it.
-    static let oracles = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared/coredata/oracles")
+    /// `Tests/Fixtures/oracles`: those in the repository, and those `scripts/fetch-fixtures` put in place.
+    static let oracles = OracleFixtures.root
 
+    /// Every case of every oracle folder whose fixtures are in place.
     static func cases() -> [Case] {
-        let folders = (try? FileManager.default.contentsOfDirectory(at: oracles, includingPropertiesForKeys: nil)) ?? []
-        return folders.sorted { $0.path < $1.path }.flatMap { folder -> [Case] in
+        OracleFixtures.present(OracleFixtures.folders) { $0 }.flatMap { name -> [Case] in
+            let folder = oracles.appendingPathComponent(name)
             guard let data = try? Data(contentsOf: folder.appendingPathComponent("oracle.json")),
                 let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
                 let cases = root["cases"] as? [[String: Any]]
@@ -41,14 +41,21 @@ struct CoreDataOracleTests {
         }
     }
 
-    @Test func oraclesArePresent() {
-        // Guards the parameterised test below against passing on no cases at all.
-        #expect(Self.cases().count >= 20, "no oracle cases found in \(Self.oracles.path); the shared folder belongs beside the repository")
+    /// The cases of the oracles the repository carries itself: every clone runs these.
+    @Test func theRepositorysOwnOraclesArePresent() {
+        // Guards the parameterised tests below against passing on no cases at all.
+        #expect(Self.cases().filter { !OracleFixtures.fetchedFolders.contains($0.folder.lastPathComponent) }.count >= 20)
         // Apple's stores are in WAL mode: opened other than immutable, SQLite would leave -wal and
-        // -shm files in the shared folder (and lock it between tests). Every reader here opens them immutable.
+        // -shm files in the fixtures (and lock them between tests). Every reader here opens them immutable.
         let leftovers = (FileManager.default.enumerator(atPath: Self.oracles.path)?.allObjects as? [String] ?? [])
             .filter { $0.hasSuffix("-wal") || $0.hasSuffix("-shm") || $0.hasSuffix("-journal") }
-        #expect(leftovers.isEmpty, "files written into the shared oracles: \(leftovers)")
+        #expect(leftovers.isEmpty, "files written into the oracle fixtures: \(leftovers)")
+    }
+
+    /// With the fetched fixtures in place (as on CI here), every folder gives its cases.
+    @Test(.needsAllOracles)
+    func everyOracleFolderGivesItsCases() {
+        #expect(Set(Self.cases().map(\.folder.lastPathComponent)) == Set(OracleFixtures.folders))
     }
 
     @Test(arguments: cases())
@@ -225,8 +232,11 @@ struct CoreDataValuesTests {
         #expect(try CoreDataValues.decode(.blob(Data([2]) + Data("F00D".utf8) + Data([0])), for: photo, externalData: folder.url) == .blob(Data([9, 9])))
         let missing = #expect(throws: StoreError.self) { try CoreDataValues.decode(.blob(Data([2]) + Data("GONE".utf8)), for: photo, externalData: folder.url) }
         #expect(missing?.message.contains("external file GONE") == true)
+    }
 
-        // Apple's store holds both kinds: inline (01) and external (02) images.
+    /// Apple's store holds both kinds: inline (01) and external (02) images.
+    @Test(.needsOracles("wireapp__wire-ios-data-model"))
+    func externalStorageMarkersOfAnAppleStore() throws {
         let url = Self.oracles.appendingPathComponent("wireapp__wire-ios-data-model/stores/store2-52-0.wiredatabase")
         let queue = try StoreFile.openReadOnly(url.path)
         defer { try? queue.close() }

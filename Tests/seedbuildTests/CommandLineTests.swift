@@ -1,4 +1,5 @@
 import Foundation
+import SeedTestSupport
 import Testing
 import SeedModel
 
@@ -173,8 +174,7 @@ struct CommandLineTests {
 
     /// An app's compiled `.momd`: `model hashes` prints exactly the hashes in its `VersionInfo.plist`.
     @Test func modelHashesOfACompiledMomdAreApples() throws {
-        let momd = repositoryRoot.deletingLastPathComponent()
-            .appendingPathComponent("shared/coredata/oracles/drewying__Nintendoish/GameLibrary.momd")
+        let momd = OracleFixtures.url("drewying__Nintendoish/GameLibrary.momd")
         let result = try runSeedbuild(["model", "hashes", momd.path])
         #expect(result.status == 0, "\(result.stderr)")
         let info = try Data(contentsOf: momd.appendingPathComponent("VersionInfo.plist"))

@@ -1,4 +1,5 @@
 import Foundation
+import SeedTestSupport
 import Testing
 
 @Suite("seedbuild model hashes: Core Data's hashes")
@@ -22,7 +23,7 @@ struct ModelHashesCommandTests {
 
     @Test func printsWhatApplesCompilerWrote() throws {
         // CoreDataPlus's SampleModel3: Xcode's contents and the VersionInfo.plist momc wrote from it.
-        let oracle = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/coredata/oracles/alemar11__CoreDataPlus/SampleModel3")
+        let oracle = OracleFixtures.url("alemar11__CoreDataPlus/SampleModel3")
         let result = try runSeedbuild(["model", "hashes", oracle.appendingPathComponent("SampleModel3.xcdatamodeld/SampleModel3.xcdatamodel").path, "--base64"])
         #expect(result.status == 0, "\(result.stderr)")
         let info = try Data(contentsOf: oracle.appendingPathComponent("Fixtures/SampleModel3.momd/VersionInfo.plist"))
@@ -36,9 +37,12 @@ struct ModelHashesCommandTests {
 
 @Suite("seedbuild model hashes of a model cached in a Core Data store")
 struct CachedModelHashesTests {
-    @Test func storeModelHashesEqualTheStampedOnes() throws {
-        let store = repositoryRoot.deletingLastPathComponent()
-            .appendingPathComponent("shared/coredata/oracles/wireapp__wire-ios-data-model/stores/store2-52-0.wiredatabase").path
+    @Test(arguments: OracleFixtures.present([
+        "alemar11__CoreDataPlus/SampleModel2/Fixtures/SampleModel2_V2.sqlite",
+        "wireapp__wire-ios-data-model/stores/store2-52-0.wiredatabase",
+    ]))
+    func storeModelHashesEqualTheStampedOnes(_ path: String) throws {
+        let store = OracleFixtures.url(path).path
         let hashes = try runSeedbuild(["model", "hashes", store, "--json"])
         #expect(hashes.status == 0, "\(hashes.stderr)")
         let entities = (try JSONSerialization.jsonObject(with: Data(hashes.stdout.utf8)) as? [String: Any])?["entities"] as? [String: [String: String]] ?? [:]
@@ -50,11 +54,12 @@ struct CachedModelHashesTests {
 
 @Suite("seedbuild inspect on stores Apple's Core Data wrote")
 struct InspectCoreDataStoreTests {
+    /// Every oracle store in place: CoreDataPlus's five on every clone, seven with the fetched ones.
     @Test func everyOracleStoreInspects() throws {
-        let oracles = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/coredata/oracles")
+        let oracles = OracleFixtures.root
         let stores = (FileManager.default.enumerator(atPath: oracles.path)?.allObjects as? [String] ?? [])
             .filter { $0.hasSuffix(".sqlite") || $0.hasSuffix(".wiredatabase") }
-        #expect(stores.count >= 7, "the oracle stores belong in ../shared/coredata/oracles")
+        #expect(stores.count >= 5, "CoreDataPlus's stores are in the repository")
         for store in stores.sorted() {
             let result = try runSeedbuild(["inspect", oracles.appendingPathComponent(store).path, "--json"])
             #expect(result.status == 0, "\(store): \(result.stderr)")

@@ -35,6 +35,7 @@ public enum KeyLocation {
 
     /// Whether git ignores `path` in `workTree`; false when git cannot tell (not installed, not a repository).
     static func isIgnored(_ path: String, in workTree: String) -> Bool {
+        #if os(macOS) || os(Linux)
         let git = Process()
         git.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         git.arguments = ["git", "-C", workTree, "check-ignore", "-q", "--no-index", path]
@@ -43,5 +44,9 @@ public enum KeyLocation {
         do { try git.run() } catch { return false }
         git.waitUntilExit()
         return git.terminationStatus == 0
+        #else
+        // No Process (and no git) on iOS, tvOS, watchOS or visionOS.
+        return false
+        #endif
     }
 }

@@ -349,11 +349,20 @@ public final class CSVReader {
         var now = stat()
         let reachedEnd = origin + bytesRead
         let changed = fstat(descriptor, &now) != 0 || now.st_size != openedStatus.st_size
-            || now.st_mtim.tv_sec != openedStatus.st_mtim.tv_sec || now.st_mtim.tv_nsec != openedStatus.st_mtim.tv_nsec
+            || Self.modificationTime(now) != Self.modificationTime(openedStatus)
             || reachedEnd != (endsFile ? fileSize : limit)
         if changed {
             throw CSVError(path: path, line: line, kind: .changedWhileRead(opened: fileSize, read: reachedEnd, now: Int(now.st_size)))
         }
+    }
+
+    /// A file status's modification time in seconds and nanoseconds (`st_mtim` on Linux, `st_mtimespec` on Apple's systems).
+    private static func modificationTime(_ status: stat) -> (seconds: Int, nanoseconds: Int) {
+        #if canImport(Darwin)
+        (Int(status.st_mtimespec.tv_sec), Int(status.st_mtimespec.tv_nsec))
+        #else
+        (Int(status.st_mtim.tv_sec), Int(status.st_mtim.tv_nsec))
+        #endif
     }
 
     /// Parses one record at `start`, reading more as needed. False at the end of the file.

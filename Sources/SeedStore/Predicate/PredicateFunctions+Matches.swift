@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import Synchronization
 
 extension PredicateFunctions {
     /// `seed_matches(text, pattern, options)`: NSPredicate's `MATCHES`, an ICU regular expression
@@ -22,21 +21,38 @@ extension PredicateFunctions {
     }
 
     /// Compiled expressions by pattern and case option: a fetch calls the function once per row.
-    private static let cache = Mutex<[String: NSRegularExpression]>([:])
+    private static let cache = ExpressionCache()
 
     private static func regularExpression(_ pattern: String, caseInsensitive: Bool) throws -> NSRegularExpression {
         let key = (caseInsensitive ? "i:" : "s:") + pattern
-        if let cached = cache.withLock({ $0[key] }) { return cached }
+        if let cached = cache.expression(for: key) { return cached }
         // Anchored at both ends inside a group, so alternatives and backtracking are tried for a
         // match of the whole string, as ICU's uregex_matches does.
         guard (try? NSRegularExpression(pattern: pattern)) != nil,
             let expression = try? NSRegularExpression(pattern: "(?:" + pattern + ")\\z", options: caseInsensitive ? [.caseInsensitive] : []) else {
             throw DatabaseError(message: "MATCHES: \"\(pattern)\" is not a valid ICU regular expression; check its brackets, escapes and quantifiers")
         }
-        cache.withLock { cache in
-            if cache.count > 256 { cache.removeAll() }
-            cache[key] = expression
-        }
+        cache.keep(expression, for: key)
         return expression
+    }
+}
+
+/// The compiled expressions `MATCHES` has seen, at most 256 before it starts again.
+///
+/// `@unchecked Sendable` is safe because every access to `expressions` holds `lock`. An `NSLock`,
+/// not `Mutex`: Synchronization's `Mutex` needs iOS 18 / macOS 15, below what the package declares.
+private final class ExpressionCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var expressions: [String: NSRegularExpression] = [:]
+
+    func expression(for key: String) -> NSRegularExpression? {
+        lock.withLock { expressions[key] }
+    }
+
+    func keep(_ expression: NSRegularExpression, for key: String) {
+        lock.withLock {
+            if expressions.count > 256 { expressions.removeAll() }
+            expressions[key] = expression
+        }
     }
 }
