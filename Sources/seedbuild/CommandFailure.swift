@@ -38,6 +38,7 @@ enum CommandFailure {
         case let error as ModelError: error.description
         case let error as IngestError:
             error.rejectedRows.map { "rejected: \($0)\n" }.joined() + "error: \(error)"
+        case let error as StoreError where error.kind == .noModel: "error: \(error); pass it with --model PATH"
         case let error as StoreError: "error: \(error)"
         case let error as MigrationRefusal: "error: \(error)"
         case let error as PublishError: "error: \(error)"
@@ -85,6 +86,7 @@ enum CommandFailure {
             switch error.kind {
             case .notFound: return 66
             case .notASeedStore: return 65
+            case .noModel: return 66
             case .io: return 74
             case .refused: return 65
             case .sqlite: return 70

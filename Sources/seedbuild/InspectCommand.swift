@@ -57,6 +57,9 @@ enum InspectReport {
         if let bytes = inspection.storeBytes, let sha = inspection.storeSHA256 {
             lines.append("store inside: \(bytes) bytes, sha256 \(sha)")
         }
+        if let missing = inspection.missingModel {
+            lines.append("model: \(missing); query, verify and migrate read it with --model PATH")
+        }
         let values = inspection.manifest?.values ?? inspection.metadata?.values ?? [:]
         for key in values.keys.sorted() {
             let value = values[key]!

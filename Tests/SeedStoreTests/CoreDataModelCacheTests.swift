@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import SeedModel
 import SeedStore
+import SeedTestSupport
 import Testing
 
 /// The model Core Data caches in its stores' `Z_MODELCACHE` (`FORMAT.md` §3), read through
@@ -11,7 +12,7 @@ struct CoreDataModelCacheTests {
     let temporary = TemporaryDirectory()
     var folder: URL { temporary.url }
 
-    static func oracle(_ path: String) -> URL { CoreDataOracleTests.oracles.appendingPathComponent(path) }
+    static func oracle(_ path: String) -> URL { OracleFixtures.url(path) }
 
     /// SampleModel2's cache holds what only a compiled model shows of it: fetched properties,
     /// a derived attribute, configurations and a to-many stored with -1 as its maximum.
@@ -38,7 +39,8 @@ struct CoreDataModelCacheTests {
 
     /// wire's stores cache subentities with proxies for inherited properties, and properties with
     /// a versionHashModifier and an ordered to-many.
-    @Test func proxiesOfInheritedPropertiesAreLeftToTheParent() throws {
+    @Test(.needsOracles("wireapp__wire-ios-data-model"))
+    func proxiesOfInheritedPropertiesAreLeftToTheParent() throws {
         let model = try CoreDataStoreFile.cachedModel(at: Self.oracle("wireapp__wire-ios-data-model/stores/store2-3.wiredatabase"))
         let asset = try #require(model.entity(named: "AssetClientMessage"))
         #expect(asset.parentEntity == "Message")
@@ -49,7 +51,7 @@ struct CoreDataModelCacheTests {
 
     /// What Core Data cached is a model Core Data accepted: seedbuild's checks find no error in
     /// it, and the JSON form a built store embeds gives it back with the same hashes.
-    @Test(arguments: [
+    @Test(arguments: OracleFixtures.present([
         "alemar11__CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite",
         "alemar11__CoreDataPlus/SampleModel/Fixtures/SampleModel_V2.sqlite",
         "alemar11__CoreDataPlus/SampleModel2/Fixtures/SampleModel2_V1.sqlite",
@@ -57,7 +59,7 @@ struct CoreDataModelCacheTests {
         "alemar11__CoreDataPlus/SampleModel3/Fixtures/SampleModel3_V1.sqlite",
         "wireapp__wire-ios-data-model/stores/store2-3.wiredatabase",
         "wireapp__wire-ios-data-model/stores/store2-52-0.wiredatabase",
-    ])
+    ]))
     func everyCachedModelPassesValidation(store: String) throws {
         let model = try CoreDataStoreFile.cachedModel(at: Self.oracle(store))
         let errors = model.validate().filter { $0.severity == .error }
@@ -68,13 +70,13 @@ struct CoreDataModelCacheTests {
     }
 
     /// A store's cached model and the `contents` of the version that wrote it: the same model.
-    @Test(arguments: [
+    @Test(arguments: OracleFixtures.present([
         ("wireapp__wire-ios-data-model/stores/store2-3.wiredatabase", "wireapp__wire-ios-data-model/zmessaging.xcdatamodeld/zmessaging2.3.xcdatamodel"),
         ("wireapp__wire-ios-data-model/stores/store2-52-0.wiredatabase", "wireapp__wire-ios-data-model/zmessaging.xcdatamodeld/zmessaging2.52.0.xcdatamodel"),
         ("alemar11__CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite", "alemar11__CoreDataPlus/SampleModel/SampleModel.xcdatamodeld/SampleModel.xcdatamodel"),
         ("alemar11__CoreDataPlus/SampleModel/Fixtures/SampleModel_V2.sqlite", "alemar11__CoreDataPlus/SampleModel/SampleModel.xcdatamodeld/SampleModel2.xcdatamodel"),
         ("alemar11__CoreDataPlus/SampleModel3/Fixtures/SampleModel3_V1.sqlite", "alemar11__CoreDataPlus/SampleModel3/SampleModel3.xcdatamodeld/SampleModel3.xcdatamodel"),
-    ])
+    ]) { $0.0 })
     func theCachedModelIsTheContentsThatWroteTheStore(store: String, contents: String) throws {
         let cached = try CoreDataStoreFile.cachedModel(at: Self.oracle(store))
         let source = try ModelLoader.load(Self.oracle(contents).path)
@@ -98,13 +100,15 @@ struct CoreDataModelCacheTests {
         }
     }
 
-    @Test func aStoreWithoutACachedModelIsRefusedSayingWhatToGiveInstead() throws {
+    @Test(.needsOracles("Sunic__DigitalOrder"))
+    func aStoreWithoutACachedModelIsRefusedSayingWhatToGiveInstead() throws {
         do {
             _ = try CoreDataStoreFile.cachedModel(at: Self.oracle("Sunic__DigitalOrder/CoreData.sqlite"))
             Issue.record("a store without Z_MODELCACHE gave a model")
         } catch let error as StoreError {
-            #expect(error.description.contains("CoreData.sqlite: no Z_MODELCACHE table"), "\(error)")
-            #expect(error.description.contains(".momd or .xcdatamodeld"))
+            #expect(error.kind == .noModel)
+            #expect(error.description.contains("CoreData.sqlite: the store caches no model: it has no Z_MODELCACHE table"), "\(error)")
+            #expect(error.description.contains(".xcdatamodeld, .momd or .mom"))
         }
         let text = folder.appendingPathComponent("notes.sqlite")
         try Data("not a database at all, just some text that is long enough".utf8).write(to: text)

@@ -1,8 +1,9 @@
 import Foundation
+import SeedTestSupport
 import Testing
 
 /// `inspect`, `query`, `verify` and `migrate --format` on every store Apple's Core Data wrote
-/// (`../shared/coredata/oracles`), read-only: nothing is ever written beside them.
+/// (`Tests/Fixtures/oracles`), read-only: nothing is ever written beside them.
 @Suite("Commands on stores Apple's Core Data wrote")
 struct AppleStoreCommandTests {
     struct Store: Sendable, CustomTestStringConvertible {
@@ -12,12 +13,10 @@ struct AppleStoreCommandTests {
         var testDescription: String { URL(fileURLWithPath: path).lastPathComponent }
     }
 
-    static let oracles = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/coredata/oracles")
-
+    /// One per store of every oracle folder whose fixtures are in place.
     static func stores() -> [Store] {
-        let folders = (try? FileManager.default.contentsOfDirectory(at: oracles, includingPropertiesForKeys: nil)) ?? []
         var stores: [String: Store] = [:]
-        for folder in folders {
+        for folder in OracleFixtures.present(OracleFixtures.folders).map(OracleFixtures.url) {
             guard let data = try? Data(contentsOf: folder.appendingPathComponent("oracle.json")),
                 let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
                 let cases = root["cases"] as? [[String: Any]]
@@ -38,7 +37,12 @@ struct AppleStoreCommandTests {
         return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    @Test func everyOracleStoreIsListed() {
+    @Test func theRepositorysOwnStoresAreListed() {
+        #expect(Self.stores().count >= 5)
+    }
+
+    @Test(.needsAllOracles)
+    func everyOracleStoreIsListed() {
         #expect(Self.stores().count >= 7)
     }
 
@@ -70,5 +74,51 @@ struct AppleStoreCommandTests {
 
         let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: URL(fileURLWithPath: store.path).deletingLastPathComponent().path)) ?? []
         #expect(!leftovers.contains { $0.hasSuffix("-wal") || $0.hasSuffix("-shm") })
+    }
+
+    /// A Core Data store that caches no model (Core Data before iOS 8 wrote no Z_MODELCACHE, as
+    /// TavantTrade's store shows; or an empty one): every command says so and names --model, and
+    /// with the model the store converts and answers.
+    @Test(arguments: ["DROP TABLE Z_MODELCACHE", "DELETE FROM Z_MODELCACHE"])
+    func aStoreThatCachesNoModelSaysSoAndReadsWithTheModel(_ statement: String) throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nocache-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = folder.appendingPathComponent("Old.sqlite").path
+        try FileManager.default.copyItem(atPath: OracleFixtures.url("alemar11__CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite").path, toPath: store)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: store)
+        _ = try shellOutput("sqlite3 '\(store)' 'PRAGMA journal_mode = DELETE; \(statement);'")
+        let model = OracleFixtures.url("alemar11__CoreDataPlus/SampleModel/SampleModel.xcdatamodeld/SampleModel.xcdatamodel").path
+        let why = statement.hasPrefix("DROP") ? "it has no Z_MODELCACHE table" : "its Z_MODELCACHE table is empty"
+
+        let plain = folder.appendingPathComponent("plain.sqlite").path
+        let refused = try runSeedbuild(["migrate", store, "--format", "plain", "--out", plain])
+        #expect(refused.status == 66, "\(refused.stderr)")
+        #expect(refused.stderr.contains("Old.sqlite: the store caches no model: \(why)"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("pass it with --model PATH"), "\(refused.stderr)")
+        #expect(!refused.stderr.contains("SQLite error") && !FileManager.default.fileExists(atPath: plain))
+
+        let query = try runSeedbuild(["query", "--store", store, "Person", "--limit", "2"])
+        #expect(query.status == 66 && query.stderr.contains("caches no model") && query.stderr.contains("--model"), "\(query.stderr)")
+
+        let inspect = try runSeedbuild(["inspect", store])
+        #expect(inspect.status == 0)
+        #expect(inspect.stdout.contains("model: the store caches no model: \(why)"), "\(inspect.stdout)")
+        #expect(inspect.stdout.contains("read it with --model PATH"))
+        let inspectJSON = try runSeedbuild(["inspect", store, "--json"])
+        let file = (try JSONSerialization.jsonObject(with: Data(inspectJSON.stdout.utf8)) as? [String: Any])?["inspectedFile"] as? [String: Any]
+        #expect((file?["missingModel"] as? String)?.contains(why) == true, "\(inspectJSON.stdout)")
+
+        let verify = try runSeedbuild(["verify", store], in: folder)
+        #expect(verify.status == 64 && verify.stderr.contains("pass --model PATH"), "\(verify.stderr)")
+        #expect(try runSeedbuild(["verify", store, "--model", model]).status == 0)
+
+        // With the model it was written with, it converts and answers as the original does.
+        let converted = try runSeedbuild(["migrate", store, "--format", "plain", "--model", model, "--out", plain])
+        #expect(converted.status == 0, "\(converted.stderr)")
+        let original = try runSeedbuild(["query", "--store", store, "--model", model, "Person", "--sort", "lastName", "--json"])
+        let copy = try runSeedbuild(["query", "--store", plain, "Person", "--sort", "lastName", "--json"])
+        #expect(original.status == 0 && copy.status == 0, "\(original.stderr)\(copy.stderr)")
+        #expect(copy.stdout == original.stdout && original.stdout.contains("lastName"))
     }
 }

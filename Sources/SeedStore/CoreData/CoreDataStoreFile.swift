@@ -25,21 +25,21 @@ public enum CoreDataStoreFile {
         let blob: Data?
         do {
             blob = try queue.read { db in
-                guard try db.tableExists("Z_MODELCACHE") else {
-                    throw StoreError(
-                        .notASeedStore, path: path,
-                        "no Z_MODELCACHE table, so no cached model (older Core Data versions did not write one, "
-                            + "and it is not a Core Data store if it has no Z_METADATA); give the app's .momd or .xcdatamodeld instead")
-                }
+                guard try db.tableExists("Z_MODELCACHE") else { throw noCachedModel(path, table: false) }
                 return try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE")
             }
         } catch {
             throw StoreError(error, path: path, doing: "cannot read Z_MODELCACHE")
         }
-        guard let blob, !blob.isEmpty else {
-            throw StoreError(.notASeedStore, path: path, "Z_MODELCACHE holds no model; give the app's .momd or .xcdatamodeld instead")
-        }
+        guard let blob, !blob.isEmpty else { throw noCachedModel(path, table: true) }
         return try model(fromCache: blob, name: url.deletingPathExtension().lastPathComponent, path: path)
+    }
+
+    /// A Core Data store that caches no model: it has no `Z_MODELCACHE` table (Core Data before
+    /// iOS 8 / OS X 10.10 wrote none; a file without Z_METADATA is no Core Data store at all), or an empty one.
+    static func noCachedModel(_ path: String, table: Bool) -> StoreError {
+        let why = table ? "its Z_MODELCACHE table is empty" : "it has no Z_MODELCACHE table (Core Data before iOS 8 and OS X 10.10 wrote none)"
+        return StoreError(.noModel, path: path, "the store caches no model: \(why); give the model it was written with (the app's .xcdatamodeld, .momd or .mom)")
     }
 
     /// The model in a `Z_MODELCACHE` blob.

@@ -19,6 +19,9 @@ public struct StoreInspection: Sendable {
     public var storeBytes: Int64?
     public var storeSHA256: String?
     public var manifest: Manifest?
+    /// Why the store carries no model to read its objects with (a Core Data store that caches
+    /// none), or nil when it carries one or is not a store.
+    public var missingModel: String?
 
     /// Reads a `.sqlite`, a `.sqlite.gz` (inflated to a temporary file) or a `manifest.json`.
     /// - Throws: ``StoreError``: missing file (not found), or not a seed file with the reason (not a seed store).
@@ -49,7 +52,23 @@ public struct StoreInspection: Sendable {
                 path: path, kind: .manifest, fileBytes: bytes, fileSHA256: sha, manifest: try Manifest(data: data, path: path))
         }
         let metadata = try StoreMetadata.read(at: URL(fileURLWithPath: path))
-        return StoreInspection(path: path, kind: .store, fileBytes: bytes, fileSHA256: sha, metadata: metadata)
+        var inspection = StoreInspection(path: path, kind: .store, fileBytes: bytes, fileSHA256: sha, metadata: metadata)
+        inspection.missingModel = missingModel(path)
+        return inspection
+    }
+
+    /// The reason an SQLite store carries no model, if it carries none.
+    private static func missingModel(_ path: String) -> String? {
+        guard let queue = try? StoreFile.openReadOnly(path) else { return nil }
+        defer { try? queue.close() }
+        do {
+            _ = try queue.read { db in try StoreFile.embeddedModel(db, path: path) }
+            return nil
+        } catch let error as StoreError where error.kind == .noModel {
+            return error.message
+        } catch {
+            return nil
+        }
     }
 
     /// One JSON object: the metadata keys (or the manifest's fields) and `inspectedFile` with sizes and checksums.
@@ -60,6 +79,7 @@ public struct StoreInspection: Sendable {
         ]
         if let storeBytes { file["storeBytes"] = .integer(storeBytes) }
         if let storeSHA256 { file["storeSHA256"] = .string(storeSHA256) }
+        if let missingModel { file["missingModel"] = .string(missingModel) }
         object["inspectedFile"] = .object(file)
         return .object(object)
     }

@@ -8,6 +8,10 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case notFound
         /// The file is not a seed store (not SQLite, wrong application id, missing tables).
         case notASeedStore
+        /// The store carries no model to read it with: a Core Data store without a cached model
+        /// (`Z_MODELCACHE`, which Core Data before iOS 8 / OS X 10.10 did not write). Give the
+        /// model it was written with.
+        case noModel
         /// SQLite reported an error.
         case sqlite(code: Int32)
         /// The operation is not allowed on this store (read-only, compressed, managed key).

@@ -245,8 +245,9 @@ extension StoreFile {
             let configuration = list[StoreMetadata.Key.configuration] as? String ?? SeedModel.Configuration.defaultName
             return (try ModelLoader.load(json: Data(json.utf8), source: ModelSource(file: path, version: "embedded")), configuration)
         }
+        guard try db.tableExists("Z_MODELCACHE") else { throw CoreDataStoreFile.noCachedModel(path, table: false) }
         guard let blob = try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE"), !blob.isEmpty else {
-            throw StoreError(.notASeedStore, path: path, "the Core Data store has no embedded or cached model; give the app's model with --model")
+            throw CoreDataStoreFile.noCachedModel(path, table: true)
         }
         let model = try CoreDataStoreFile.model(fromCache: blob, name: URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent, path: path)
         return (model, SeedModel.Configuration.defaultName)
