@@ -136,7 +136,10 @@ struct RuntimeReads: Sendable {
 
     /// The same rows through GRDB and hand-written SQL.
     func baseline() throws -> Double {
-        let queue = try StoreFile.openReadOnly(store)
+        // Read-only and immutable, as the runtime opens a seed.
+        var configuration = Configuration()
+        configuration.readonly = true
+        let queue = try DatabaseQueue(path: "file:\(store)?mode=ro&immutable=1", configuration: configuration)
         return try queue.read { db in
             var sum = 0.0
             // The store is in Core Data's layout (the build's default): the key, then every attribute and the to-one.

@@ -39,7 +39,7 @@ public struct ColumnMapping: Sendable {
     ///     an inheritance tree: columns of the tree's other entities stay empty.
     /// - Throws: ``IngestError`` naming the file and the property when a required column is missing,
     ///   or naming a column that matches no property (its values would be lost) with the nearest names.
-    public init(
+    package init(
         header: [String], table: EntityTable, file: String, renames: [String: String], keys: [String: [[Attribute]]],
         ignored: Set<String> = [], entity: Entity? = nil
     ) throws(IngestError) {

@@ -16,7 +16,7 @@ import Darwin
 /// ```swift
 /// let bytes = try GzipInflater.inflate("seed.sqlite.gz", to: "seed.sqlite", maxOutputBytes: manifest.store.bytes)
 /// ```
-public enum GzipInflater {
+package enum GzipInflater {
     static let chunkSize = 1 << 18
 
     /// - Parameters:
@@ -26,7 +26,7 @@ public enum GzipInflater {
     ///     the exact size) the segments are inflated on every core, each checked to end where the table
     ///     says. A table that cannot describe the file is an error here.
     @discardableResult
-    public static func inflate(
+    package static func inflate(
         _ source: String, to destination: String, maxOutputBytes: Int64? = nil, segments: GzipSegments? = nil,
         observe: ((UnsafeRawBufferPointer) -> Void)? = nil
     ) throws(GzipError) -> Int64 {
@@ -133,7 +133,7 @@ public enum GzipInflater {
     }
 
     /// Writes every byte, retrying short writes.
-    public static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(GzipError) {
+    package static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(GzipError) {
         var offset = 0
         while offset < bytes.count {
             let count = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)

@@ -9,11 +9,11 @@ import SeedModel
 /// checksum and the hashes digest. seedbuild's own keys (`dataVersion`, `rowCounts`, `sources`, …)
 /// travel as extra keys of the same property list, in plain property-list values (Core Data keeps
 /// keys it does not know); a JSON `null` has no property-list form and is left out.
-public enum CoreDataMetadata {
+package enum CoreDataMetadata {
     /// `NSPersistenceFrameworkVersion` written into new stores: a current framework's.
-    public static let frameworkVersion = 1344
+    package static let frameworkVersion = 1344
     /// `NSStoreModelVersionHashesVersion`: the hash encoding Core Data has used since 2010.
-    public static let hashesVersion = 3
+    package static let hashesVersion = 3
 
     /// Core Data's own keys, which ``StoreMetadata`` keys are mapped to and from.
     enum Key {
@@ -30,7 +30,7 @@ public enum CoreDataMetadata {
 
     /// The `Z_PLIST` bytes for a store's metadata; the UUID goes in `Z_UUID`, not in the list.
     /// The same metadata gives the same bytes (keys sorted), so built stores are reproducible.
-    public static func propertyList(_ metadata: StoreMetadata) throws -> Data {
+    package static func propertyList(_ metadata: StoreMetadata) throws -> Data {
         typealias Ours = StoreMetadata.Key
         var list: [String: PropertyListValue] = [:]
         for (key, value) in metadata.values where ![Ours.storeType, Ours.storeUUID, Ours.versionHashes, Ours.modelVersionIdentifiers, Ours.hashEncodingVersion].contains(key) {
@@ -51,7 +51,7 @@ public enum CoreDataMetadata {
     /// Reads a `Z_PLIST` (and the row's `Z_UUID`) as ``StoreMetadata``: Core Data's keys under
     /// seedbuild's names, every other key as it is.
     /// - Throws: ``StoreError`` when the bytes are not a property list of metadata.
-    public static func read(_ data: Data, uuid: String?, path: String) throws(StoreError) -> StoreMetadata {
+    package static func read(_ data: Data, uuid: String?, path: String) throws(StoreError) -> StoreMetadata {
         let parsed = try? PropertyListSerialization.propertyList(from: data, format: nil)
         guard let list = parsed as? [String: Any] else {
             throw StoreError(.notASeedStore, path: path, "Z_METADATA's property list cannot be read; the store is damaged or not Core Data's")

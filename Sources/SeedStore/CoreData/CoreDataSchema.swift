@@ -9,9 +9,9 @@ import SeedModel
 /// let layout = try CoreDataSchema(model: mergedModel, configuration: "PostCodesConf")
 /// for statement in layout.createTableStatements { try db.execute(sql: statement) }
 /// ```
-public struct CoreDataSchema: Sendable {
-    public struct Column: Sendable, Hashable {
-        public enum Kind: Sendable, Hashable {
+package struct CoreDataSchema: Sendable {
+    package struct Column: Sendable, Hashable {
+        package enum Kind: Sendable, Hashable {
             case primaryKey, entity, version
             /// A persistent attribute of `entity`.
             case attribute(entity: String, name: String)
@@ -25,38 +25,38 @@ public struct CoreDataSchema: Sendable {
             case toManyWithoutInverse(entity: String, name: String)
         }
 
-        public var name: String
+        package var name: String
         /// `INTEGER`, `FLOAT`, `DECIMAL`, `TIMESTAMP`, `VARCHAR` or `BLOB`.
-        public var type: String
-        public var kind: Kind
+        package var type: String
+        package var kind: Kind
     }
 
     /// The table of one root entity, holding the rows of its whole tree.
-    public struct Table: Sendable {
-        public var name: String
-        public var root: String
+    package struct Table: Sendable {
+        package var name: String
+        package var root: String
         /// The entities of the tree, in entity-number order.
-        public var members: [String]
-        public var columns: [Column]
+        package var members: [String]
+        package var columns: [Column]
     }
 
     /// The join table of a many-to-many pair.
-    public struct JoinTable: Sendable {
-        public var name: String
+    package struct JoinTable: Sendable {
+        package var name: String
         /// Two key columns (each named by the relationship pointing at its side), then order columns.
-        public var columns: [Column]
+        package var columns: [Column]
         /// The relationship on the side with the lower entity number, and its inverse.
-        public var relationship: (entity: String, name: String)
-        public var inverse: (entity: String, name: String)
+        package var relationship: (entity: String, name: String)
+        package var inverse: (entity: String, name: String)
     }
 
     /// One row of `Z_PRIMARYKEY`.
-    public struct PrimaryKeyRow: Sendable, Hashable {
-        public var entity: Int
-        public var name: String
-        public var superEntity: Int
+    package struct PrimaryKeyRow: Sendable, Hashable {
+        package var entity: Int
+        package var name: String
+        package var superEntity: Int
 
-        public init(entity: Int, name: String, superEntity: Int) {
+        package init(entity: Int, name: String, superEntity: Int) {
             self.entity = entity
             self.name = name
             self.superEntity = superEntity
@@ -64,17 +64,17 @@ public struct CoreDataSchema: Sendable {
     }
 
     /// Entity name → Core Data's entity number (`Z_ENT`), over the whole model.
-    public let entityNumbers: [String: Int]
+    package let entityNumbers: [String: Int]
     /// Tables of the configuration's entities, in entity-number order of their roots.
-    public let tables: [Table]
-    public let joinTables: [JoinTable]
+    package let tables: [Table]
+    package let joinTables: [JoinTable]
     /// One row per entity of the whole model, in entity-number order (Core Data compares every entity).
-    public let primaryKeyRows: [PrimaryKeyRow]
+    package let primaryKeyRows: [PrimaryKeyRow]
     /// Self-referential many-to-many pairs, whose join table Core Data versions name differently.
-    public let selfReferentialManyToMany: [(entity: String, name: String)]
+    package let selfReferentialManyToMany: [(entity: String, name: String)]
 
     /// The fixed tables, with Core Data's exact DDL.
-    public static let fixedTableStatements = [
+    package static let fixedTableStatements = [
         "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)",
         "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)",
         "CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)",
@@ -83,7 +83,7 @@ public struct CoreDataSchema: Sendable {
     /// Lays out the entities of one configuration of `model`, the model the store is stamped for.
     /// - Parameter storedNumbers: the entity numbers of an existing store's `Z_PRIMARYKEY`, which
     ///   win over the model's order for the entities they name.
-    public init(model: Model, configuration name: String, storedNumbers: [String: Int] = [:]) throws(ModelError) {
+    package init(model: Model, configuration name: String, storedNumbers: [String: Int] = [:]) throws(ModelError) {
         guard let configuration = model.configuration(named: name) else {
             throw .invalid(
                 "no configuration named \"\(name)\"; the model has \(model.configurationNames.joined(separator: ", "))", source: model.source)
@@ -107,12 +107,12 @@ public struct CoreDataSchema: Sendable {
     }
 
     /// The table holding an entity's rows.
-    public func table(for entity: String) -> Table? {
+    package func table(for entity: String) -> Table? {
         tables.first { $0.members.contains(entity) }
     }
 
     /// `CREATE TABLE` statements as Core Data writes them, fixed tables first.
-    public var createTableStatements: [String] {
+    package var createTableStatements: [String] {
         Self.fixedTableStatements
             + tables.map { table in
                 "CREATE TABLE \(table.name) ( Z_PK INTEGER PRIMARY KEY, "
@@ -127,7 +127,7 @@ public struct CoreDataSchema: Sendable {
 
     /// Indexes as Core Data names them: each to-one column, `Z_ENT` of a tree, the second key of a
     /// join table, indexed attributes, uniqueness constraints (unique) and fetch indexes.
-    public func indexStatements(model: Model) -> [String] {
+    package func indexStatements(model: Model) -> [String] {
         var statements: [String] = []
         for table in tables {
             if table.members.count > 1 { statements.append("CREATE INDEX \(table.name)_Z_ENT_INDEX ON \(table.name) (Z_ENT)") }
@@ -176,12 +176,12 @@ public struct CoreDataSchema: Sendable {
     }
 
     /// Core Data's index for a uniqueness constraint of `entity`, over its columns in `table`.
-    public static func uniqueIndexStatement(entity: String, constraint: [String], table: String, columns: [String]) -> String {
+    package static func uniqueIndexStatement(entity: String, constraint: [String], table: String, columns: [String]) -> String {
         "CREATE UNIQUE INDEX \(uniqueIndexName(entity: entity, constraint: constraint)) ON \(table) ("
             + columns.map { "\($0) COLLATE BINARY ASC" }.joined(separator: ", ") + ")"
     }
 
-    public static func uniqueIndexName(entity: String, constraint: [String]) -> String {
+    package static func uniqueIndexName(entity: String, constraint: [String]) -> String {
         "Z_\(entity)_UNIQUE_\(constraint.joined(separator: "_"))"
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+package import GRDB
 import SeedModel
 
 /// Reading what Core Data itself keeps in its SQLite stores.

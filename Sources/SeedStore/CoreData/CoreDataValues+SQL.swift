@@ -1,22 +1,22 @@
 import Foundation
-import GRDB
+package import GRDB
 import SeedModel
 
 extension CoreDataValues {
     /// `seed_uuid_blob(text)`: a UUID's text as Core Data's 16 raw bytes (other values pass unchanged).
-    public static let uuidFunction = "seed_uuid_blob"
+    package static let uuidFunction = "seed_uuid_blob"
     /// `seed_inline_blob(bytes)`: bytes as Core Data keeps Binary with external storage allowed inline (`01` first).
-    public static let inlineFunction = "seed_inline_blob"
+    package static let inlineFunction = "seed_inline_blob"
 
     /// `seed_uuid_text(bytes)`: Core Data's 16 bytes of a UUID as the runtime's lowercase text.
-    public static let uuidTextFunction = "seed_uuid_text"
+    package static let uuidTextFunction = "seed_uuid_text"
     /// `seed_decimal_text(number)`: a Decimal read back from Core Data's column as canonical text.
-    public static let decimalTextFunction = "seed_decimal_text"
+    package static let decimalTextFunction = "seed_decimal_text"
     /// `seed_inline_bytes(bytes)`: Binary with external storage allowed, without its `01` marker.
-    public static let inlineBytesFunction = "seed_inline_bytes"
+    package static let inlineBytesFunction = "seed_inline_bytes"
 
     /// Registers the functions ``EntityTable/boundExpression(for:)`` writes Core Data's values through.
-    public static func registerFunctions(in db: Database) {
+    package static func registerFunctions(in db: Database) {
         db.add(function: DatabaseFunction(uuidFunction, argumentCount: 1, pure: true) { values in
             guard let text = String.fromDatabaseValue(values[0]), let uuid = UUID(uuidString: text) else { return values[0] }
             return withUnsafeBytes(of: uuid.uuid) { Data($0) }

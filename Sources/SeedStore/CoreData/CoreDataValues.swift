@@ -12,12 +12,12 @@ import SeedModel
 /// | Binary, external storage allowed | the bytes | `01` then the bytes inline, or `02` then the name of a file in `_EXTERNAL_DATA` |
 ///
 /// Everything else is stored as it is.
-public enum CoreDataValues {
+package enum CoreDataValues {
     /// Seconds from 1970-01-01 to Core Data's reference date, 2001-01-01 (UTC).
-    public static let referenceDateOffset: Double = 978_307_200
+    package static let referenceDateOffset: Double = 978_307_200
 
     /// The Core Data column value for a runtime value of an attribute.
-    public static func encode(_ value: StoreValue, for attribute: Attribute) -> StoreValue {
+    package static func encode(_ value: StoreValue, for attribute: Attribute) -> StoreValue {
         switch (attribute.type, value) {
         case (.date, .real(let seconds)): .real(seconds - referenceDateOffset)
         case (.date, .integer(let seconds)): .real(Double(seconds) - referenceDateOffset)
@@ -31,7 +31,7 @@ public enum CoreDataValues {
     /// The runtime value for a Core Data column value of an attribute.
     /// - Parameter externalData: the store's `_EXTERNAL_DATA` folder, for bytes kept outside the file.
     /// - Throws: ``StoreError`` when bytes kept outside the store cannot be read.
-    public static func decode(_ value: StoreValue, for attribute: Attribute, externalData: URL? = nil) throws(StoreError) -> StoreValue {
+    package static func decode(_ value: StoreValue, for attribute: Attribute, externalData: URL? = nil) throws(StoreError) -> StoreValue {
         switch (attribute.type, value) {
         case (.date, .real(let seconds)): return .real(seconds + referenceDateOffset)
         case (.date, .integer(let seconds)): return .real(Double(seconds) + referenceDateOffset)

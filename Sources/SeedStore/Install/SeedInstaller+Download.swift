@@ -1,6 +1,6 @@
 import Foundation
 import SeedModel
-import GRDB
+package import GRDB
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -2,30 +2,30 @@ import Crypto
 import Foundation
 
 /// What a seed file holds, read without a coordinator: a store, a compressed store, or a manifest.
-public struct StoreInspection: Sendable {
-    public enum Kind: String, Sendable {
+package struct StoreInspection: Sendable {
+    package enum Kind: String, Sendable {
         case store = "SQLite store"
         case compressedStore = "gzip-compressed SQLite store"
         case manifest = "manifest"
     }
 
-    public var path: String
-    public var kind: Kind
-    public var fileBytes: Int64
-    public var fileSHA256: String
+    package var path: String
+    package var kind: Kind
+    package var fileBytes: Int64
+    package var fileSHA256: String
     /// The store's metadata (stores and compressed stores).
-    public var metadata: StoreMetadata?
+    package var metadata: StoreMetadata?
     /// The uncompressed store's size and SHA-256 (compressed stores).
-    public var storeBytes: Int64?
-    public var storeSHA256: String?
-    public var manifest: Manifest?
+    package var storeBytes: Int64?
+    package var storeSHA256: String?
+    package var manifest: Manifest?
     /// Why the store carries no model to read its objects with (a Core Data store that caches
     /// none), or nil when it carries one or is not a store.
-    public var missingModel: String?
+    package var missingModel: String?
 
     /// Reads a `.sqlite`, a `.sqlite.gz` (inflated to a temporary file) or a `manifest.json`.
     /// - Throws: ``StoreError``: missing file (not found), or not a seed file with the reason (not a seed store).
-    public static func inspect(_ path: String) throws(StoreError) -> StoreInspection {
+    package static func inspect(_ path: String) throws(StoreError) -> StoreInspection {
         guard FileManager.default.fileExists(atPath: path) else {
             throw StoreError(.notFound, path: path, "no such file; check the path")
         }
@@ -72,7 +72,7 @@ public struct StoreInspection: Sendable {
     }
 
     /// One JSON object: the metadata keys (or the manifest's fields) and `inspectedFile` with sizes and checksums.
-    public var jsonObject: JSONValue {
+    package var jsonObject: JSONValue {
         var object = manifest?.values ?? metadata?.values ?? [:]
         var file: [String: JSONValue] = [
             "path": .string(path), "kind": .string(kind.rawValue), "bytes": .integer(fileBytes), "sha256": .string(fileSHA256),

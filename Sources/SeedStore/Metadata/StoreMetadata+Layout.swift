@@ -1,22 +1,22 @@
 import Foundation
-import GRDB
+package import GRDB
 import SeedModel
 
 extension StoreFile {
     /// The layout of an open store: Core Data's when it has `Z_METADATA` and no `seed_metadata`.
-    public static func layout(of db: Database) throws -> StoreLayout {
+    package static func layout(of db: Database) throws -> StoreLayout {
         try !db.tableExists(StoreMetadata.tableName) && db.tableExists("Z_METADATA") ? .coreData : .plain
     }
 
     /// The layout of a store file, opened immutable.
-    public static func layout(at path: String) throws -> StoreLayout {
+    package static func layout(at path: String) throws -> StoreLayout {
         let queue = try openReadOnly(path)
         defer { try? queue.close() }
         return try queue.read { db in try layout(of: db) }
     }
 
     /// Entity name → Core Data's entity number, from a store's `Z_PRIMARYKEY` (empty in the plain layout).
-    public static func entityNumbers(in db: Database) throws -> [String: Int] {
+    package static func entityNumbers(in db: Database) throws -> [String: Int] {
         guard try db.tableExists("Z_PRIMARYKEY") else { return [:] }
         var numbers: [String: Int] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT Z_NAME, Z_ENT FROM Z_PRIMARYKEY") {
@@ -29,12 +29,12 @@ extension StoreFile {
 extension StoreMetadata {
     /// Property-list keys of a Core Data store seedbuild built: the configuration's model as
     /// canonical JSON, read back like `seed_model` of the plain layout.
-    public enum CoreDataKey {
-        public static let model = "seedModel"
+    package enum CoreDataKey {
+        package static let model = "seedModel"
     }
 
     /// Reads the metadata of an open store in either layout.
-    public static func read(from db: Database) throws -> StoreMetadata {
+    package static func read(from db: Database) throws -> StoreMetadata {
         if try StoreFile.layout(of: db) == .coreData {
             guard let row = try Row.fetchOne(db, sql: "SELECT Z_UUID, Z_PLIST FROM Z_METADATA LIMIT 1"), let plist = row["Z_PLIST"] as Data? else {
                 throw StoreError(.notASeedStore, path: db.description, "Z_METADATA holds no property list; the store is damaged")
@@ -54,7 +54,7 @@ extension StoreMetadata {
 
     /// Stamps a newly laid-out store: this metadata and the configuration's model, in `seed_metadata`,
     /// `seed_model` and the header (plain layout), or in `Z_METADATA` and `Z_PRIMARYKEY` (Core Data's).
-    public func stamp(_ db: Database, schema: StoreSchema) throws {
+    package func stamp(_ db: Database, schema: StoreSchema) throws {
         guard let coreData = schema.coreData else {
             let json = String(decoding: try schema.model.canonicalJSON(configuration: schema.configuration), as: UTF8.self)
             try write(to: db)
@@ -81,7 +81,7 @@ extension StoreMetadata {
     }
 
     /// Replaces the metadata of an open, writable store, in its layout's place.
-    public func write(to db: Database) throws {
+    package func write(to db: Database) throws {
         if try StoreFile.layout(of: db) == .coreData {
             var metadata = self
             // The embedded model is not among the values read back; it stays as it was stamped.

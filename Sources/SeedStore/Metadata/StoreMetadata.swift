@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+package import GRDB
 import SeedModel
 
 /// A seed store's metadata: the JSON values in its `seed_metadata` table.

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+package import GRDB
 import SeedModel
 
 /// Rewrites a store in the other layout (`seedbuild migrate --format`): the same model,

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+package import GRDB
 
 extension PredicateFunctions {
     /// `seed_matches(text, pattern, options)`: NSPredicate's `MATCHES`, an ICU regular expression

@@ -18,10 +18,10 @@ struct AttributeValueEncoder: Encoder, SingleValueEncodingContainer {
     static func storeValue<T: Encodable>(of value: T, codingPath: [any CodingKey]) throws -> StoreValue {
         switch value {
         case let date as Date: return StoreValue(date)
-        case let uuid as UUID: return .text(uuid.uuidString)
-        case let url as URL: return .text(url.absoluteString)
-        case let decimal as Decimal: return .text(decimal.description)
-        case let data as Data: return .blob(data)
+        case let uuid as UUID: return StoreValue(uuid)
+        case let url as URL: return StoreValue(url)
+        case let decimal as Decimal: return StoreValue(decimal)
+        case let data as Data: return StoreValue(data)
         default:
             var encoder = AttributeValueEncoder(codingPath: codingPath)
             try encoder.encode(value)

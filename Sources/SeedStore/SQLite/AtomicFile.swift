@@ -8,9 +8,9 @@ import Darwin
 /// Writes a file under a temporary name beside its final one, syncs it, then renames it into place.
 ///
 /// A failure at any step removes the temporary file, so no half-written file ever stands under the final name.
-public enum AtomicFile {
+package enum AtomicFile {
     /// A fresh temporary path in the same folder as `path` (so the rename stays on one file system).
-    public static func temporaryPath(for path: String) -> String {
+    package static func temporaryPath(for path: String) -> String {
         let url = URL(fileURLWithPath: path)
         return url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).tmp-\(UUID().uuidString.prefix(8))").path
@@ -20,7 +20,7 @@ public enum AtomicFile {
     /// the temporary file beside it could not be created (SQLite would say only "unable to open
     /// database file", without the path).
     /// - Throws: ``StoreError`` (`io`) naming the output and the folder.
-    public static func checkFolder(for path: String) throws(StoreError) {
+    package static func checkFolder(for path: String) throws(StoreError) {
         if let problem = folderProblem(URL(fileURLWithPath: path).deletingLastPathComponent().path) {
             throw StoreError(.io, path: path, "cannot write here: \(problem); create the folder or choose another path")
         }
@@ -28,7 +28,7 @@ public enum AtomicFile {
 
     /// Why files cannot be written in `folder` ("… does not exist", "… is a file, not a folder",
     /// "… is not writable (…)"), or nil when nothing visible stands in the way.
-    public static func folderProblem(_ folder: String) -> String? {
+    package static func folderProblem(_ folder: String) -> String? {
         var isFolder: ObjCBool = false
         if !FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) { return "\(folder) does not exist" }
         if !isFolder.boolValue { return "\(folder) is a file, not a folder" }
@@ -37,7 +37,7 @@ public enum AtomicFile {
     }
 
     /// Calls `body` with a temporary path to write, then syncs and renames it to `path`, keeping the old file's mode.
-    public static func replace(_ path: String, mode: mode_t? = nil, _ body: (String) throws(StoreError) -> Void) throws(StoreError) {
+    package static func replace(_ path: String, mode: mode_t? = nil, _ body: (String) throws(StoreError) -> Void) throws(StoreError) {
         let temporary = temporaryPath(for: path)
         do {
             try body(temporary)
@@ -51,12 +51,12 @@ public enum AtomicFile {
 
     /// Writes the file's data to the disk (the first half of `commit`, for starting it early; the
     /// commit's own sync then finds nothing left to write).
-    public static func sync(_ path: String) throws(StoreError) {
+    package static func sync(_ path: String) throws(StoreError) {
         close(try openSynced(path))
     }
 
     /// Syncs `temporary`, sets its mode, renames it to `path` and syncs the folder.
-    public static func commit(_ temporary: String, to path: String, mode: mode_t?) throws(StoreError) {
+    package static func commit(_ temporary: String, to path: String, mode: mode_t?) throws(StoreError) {
         let fd = try openSynced(temporary)
         defer { close(fd) }
         if let mode, fchmod(fd, mode) != 0 { throw ioError(temporary, "cannot set file mode") }

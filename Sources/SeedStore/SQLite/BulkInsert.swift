@@ -1,8 +1,8 @@
-import GRDB
+package import GRDB
 #if canImport(SQLite3)
-import SQLite3
+package import SQLite3
 #elseif canImport(GRDBSQLite)
-import GRDBSQLite
+package import GRDBSQLite
 #endif
 
 /// A prepared `INSERT` for loading many rows fast, binding values with the SQLite C functions (or a
@@ -17,9 +17,9 @@ import GRDBSQLite
 /// insert.bind(1, 42); insert.bindNull(2)
 /// try insert.step()
 /// ```
-public final class BulkInsert {
+package final class BulkInsert {
     /// What one `step()` did.
-    public enum Outcome: Equatable {
+    package enum Outcome: Equatable {
         case inserted
         /// A constraint failed (UNIQUE, NOT NULL, CHECK); the message is SQLite's.
         case constraintViolation(String)
@@ -30,7 +30,7 @@ public final class BulkInsert {
     private let connection: OpaquePointer?
     private let sql: String
 
-    public init(_ db: Database, sql: String) throws {
+    package init(_ db: Database, sql: String) throws {
         statement = try db.makeStatement(sql: sql)
         handle = statement.sqliteStatement
         connection = db.sqliteConnection
@@ -38,20 +38,20 @@ public final class BulkInsert {
     }
 
     /// Parameter indexes start at 1, as in SQLite.
-    public func bindNull(_ index: Int32) {
+    package func bindNull(_ index: Int32) {
         sqlite3_bind_null(handle, index)
     }
 
-    public func bind(_ index: Int32, _ value: Int64) {
+    package func bind(_ index: Int32, _ value: Int64) {
         sqlite3_bind_int64(handle, index, value)
     }
 
-    public func bind(_ index: Int32, _ value: Double) {
+    package func bind(_ index: Int32, _ value: Double) {
         sqlite3_bind_double(handle, index, value)
     }
 
     /// Binds UTF-8 text that stays valid until ``step()`` returns (no copy).
-    public func bindText(_ index: Int32, _ bytes: UnsafeRawBufferPointer) {
+    package func bindText(_ index: Int32, _ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else {
             // An empty field may have no address; a copied empty string is still TEXT, not NULL.
             sqlite3_bind_text(handle, index, "", 0, Self.transient)
@@ -61,12 +61,12 @@ public final class BulkInsert {
     }
 
     /// Binds text, copied by SQLite.
-    public func bindText(_ index: Int32, _ text: String) {
+    package func bindText(_ index: Int32, _ text: String) {
         sqlite3_bind_text(handle, index, text, -1, Self.transient)
     }
 
     /// Binds a blob, copied by SQLite.
-    public func bindBlob(_ index: Int32, _ bytes: [UInt8]) {
+    package func bindBlob(_ index: Int32, _ bytes: [UInt8]) {
         if bytes.isEmpty {
             sqlite3_bind_zeroblob(handle, index, 0)
             return
@@ -77,13 +77,13 @@ public final class BulkInsert {
     }
 
     /// The rowid of the last row inserted on this connection.
-    public var lastInsertedRowID: Int64 {
+    package var lastInsertedRowID: Int64 {
         sqlite3_last_insert_rowid(connection)
     }
 
     /// Runs the insert and resets the statement; bindings stay for the next row.
     @discardableResult
-    public func step() throws -> Outcome {
+    package func step() throws -> Outcome {
         let code = sqlite3_step(handle)
         sqlite3_reset(handle)
         switch code {
@@ -99,7 +99,7 @@ public final class BulkInsert {
     }
 
     /// For a `SELECT` prepared here: whether it returns a row. Resets the statement; bindings stay.
-    public func returnsRow() throws -> Bool {
+    package func returnsRow() throws -> Bool {
         let code = sqlite3_step(handle)
         sqlite3_reset(handle)
         switch code {

@@ -1,10 +1,10 @@
 import Crypto
 import Foundation
-import GRDB
+package import GRDB
 #if canImport(SQLite3)
-import SQLite3
+package import SQLite3
 #elseif canImport(GRDBSQLite)
-import GRDBSQLite
+package import GRDBSQLite
 #endif
 
 /// SHA-256 over a canonical dump of a store's entity and join tables, ordered by key.
@@ -16,10 +16,10 @@ import GRDBSQLite
 /// The content digest is SHA-256 over, for each table in name order, `field(table name)` followed
 /// by the table's 32-byte digest, where `field(s)` is a u32 big-endian length then UTF-8 bytes.
 /// Hashing tables alone lets a loader hash a table while it writes it.
-public enum ContentDigest {
+package enum ContentDigest {
     /// The digest as 64 lowercase hex characters.
     /// - Parameter known: table name → digest of tables already hashed while loading; the rest are read back.
-    public static func compute(_ db: Database, schema: StoreSchema, known: [String: Data] = [:]) throws -> String {
+    package static func compute(_ db: Database, schema: StoreSchema, known: [String: Data] = [:]) throws -> String {
         var tables: [(String, String)] = schema.tables.map { table in
             let columns = table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
             return (table.name, "SELECT \(columns) FROM \(quoteIdentifier(table.name)) ORDER BY \(quoteIdentifier(table.keyColumn))")
@@ -69,7 +69,7 @@ public enum ContentDigest {
     }
 
     /// A version-8 UUID (RFC 9562) made from the first 16 bytes of a hex digest, so the same content gives the same UUID.
-    public static func storeUUID(fromDigest hex: String) -> String {
+    package static func storeUUID(fromDigest hex: String) -> String {
         var bytes = Array(Data(hexString: String(hex.prefix(32))) ?? Data(count: 16))
         bytes[6] = (bytes[6] & 0x0F) | 0x80
         bytes[8] = (bytes[8] & 0x3F) | 0x80
@@ -85,32 +85,32 @@ public enum ContentDigest {
 /// to a growing array took 7% of a load's parsing thread in the profile. The buffer is plain memory
 /// in a noncopyable struct: as an array, every value paid a uniqueness check, and as a class's
 /// property, an exclusivity check; either way the encoding cost more than the SHA-256 over it.
-public struct TableDigest: ~Copyable {
+package struct TableDigest: ~Copyable {
     @usableFromInline static let capacity = 1 << 16
     private var hasher = SHA256()
     /// The bytes not hashed yet: the first `count` of the buffer.
     @usableFromInline let buffer: UnsafeMutableRawPointer
     @usableFromInline var count = 0
 
-    public init() {
+    package init() {
         buffer = .allocate(byteCount: Self.capacity, alignment: 8)
     }
 
     deinit { buffer.deallocate() }
 
-    @inlinable public mutating func appendNull() {
+    @inlinable package mutating func appendNull() {
         if count + 1 > Self.capacity { flush() }
         buffer.storeBytes(of: 0, toByteOffset: count, as: UInt8.self)
         count += 1
     }
 
-    @inlinable public mutating func append(integer value: Int64) { put(tag: 1, word: UInt64(bitPattern: value)) }
+    @inlinable package mutating func append(integer value: Int64) { put(tag: 1, word: UInt64(bitPattern: value)) }
 
-    @inlinable public mutating func append(real value: Double) { put(tag: 2, word: value.bitPattern) }
+    @inlinable package mutating func append(real value: Double) { put(tag: 2, word: value.bitPattern) }
 
-    @inlinable public mutating func append(text bytes: UnsafeRawBufferPointer) { put(tag: 3, field: bytes) }
+    @inlinable package mutating func append(text bytes: UnsafeRawBufferPointer) { put(tag: 3, field: bytes) }
 
-    @inlinable public mutating func append(blob bytes: UnsafeRawBufferPointer) { put(tag: 4, field: bytes) }
+    @inlinable package mutating func append(blob bytes: UnsafeRawBufferPointer) { put(tag: 4, field: bytes) }
 
     /// A length-prefixed field without a tag (a table's name in the combined digest).
     mutating func appendField<C: Collection>(_ bytes: C) where C.Element == UInt8 {
@@ -167,7 +167,7 @@ public struct TableDigest: ~Copyable {
         count = 0
     }
 
-    public mutating func finalize() -> Data {
+    package mutating func finalize() -> Data {
         flush()
         return Data(hasher.finalize())
     }

@@ -7,18 +7,18 @@ import Darwin
 #endif
 
 /// The size and SHA-256 of a file, read in 1 MiB chunks.
-public struct FileDigest: Sendable, Equatable {
-    public var bytes: Int64
+package struct FileDigest: Sendable, Equatable {
+    package var bytes: Int64
     /// 64 lowercase hex characters.
-    public var sha256: String
+    package var sha256: String
 
-    public init(bytes: Int64, sha256: String) {
+    package init(bytes: Int64, sha256: String) {
         self.bytes = bytes
         self.sha256 = sha256
     }
 
     /// - Throws: ``StoreError`` naming the file when it cannot be read.
-    public init(of path: String) throws(StoreError) {
+    package init(of path: String) throws(StoreError) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw StoreError(.notFound, path: path, "cannot open to compute its SHA-256; check the path and permissions")

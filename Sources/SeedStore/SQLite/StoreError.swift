@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+package import GRDB
 
 /// A store that cannot be opened, read or written, naming the file and saying what to do.
 public struct StoreError: Error, Sendable, CustomStringConvertible {

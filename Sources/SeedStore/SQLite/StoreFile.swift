@@ -1,12 +1,12 @@
 import Foundation
-import GRDB
+package import GRDB
 import SeedModel
 
 /// Opening seed store files: read-only and immutable for readers, writable for builders.
 public enum StoreFile {
     /// Opens an existing store read-only (`mode=ro&immutable=1`): no locks, no journal, no writes.
     /// - Throws: ``StoreError`` naming the file when it is missing or not SQLite.
-    public static func openReadOnly(_ path: String) throws(StoreError) -> DatabaseQueue {
+    package static func openReadOnly(_ path: String) throws(StoreError) -> DatabaseQueue {
         var configuration = Configuration()
         configuration.readonly = true
         configuration.foreignKeysEnabled = false
@@ -62,7 +62,7 @@ public enum StoreFile {
     }
 
     /// Checks the header stamps of an open store: the seed store application id and a known format version.
-    public static func checkSeedStore(_ db: Database, path: String) throws(StoreError) {
+    package static func checkSeedStore(_ db: Database, path: String) throws(StoreError) {
         let applicationID: Int32
         let formatVersion: Int32
         let hasMetadata: Bool
@@ -220,7 +220,7 @@ extension StoreMetadata {
 
 extension StoreFile {
     /// The model a store was built with (its `seed_model` table) and its configuration.
-    public static func embeddedModel(_ db: Database, path: String) throws -> (model: Model, configuration: String) {
+    package static func embeddedModel(_ db: Database, path: String) throws -> (model: Model, configuration: String) {
         if try layout(of: db) == .coreData { return try coreDataModel(db, path: path) }
         guard let row = try Row.fetchOne(db, sql: "SELECT configuration, model FROM \(StoreMetadata.modelTableName) LIMIT 1") else {
             throw StoreError(.notASeedStore, path: path, "the store has no embedded model (\(StoreMetadata.modelTableName)); rebuild it with seedbuild")
@@ -231,7 +231,7 @@ extension StoreFile {
     }
 
     /// The layout of the store, from its embedded model.
-    public static func embeddedSchema(_ db: Database, path: String) throws -> StoreSchema {
+    package static func embeddedSchema(_ db: Database, path: String) throws -> StoreSchema {
         let (model, configuration) = try embeddedModel(db, path: path)
         return try StoreSchema(model: model, configuration: configuration, layout: layout(of: db), entityNumbers: entityNumbers(in: db))
     }

@@ -1,9 +1,9 @@
 import Foundation
-import GRDB
+package import GRDB
 #if canImport(SQLite3)
-import SQLite3
+package import SQLite3
 #elseif canImport(GRDBSQLite)
-import GRDBSQLite
+package import GRDBSQLite
 #endif
 
 /// Steps a `SELECT`, reading each column straight from SQLite into a ``StoreValue``.

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+package import GRDB
 import SeedModel
 
 /// The layout seam: how a table names the columns of properties and entities and how it keeps
@@ -8,44 +8,44 @@ import SeedModel
 extension EntityTable {
     /// The column of an attribute or to-one relationship; for a tree where two entities declare the
     /// same name (Core Data gives each a column), the one `entity` (or its ancestors) declares.
-    public func column(for property: String, of entity: String? = nil) -> Column? {
+    package func column(for property: String, of entity: String? = nil) -> Column? {
         let candidates = columns.filter { $0.property == property }
         guard candidates.count > 1, let entity else { return candidates.first }
         return candidates.first { $0.owner.map { kinds[$0]?.contains(entity) ?? false } ?? false } ?? candidates.first
     }
 
     /// The SQL name of a property's column (in the plain layout, the property's own name).
-    public func columnName(for property: String, of entity: String? = nil) -> String {
+    package func columnName(for property: String, of entity: String? = nil) -> String {
         column(for: property, of: entity)?.name ?? property
     }
 
     /// The column naming each row's entity, if the table has one.
-    public var entityColumn: Column? {
+    package var entityColumn: Column? {
         columns.first { if case .entity = $0.kind { true } else { false } }
     }
 
     /// Core Data's `Z_OPT`: the row's version, kept in the row.
-    public var versionColumn: String? {
+    package var versionColumn: String? {
         columns.first { if case .version = $0.kind { true } else { false } }?.name
     }
 
     /// The column holding an attribute, or nil when the table stores none for it.
-    public func column(forAttribute name: String) -> String? {
+    package func column(forAttribute name: String) -> String? {
         columnName { if case .attribute(let attribute) = $0 { attribute.name == name } else { false } }
     }
 
     /// The column holding a to-one relationship stored on this side, or nil when the other side stores it.
-    public func column(forToOne relationship: String) -> String? {
+    package func column(forToOne relationship: String) -> String? {
         columnName { if case .toOne(let to) = $0 { to.name == relationship } else { false } }
     }
 
     /// The column holding the order of the rows in the inverse ordered to-many of a to-one relationship.
-    public func orderColumn(forToOne relationship: String) -> String? {
+    package func orderColumn(forToOne relationship: String) -> String? {
         columnName { if case .toOneOrder(let to) = $0 { to.name == relationship } else { false } }
     }
 
     /// The column holding the destination entity number of a to-one relationship into a tree.
-    public func entityColumn(forToOne relationship: String) -> String? {
+    package func entityColumn(forToOne relationship: String) -> String? {
         columnName { if case .toOneEntity(let to) = $0 { to.name == relationship } else { false } }
     }
 
@@ -55,13 +55,13 @@ extension EntityTable {
 
     /// The entity column and the values it holds for `entity` and its sub-entities: the condition a
     /// fetch of `entity` adds; nil when every row of the table is one.
-    public func entityRestriction(for entity: String) -> (column: String, values: [StoreValue])? {
+    package func entityRestriction(for entity: String) -> (column: String, values: [StoreValue])? {
         guard let kinds = entityFilter(for: entity), let column = entityColumn else { return nil }
         return (column.name, kinds.map(entityValue))
     }
 
     /// How the entity column stores an entity: its name, or Core Data's entity number.
-    public func entityValue(_ entity: String) -> StoreValue {
+    package func entityValue(_ entity: String) -> StoreValue {
         switch layout {
         case .plain: .text(entity)
         case .coreData: entityNumbers[entity].map { .integer(Int64($0)) } ?? .null
@@ -69,7 +69,7 @@ extension EntityTable {
     }
 
     /// The entity a stored entity-column value names.
-    public func entityName(from value: StoreValue) -> String? {
+    package func entityName(from value: StoreValue) -> String? {
         switch layout {
         case .plain: return value.stringValue
         case .coreData:
@@ -79,13 +79,13 @@ extension EntityTable {
     }
 
     /// The stored form of a runtime value in a column.
-    public func encode(_ value: StoreValue, in column: Column) -> StoreValue {
+    package func encode(_ value: StoreValue, in column: Column) -> StoreValue {
         guard layout == .coreData, case .attribute(let attribute) = column.kind else { return value }
         return CoreDataValues.encode(value, for: attribute)
     }
 
     /// The stored form of a runtime value of a property (values of other names pass unchanged).
-    public func encode(_ value: StoreValue, property: String) -> StoreValue {
+    package func encode(_ value: StoreValue, property: String) -> StoreValue {
         guard layout == .coreData, let column = column(for: property) else { return value }
         return encode(value, in: column)
     }
@@ -93,7 +93,7 @@ extension EntityTable {
     /// How the column's stored values become the runtime's (Core Data's dates, UUIDs, Decimals and
     /// marked bytes), or nil where it keeps them in the runtime's form. Made once per column: a
     /// fetch converts every row's value with it, without reaching into the column's attribute again.
-    public func readConversion(for column: Column) -> (@Sendable (StoreValue) -> StoreValue)? {
+    package func readConversion(for column: Column) -> (@Sendable (StoreValue) -> StoreValue)? {
         guard layout == .coreData, case .attribute(let attribute) = column.kind else { return nil }
         switch attribute.type {
         case .date, .uuid, .decimal: break
@@ -104,13 +104,13 @@ extension EntityTable {
     }
 
     /// The runtime value of a stored column value.
-    public func decode(_ value: StoreValue, in column: Column) -> StoreValue {
+    package func decode(_ value: StoreValue, in column: Column) -> StoreValue {
         readConversion(for: column)?(value) ?? value
     }
 
     /// The SQL a bound runtime value of `column` is written through: `?`, or a conversion into
     /// Core Data's form where SQLite's column affinity does not do it (see ``CoreDataValues``).
-    public func boundExpression(for column: Column) -> String {
+    package func boundExpression(for column: Column) -> String {
         guard layout == .coreData, case .attribute(let attribute) = column.kind else { return "?" }
         switch attribute.type {
         case .date: return "(? - \(CoreDataValues.referenceDateOffset))"
@@ -132,7 +132,7 @@ extension EntityTable {
     }
 
     /// The SQL reading a column at `alias` as the runtime's value (the inverse of ``boundExpression(for:)``).
-    public func readExpression(for column: Column, alias: String) -> String {
+    package func readExpression(for column: Column, alias: String) -> String {
         let sql = "\(alias).\(quoteIdentifier(column.name))"
         guard layout == .coreData, case .attribute(let attribute) = column.kind else { return sql }
         switch attribute.type {
@@ -147,7 +147,7 @@ extension EntityTable {
 
 extension EntityTable.Column {
     /// The property (or, for the entity column, ``Model/entityColumn``) the runtime keys the column's values by.
-    public var property: String? {
+    package var property: String? {
         switch kind {
         case .attribute(let attribute): attribute.name
         case .toOne(let relationship): relationship.name
@@ -157,5 +157,5 @@ extension EntityTable.Column {
     }
 
     /// Whether the runtime reads and writes the column as a value of the object (attributes, to-ones, entity).
-    public var holdsObjectValue: Bool { property != nil }
+    package var holdsObjectValue: Bool { property != nil }
 }

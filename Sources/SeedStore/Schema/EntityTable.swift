@@ -1,17 +1,17 @@
 import SeedModel
 
 /// The SQLite table of one entity: its columns, primary key, references and indexes.
-public struct EntityTable: Sendable {
+package struct EntityTable: Sendable {
     /// How the table identifies its rows.
-    public enum PrimaryKey: Sendable, Equatable {
+    package enum PrimaryKey: Sendable, Equatable {
         /// An `INTEGER PRIMARY KEY` column named ``Model/primaryKeyColumn``.
         case rowid
         /// `WITHOUT ROWID`, keyed by this attribute (the entity's single-attribute uniqueness constraint).
         case attribute(String)
     }
 
-    public struct Column: Sendable {
-        public enum Kind: Sendable {
+    package struct Column: Sendable {
+        package enum Kind: Sendable {
             case primaryKey
             /// The entity of each row: ``Model/entityColumn`` (its name) of an inheritance tree in the
             /// plain layout, `Z_ENT` (its number) in Core Data's.
@@ -29,43 +29,43 @@ public struct EntityTable: Sendable {
             case toManyWithoutInverse(entity: String, Relationship)
         }
 
-        public let name: String
-        public let kind: Kind
+        package let name: String
+        package let kind: Kind
         /// `INTEGER`, `REAL`, `TEXT` or `BLOB`.
-        public let type: String
-        public let isNotNull: Bool
+        package let type: String
+        package let isNotNull: Bool
         /// The `DEFAULT` clause's literal, if any.
-        public let defaultLiteral: String?
+        package let defaultLiteral: String?
         /// The entity declaring the attribute or relationship (Core Data gives two entities of a
         /// tree that declare the same name a column each).
-        public var owner: String?
+        package var owner: String?
     }
 
-    public struct ForeignKey: Sendable, Equatable {
-        public let column: String
+    package struct ForeignKey: Sendable, Equatable {
+        package let column: String
         /// The destination's root entity.
-        public let destination: String
+        package let destination: String
     }
 
     /// The entity whose table this is; for an inheritance tree, its root with the properties of the whole tree.
-    public let entity: Entity
+    package let entity: Entity
     /// The entities whose rows the table holds: one, or an inheritance tree (the root first).
-    public let members: [String]
+    package let members: [String]
     /// Entity of the tree → itself and its sub-entities at every depth: the rows a fetch of it reads.
-    public let kinds: [String: [String]]
-    public let primaryKey: PrimaryKey
+    package let kinds: [String: [String]]
+    package let primaryKey: PrimaryKey
     /// Columns in table order: the primary key first (the rowid column, or the key attribute of a
     /// `WITHOUT ROWID` table), the other attributes by name, then to-one columns by name.
-    public let columns: [Column]
-    public let foreignKeys: [ForeignKey]
+    package let columns: [Column]
+    package let foreignKeys: [ForeignKey]
     /// The SQL name of the table: the root entity's name, or Core Data's `Z<ROOT>`.
-    public let name: String
-    public let layout: StoreLayout
+    package let name: String
+    package let layout: StoreLayout
     /// Core Data's entity numbers (`Z_ENT`), over the whole model the store is stamped for.
-    public let entityNumbers: [String: Int]
+    package let entityNumbers: [String: Int]
 
     /// Whether the table holds an inheritance tree, its rows told apart by ``Model/entityColumn``.
-    public var isTree: Bool { members.count > 1 }
+    package var isTree: Bool { members.count > 1 }
 
     init(entity: Entity, members: [String] = [], kinds: [String: [String]] = [:], storage: RelationshipStorage, referenced: Bool) {
         self.entity = entity
@@ -159,20 +159,20 @@ public struct EntityTable: Sendable {
     }
 
     /// The entities a fetch of `entity` reads: it and its sub-entities; nil when that is every row of the table.
-    public func entityFilter(for entity: String) -> [String]? {
+    package func entityFilter(for entity: String) -> [String]? {
         guard isTree, entity != members[0] else { return nil }
         return kinds[entity] ?? [entity]
     }
 
     /// The column that identifies a row: ``Model/primaryKeyColumn`` or the key attribute.
-    public var keyColumn: String {
+    package var keyColumn: String {
         switch primaryKey {
         case .rowid: Model.primaryKeyColumn
         case .attribute(let name): name
         }
     }
 
-    public var createStatement: String {
+    package var createStatement: String {
         var definitions: [String] = columns.map { column in
             var text = "\(quoteIdentifier(column.name)) \(column.type)"
             if case .primaryKey = column.kind { text += " PRIMARY KEY" }
@@ -198,7 +198,7 @@ public struct EntityTable: Sendable {
 
     /// Unique indexes for uniqueness constraints, indexes for fetch indexes, indexed attributes and to-one columns;
     /// none that would duplicate the primary key.
-    public var indexStatements: [String] {
+    package var indexStatements: [String] {
         var statements: [String] = []
         var covered: Set<[String]> = [[keyColumn]]
         func add(_ indexName: String, _ columns: [(String, Bool)], unique: Bool) {
@@ -224,7 +224,7 @@ public struct EntityTable: Sendable {
     }
 
     /// The SQLite storage class for an attribute type.
-    public static func storageType(of type: AttributeType) -> String {
+    package static func storageType(of type: AttributeType) -> String {
         switch type {
         case .integer16, .integer32, .integer64, .boolean: "INTEGER"
         case .double, .float, .date: "REAL"

@@ -5,28 +5,28 @@ import SeedModel
 /// In the plain layout, named `<Entity>_<relationship>` after the side that owns it, with columns
 /// `source` and `destination` holding primary keys, and `position` for an ordered relationship. In
 /// Core Data's, a many-to-many's `Z_<n><REL>` table with its `Z_<n><INVERSE>` columns.
-public struct JoinTable: Sendable, Equatable {
+package struct JoinTable: Sendable, Equatable {
     /// The root entity of the side that owns the table.
-    public let sourceEntity: String
-    public let relationship: String
+    package let sourceEntity: String
+    package let relationship: String
     /// The destination's root entity.
-    public let destinationEntity: String
+    package let destinationEntity: String
     /// The inverse relationship on the destination, if any.
-    public let inverse: String?
-    public let isOrdered: Bool
-    public let name: String
-    public let sourceColumn: String
-    public let destinationColumn: String
+    package let inverse: String?
+    package let isOrdered: Bool
+    package let name: String
+    package let sourceColumn: String
+    package let destinationColumn: String
     /// The column ordering the destinations of one source, for an ordered relationship.
-    public let positionColumn: String?
-    public let layout: StoreLayout
+    package let positionColumn: String?
+    package let layout: StoreLayout
 
     /// The position of the first destination of an ordered relationship: 0 in the plain layout, 1 in Core Data's.
-    public var firstPosition: Int { layout == .coreData ? 1 : 0 }
+    package var firstPosition: Int { layout == .coreData ? 1 : 0 }
 
     /// Whether the position column orders the sources seen from the destination too (the plain
     /// layout's single `position`); Core Data keeps one order column per ordered side.
-    public var positionOrdersBothSides: Bool { layout == .plain }
+    package var positionOrdersBothSides: Bool { layout == .plain }
 
     init(entity: String, relationship: Relationship, destinationInverse: Relationship?) {
         sourceEntity = entity
@@ -56,7 +56,7 @@ public struct JoinTable: Sendable, Equatable {
         layout = .coreData
     }
 
-    public var createStatement: String {
+    package var createStatement: String {
         let pk = quoteIdentifier(Model.primaryKeyColumn)
         var columns = [
             "\"source\" INTEGER NOT NULL REFERENCES \(quoteIdentifier(sourceEntity)) (\(pk))",
@@ -67,7 +67,7 @@ public struct JoinTable: Sendable, Equatable {
         return "CREATE TABLE \(quoteIdentifier(name)) (\n  \(columns.joined(separator: ",\n  "))\n) WITHOUT ROWID"
     }
 
-    public var indexStatements: [String] {
+    package var indexStatements: [String] {
         ["CREATE INDEX \(quoteIdentifier(name + "_destination")) ON \(quoteIdentifier(name)) (\"destination\")"]
     }
 }

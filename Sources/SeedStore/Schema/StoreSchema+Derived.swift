@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+package import GRDB
 import SeedModel
 
 /// Derived attributes: their values computed in the store, as Core Data computes them on save
@@ -11,17 +11,17 @@ import SeedModel
 /// relationship (`pages.@count`). Any other expression is refused, naming the attribute.
 extension StoreSchema {
     /// One `UPDATE` that fills a derived attribute's column.
-    public struct DerivedUpdate: Sendable {
-        public var table: String
-        public var attribute: String
-        public var sql: String
-        public var arguments: StatementArguments
+    package struct DerivedUpdate: Sendable {
+        package var table: String
+        package var attribute: String
+        package var sql: String
+        package var arguments: StatementArguments
     }
 
     /// The statements that compute every derived attribute of the store, in table order.
     /// - Parameter now: the value of `now()` (a build's time, so builds stay reproducible).
     /// - Throws: ``ModelError`` naming every derived attribute whose expression cannot be computed.
-    public func derivedUpdates(now: Date) throws(ModelError) -> [DerivedUpdate] {
+    package func derivedUpdates(now: Date) throws(ModelError) -> [DerivedUpdate] {
         var updates: [DerivedUpdate] = []
         var diagnostics: [ModelDiagnostic] = []
         for table in tables {
@@ -47,7 +47,7 @@ extension StoreSchema {
     }
 
     /// Registers the functions derived values use on a connection.
-    public static func registerDerivedFunctions(in db: Database) {
+    package static func registerDerivedFunctions(in db: Database) {
         db.add(function: PredicateFunctions.fold)
         db.add(function: uppercase)
     }

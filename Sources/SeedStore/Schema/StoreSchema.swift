@@ -1,4 +1,4 @@
-import GRDB
+package import GRDB
 import SeedModel
 
 /// How one model configuration is laid out in SQLite: tables, columns, keys, join tables, indexes.
@@ -11,19 +11,19 @@ import SeedModel
 /// attribute, so the key is not stored twice (see `docs/store-format.md`). An inheritance tree is
 /// one table named as its root, holding the rows of every entity of the tree, with the columns of
 /// all of them and ``Model/entityColumn`` naming each row's entity, as Core Data stores a tree.
-public struct StoreSchema: Sendable {
+package struct StoreSchema: Sendable {
     /// The model restricted to the configuration: what the store holds and embeds.
-    public let model: Model
+    package let model: Model
     /// The model the schema was laid out from: the coordinator's, whose every entity hash the
     /// store is stamped with (Core Data's rule; see ``SeedModel/Model/fits(storedHashes:)``).
-    public let wholeModel: Model
-    public let configuration: String
-    public let layout: StoreLayout
+    package let wholeModel: Model
+    package let configuration: String
+    package let layout: StoreLayout
     /// Core Data's layout of the configuration, when the store is in that layout.
-    public let coreData: CoreDataSchema?
+    package let coreData: CoreDataSchema?
     /// Entity tables in load order: every table a to-one column references comes before it.
-    public let tables: [EntityTable]
-    public let joinTables: [JoinTable]
+    package let tables: [EntityTable]
+    package let joinTables: [JoinTable]
     /// Where each relationship is stored, by table (root entity) name.
     let storage: RelationshipStorage
     /// Entity name → the name of the table holding its rows (its root's).
@@ -33,7 +33,7 @@ public struct StoreSchema: Sendable {
     /// - Throws: ``ModelError`` when the configuration does not exist or its relationships form a cycle
     ///   of required to-one references that no load order can satisfy.
     /// - Parameter entityNumbers: Core Data's entity numbers read from an existing store's `Z_PRIMARYKEY`.
-    public init(model: Model, configuration: String, layout storeLayout: StoreLayout = .plain, entityNumbers: [String: Int] = [:]) throws(ModelError) {
+    package init(model: Model, configuration: String, layout storeLayout: StoreLayout = .plain, entityNumbers: [String: Int] = [:]) throws(ModelError) {
         let restricted = try model.restricted(to: configuration)
         try Self.checkStorable(restricted)
         self.model = restricted
@@ -87,13 +87,13 @@ public struct StoreSchema: Sendable {
     }
 
     /// The table holding an entity's rows: its own, or its inheritance tree's.
-    public func table(for entity: String) -> EntityTable? {
+    package func table(for entity: String) -> EntityTable? {
         let name = tableNames[entity] ?? entity
         return tables.first { $0.entity.name == name }
     }
 
     /// How many rows of exactly this entity (not its sub-entities) the store holds.
-    public func rowCount(of entity: String, in db: Database) throws -> Int64 {
+    package func rowCount(of entity: String, in db: Database) throws -> Int64 {
         guard let table = table(for: entity) else { return 0 }
         guard table.isTree else { return try Int64.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(table.name))") ?? 0 }
         return try Int64.fetchOne(
@@ -102,22 +102,22 @@ public struct StoreSchema: Sendable {
     }
 
     /// Whether rows keep their own version (Core Data's `Z_OPT`); else `seed_object_version` does.
-    public var keepsVersionsInRows: Bool { tables.allSatisfy { $0.versionColumn != nil } && !tables.isEmpty }
+    package var keepsVersionsInRows: Bool { tables.allSatisfy { $0.versionColumn != nil } && !tables.isEmpty }
 
     /// Settings a new store file takes before any table exists: Core Data's incremental auto-vacuum.
-    public var fileSetupStatements: [String] { layout == .coreData ? ["PRAGMA auto_vacuum = 2"] : [] }
+    package var fileSetupStatements: [String] { layout == .coreData ? ["PRAGMA auto_vacuum = 2"] : [] }
 
     /// Every entity the store holds, sub-entities included.
-    public var entityNames: Set<String> { Set(tableNames.keys) }
+    package var entityNames: Set<String> { Set(tableNames.keys) }
 
     /// `CREATE TABLE` statements for every entity and join table, without secondary indexes.
-    public var createTableStatements: [String] {
+    package var createTableStatements: [String] {
         if let coreData { return coreData.createTableStatements }
         return tables.map(\.createStatement) + joinTables.map(\.createStatement)
     }
 
     /// Secondary and unique indexes, created after the data is loaded (much faster than keeping them up to date).
-    public var indexStatements: [String] {
+    package var indexStatements: [String] {
         if let coreData { return coreData.indexStatements(model: wholeModel) }
         return tables.flatMap(\.indexStatements) + joinTables.flatMap(\.indexStatements)
     }
@@ -151,6 +151,6 @@ public struct StoreSchema: Sendable {
 }
 
 /// Quotes an SQL identifier: `"name"`, doubling any quote inside.
-public func quoteIdentifier(_ name: String) -> String {
+package func quoteIdentifier(_ name: String) -> String {
     "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+package import GRDB
 import SeedModel
 
 /// A store kept in SQLite: a file, or `:memory:` for the in-memory type. The atomic types

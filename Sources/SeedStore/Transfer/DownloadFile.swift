@@ -14,8 +14,8 @@ import Darwin
 /// own folder) and the file is created afresh with `O_CREAT | O_EXCL | O_NOFOLLOW`, which fails
 /// rather than follow anything put back in the meantime. Every later read and write goes through the
 /// descriptor, so renaming or replacing the name afterwards changes nothing that is read or written.
-public final class DownloadFile: @unchecked Sendable {
-    public let path: String
+package final class DownloadFile: @unchecked Sendable {
+    package let path: String
     let descriptor: Int32
     private let device: UInt64
     private let inode: UInt64
@@ -45,7 +45,7 @@ public final class DownloadFile: @unchecked Sendable {
     deinit { close(descriptor) }
 
     /// Creates `path`, refusing anything already there.
-    public static func create(_ path: String, mode: mode_t = 0o600) throws(TransferError) -> DownloadFile {
+    package static func create(_ path: String, mode: mode_t = 0o600) throws(TransferError) -> DownloadFile {
         let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard fd >= 0 else { throw error("cannot create", path) }
         return try DownloadFile(path: path, descriptor: fd)
@@ -53,7 +53,7 @@ public final class DownloadFile: @unchecked Sendable {
 
     /// Opens a partial file left by an earlier try to go on from its end, or creates it; anything but
     /// a plain file of this user's with one link at `path` is unlinked first and never written.
-    public static func openForResume(_ path: String) throws(TransferError) -> DownloadFile {
+    package static func openForResume(_ path: String) throws(TransferError) -> DownloadFile {
         var info = stat()
         if lstat(path, &info) == 0 {
             if isPlainOwnFile(info) {
@@ -78,12 +78,12 @@ public final class DownloadFile: @unchecked Sendable {
     }
 
     /// The file's size now.
-    public var size: Int64 {
+    package var size: Int64 {
         var info = stat()
         return fstat(descriptor, &info) == 0 ? Int64(info.st_size) : 0
     }
 
-    public func truncate(to length: Int64 = 0) throws(TransferError) {
+    package func truncate(to length: Int64 = 0) throws(TransferError) {
         lock.withLock {
             if length == 0 {
                 running = RunningDigest()
@@ -127,13 +127,13 @@ public final class DownloadFile: @unchecked Sendable {
         if let failure { throw failure }
     }
 
-    public func sync() throws(TransferError) {
+    package func sync() throws(TransferError) {
         guard fsync(descriptor) == 0 else { throw Self.error("cannot sync", path) }
     }
 
     /// Size and SHA-256 of the file: hashed as it was written when it was written from its start in
     /// order and nothing else, else read back through the descriptor.
-    public func digest() throws(TransferError) -> FileDigest {
+    package func digest() throws(TransferError) -> FileDigest {
         let size = self.size
         if let hashed = lock.withLock({ running.isValid && running.bytes == size ? running.hasher : nil }) {
             return FileDigest(bytes: size, sha256: Data(hashed.finalize()).hexString)
@@ -156,7 +156,7 @@ public final class DownloadFile: @unchecked Sendable {
     }
 
     /// Unlinks the name if it still is this file (never something put there since).
-    public func remove() {
+    package func remove() {
         var info = stat()
         if lstat(path, &info) == 0, UInt64(info.st_dev) == device, UInt64(info.st_ino) == inode { unlink(path) }
     }

@@ -73,7 +73,7 @@ public final class HTTPTransport: @unchecked Sendable {
     /// Downloads into `file`, going on from its end with `Range` and `If-Range` when it has bytes and
     /// `etag` is known, starting over after a `200`, and never writing past `maxBytes` in all.
     /// - Returns: the file's size afterwards.
-    public func download(
+    package func download(
         _ url: URL, into file: DownloadFile, maxBytes: Int64, etag: String?, headers: [String: String] = [:], deadline: Deadline? = nil
     ) throws(TransferError) -> Int64 {
         try download(url, into: file, maxBytes: maxBytes, etag: etag, headers: headers, deadline: deadline, observer: nil)

@@ -69,7 +69,7 @@ public struct ReleaseChannel: Sendable {
 
     /// Downloads an object into `file`, going on from its end when the server supports it; never past `maxBytes`.
     /// A `416` (the file is as long as the object, or longer) starts over rather than asking again.
-    public func download(_ path: String, into file: DownloadFile, maxBytes: Int64) throws(TransferError) -> Int64 {
+    package func download(_ path: String, into file: DownloadFile, maxBytes: Int64) throws(TransferError) -> Int64 {
         try download(path, into: file, maxBytes: maxBytes, observer: nil)
     }
 

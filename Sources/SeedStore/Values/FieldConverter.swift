@@ -2,10 +2,10 @@ import Foundation
 import SeedModel
 
 /// Why a field could not be converted; names the value and what is expected.
-public struct ConversionFailure: Error, Sendable, Equatable {
-    public var reason: String
+package struct ConversionFailure: Error, Sendable, Equatable {
+    package var reason: String
 
-    public init(_ reason: String) {
+    package init(_ reason: String) {
         self.reason = reason
     }
 }
@@ -17,9 +17,9 @@ public struct ConversionFailure: Error, Sendable, Equatable {
 /// Stored forms (see `docs/store-format.md`): integers and booleans as INTEGER, Double, Float and
 /// Date (seconds since 1970-01-01 UTC) as REAL, Decimal as canonical TEXT, UUID as lowercase TEXT,
 /// Binary and Transformable as BLOB.
-public enum FieldConverter {
+package enum FieldConverter {
     /// Converts a non-empty field (empty fields mean NULL or the default, decided by the caller).
-    public static func convert(_ bytes: UnsafeRawBufferPointer, as type: AttributeType) -> Result<FieldValue, ConversionFailure> {
+    package static func convert(_ bytes: UnsafeRawBufferPointer, as type: AttributeType) -> Result<FieldValue, ConversionFailure> {
         switch type {
         case .integer16, .integer32, .integer64:
             return integer(bytes, type: type)
@@ -54,7 +54,7 @@ public enum FieldConverter {
     }
 
     /// Converts an Xcode `defaultValueString` (`YES`, `3`, `0.5`; a Date default is seconds since 2001-01-01).
-    public static func convertDefault(_ text: String, as type: AttributeType) -> Result<FieldValue, ConversionFailure> {
+    package static func convertDefault(_ text: String, as type: AttributeType) -> Result<FieldValue, ConversionFailure> {
         var text = text
         switch type {
         case .boolean:

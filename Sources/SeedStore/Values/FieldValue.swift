@@ -1,7 +1,7 @@
 import Foundation
 
 /// A value converted from text, ready to bind to an SQLite statement.
-public enum FieldValue: Sendable, Equatable {
+package enum FieldValue: Sendable, Equatable {
     case integer(Int64)
     case real(Double)
     /// Bind the field's own bytes as TEXT, unchanged.
@@ -12,7 +12,7 @@ public enum FieldValue: Sendable, Equatable {
     case blob([UInt8])
 
     /// The value as a lookup key (the text form SQLite's `CAST(x AS TEXT)` gives), for matching references.
-    public func lookupKey(fieldBytes: UnsafeRawBufferPointer) -> String {
+    package func lookupKey(fieldBytes: UnsafeRawBufferPointer) -> String {
         switch self {
         case .integer(let value): String(value)
         case .real(let value): Self.sqliteText(value)
@@ -23,7 +23,7 @@ public enum FieldValue: Sendable, Equatable {
     }
 
     /// The value as an SQL literal for a `DEFAULT` clause.
-    public func sqlLiteral(fieldText: String) -> String {
+    package func sqlLiteral(fieldText: String) -> String {
         StoreValue(self, fieldText: fieldText).sqlLiteral
     }
 

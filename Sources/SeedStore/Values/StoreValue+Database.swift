@@ -1,8 +1,8 @@
-import GRDB
+package import GRDB
 
 extension StoreValue {
     /// The value GRDB read from a column.
-    public init(_ databaseValue: DatabaseValue) {
+    package init(_ databaseValue: DatabaseValue) {
         switch databaseValue.storage {
         case .null: self = .null
         case .int64(let value): self = .integer(value)
@@ -13,7 +13,7 @@ extension StoreValue {
     }
 
     /// The value to bind with GRDB.
-    public var databaseValue: DatabaseValue {
+    package var databaseValue: DatabaseValue {
         switch self {
         case .null: .null
         case .integer(let value): value.databaseValue

@@ -103,11 +103,32 @@ extension StoreValue {
     public init(_ value: String?) { self = value.map(StoreValue.text) ?? .null }
 
     public init(_ value: Int) { self = .integer(Int64(value)) }
+
+    /// An Integer 64 attribute's value.
+    public init(_ value: Int64) { self = .integer(value) }
+
+    /// A Double or Float attribute's value.
+    public init(_ value: Double) { self = .real(value) }
+
+    /// A Boolean as stored: `1` or `0`.
+    public init(_ value: Bool) { self = .integer(value ? 1 : 0) }
+
+    /// A UUID as the runtime's API carries it: its canonical text (Core Data's layout stores the 16 bytes).
+    public init(_ uuid: UUID) { self = .text(uuid.uuidString) }
+
+    /// A URI attribute's value: the URL's absolute text.
+    public init(_ url: URL) { self = .text(url.absoluteString) }
+
+    /// A Decimal as the runtime's API carries it: its text, which keeps every digit.
+    public init(_ decimal: Decimal) { self = .text(decimal.description) }
+
+    /// A Binary attribute's value.
+    public init(_ data: Data) { self = .blob(data) }
 }
 
 extension StoreValue {
     /// The stored form of a value converted from text (`fieldText` is the text it came from).
-    public init(_ value: FieldValue, fieldText: String) {
+    package init(_ value: FieldValue, fieldText: String) {
         switch value {
         case .integer(let number): self = .integer(number)
         case .real(let number): self = .real(number)
