@@ -12,6 +12,8 @@ public struct BuildRequest: Sendable {
     public var configuration: String
     /// Entity name → CSV path.
     public var sources: [String: String]
+    /// `Entity.relationship` → link file feeding that many-to-many relationship (``LinkTarget``).
+    public var links: [String: String] = [:]
     public var mapping: MappingFile
     public var outputDirectory: String
     public var dataset: String

@@ -185,6 +185,7 @@ public struct SeedBuilder: Sendable {
                     }
                 }
             }
+            try loadLinks(request, schema: schema, db: db, lookups: &references, rejects: rejects, loads: &loads)
             for name in request.mapping.unmatchedIgnoredColumns(headers: headers) {
                 loads.warnings.append("--ignore-column \(name) matched no column of \(headers.keys.sorted().joined(separator: ", ")); check the name (columns are compared ignoring case, '_', '-' and spaces)")
             }
@@ -277,7 +278,22 @@ public struct SeedBuilder: Sendable {
     /// Whether every source can be read a second time: a key index that finds a duplicate
     /// (``KeyIndexFailed``) makes the build load all of them again.
     static func sourcesCanBeReadAgain(_ request: BuildRequest) -> Bool {
-        request.sources.values.allSatisfy(CSVReader.canBeReadAgain)
+        request.sources.values.allSatisfy(CSVReader.canBeReadAgain) && request.links.values.allSatisfy(CSVReader.canBeReadAgain)
+    }
+
+    /// Loads every link file once the entities' files are in (``LinkLoader``).
+    private func loadLinks(
+        _ request: BuildRequest, schema: StoreSchema, db: Database, lookups: inout [String: ReferenceKeys], rejects: RejectCollector, loads: inout Loads
+    ) throws {
+        guard !request.links.isEmpty else { return }
+        let targets = SourceResolver.linkTargets(in: request.model, entities: request.model.configuration(named: request.configuration)?.entities ?? [])
+        for (name, file) in request.links.sorted(by: { $0.key < $1.key }) {
+            guard let target = targets.first(where: { $0.name == name }) else {
+                throw IngestError(.badData, file: file, "\(name) is not a relationship a link file feeds in configuration \(request.configuration)")
+            }
+            let loader = LinkLoader(target: target, file: file, schema: schema, request: request, rejects: rejects)
+            loads.sources.append(try loads.timings.measure("load \(name)") { try loader.load(into: db, lookups: &lookups) })
+        }
     }
 
     /// The uniqueness constraints a reference to `entity` can be resolved through, single-attribute ones first.
@@ -295,7 +311,7 @@ public struct SeedBuilder: Sendable {
     }
 
     /// Key value (parts joined by U+001F) → primary key of a loaded table, for filling references to it.
-    private static func primaryKeys(of table: EntityTable, key: [Attribute], db: Database) throws -> ReferenceKeys {
+    static func primaryKeys(of table: EntityTable, key: [Attribute], db: Database) throws -> ReferenceKeys {
         let value = key.map { "CAST(\(quoteIdentifier(table.columnName(for: $0.name))) AS TEXT)" }.joined(separator: " || char(31) || ")
         let present = key.map { "\(quoteIdentifier(table.columnName(for: $0.name))) IS NOT NULL" }.joined(separator: " AND ")
         let statement = try db.makeStatement(sql: "SELECT \(value), \(quoteIdentifier(table.keyColumn)) FROM \(quoteIdentifier(table.name)) WHERE \(present)")

@@ -10,7 +10,7 @@ public struct BuildOptions: Sendable {
     public var outputDirectory: String?
     public var dataset: String?
     public var maxRejects: Int = 0
-    /// `Entity=path` overrides.
+    /// `Entity=path` overrides, and `Entity.relationship=path` link files.
     public var sources: [String: String] = [:]
     public var mapping: String?
     public var dataVersion: Int64?
@@ -63,20 +63,22 @@ public struct BuildOptions: Sendable {
         let explicit = (project?.sources ?? [:]).merging(sources) { _, flag in flag }
         // An abstract entity has no objects of its own, so no file feeds it.
         let concrete = members.entities.filter { !(model.entity(named: $0)?.isAbstract ?? false) }
-        let resolved = try SourceResolver.resolve(files: files, explicit: explicit, entities: concrete)
+        let links = SourceResolver.linkTargets(in: model, entities: members.entities)
+        let resolved = try SourceResolver.resolve(files: files, explicit: explicit, entities: concrete, links: links, model: model)
         let mappingPath = mapping ?? project?.mapping
         var mappingFile = try mappingPath.map { path throws(IngestError) in try MappingFile.load(path) } ?? MappingFile()
         mappingFile.ignoredEverywhere.formUnion(ignoredColumns)
         try mappingFile.checkEntities(concrete, configuration: configuration)
-        let firstFile = files.first ?? resolved.values.sorted().first ?? model.name
+        let firstFile = files.first ?? resolved.entities.values.sorted().first ?? model.name
         let dataset = self.dataset ?? project?.dataset ?? URL(fileURLWithPath: firstFile).deletingPathExtension().lastPathComponent
         guard !dataset.isEmpty, dataset.allSatisfy({ $0.isLetter || $0.isNumber || "._-".contains($0) }), !dataset.hasPrefix(".") else {
             throw IngestError(.badData, file: firstFile, "dataset name \"\(dataset)\" must be letters, digits, '.', '_' or '-' (it names the output files); pass --dataset NAME")
         }
         var request = BuildRequest(
-            model: model, userModels: userModels, configuration: configuration, sources: resolved, mapping: mappingFile,
+            model: model, userModels: userModels, configuration: configuration, sources: resolved.entities, mapping: mappingFile,
             outputDirectory: outputDirectory ?? project?.out ?? Self.defaultOutputDirectory,
             dataset: dataset, maxRejects: maxRejects, dataVersion: dataVersion)
+        request.links = resolved.links
         request.maxRecordBytes = maxRecordBytes
         request.layout = format ?? project?.format ?? .coreData
         if request.layout == .coreData, let layout = try? CoreDataSchema(model: request.stampModel(), configuration: configuration) {

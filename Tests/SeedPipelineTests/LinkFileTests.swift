@@ -1,0 +1,167 @@
+import Foundation
+import GRDB
+import SeedModel
+import SeedPipeline
+import SeedStore
+import Testing
+
+/// Many-to-many relationships fed from link files: one row per link, each side named by its key.
+@Suite("Link files")
+struct LinkFileTests {
+    let directory = TemporaryDirectory()
+
+    /// Books with genres (many-to-many), similar books (self-referential) and ordered chapters.
+    static let modelJSON = """
+        {"name": "Library", "versionIdentifiers": ["1"],
+         "entities": [
+          {"name": "Book", "attributes": [{"name": "uuid", "type": "String", "optional": false}, {"name": "title", "type": "String"}],
+           "uniquenessConstraints": [["uuid"]],
+           "relationships": [
+             {"name": "genres", "destination": "Genre", "inverse": "books", "toMany": true},
+             {"name": "chapters", "destination": "Chapter", "inverse": "books", "toMany": true, "ordered": true},
+             {"name": "similar", "destination": "Book", "inverse": "similarOf", "toMany": true},
+             {"name": "similarOf", "destination": "Book", "inverse": "similar", "toMany": true}]},
+          {"name": "Genre", "attributes": [{"name": "name", "type": "String", "optional": false}, {"name": "shelf", "type": "Integer 16", "optional": false}],
+           "uniquenessConstraints": [["name", "shelf"]],
+           "relationships": [{"name": "books", "destination": "Book", "inverse": "genres", "toMany": true}]},
+          {"name": "Chapter", "attributes": [{"name": "code", "type": "String", "optional": false}], "uniquenessConstraints": [["code"]],
+           "relationships": [{"name": "books", "destination": "Book", "inverse": "chapters", "toMany": true}]}
+         ]}
+        """
+
+    static let entityFiles = [
+        "books.csv": "uuid,title\nb1,Dune\nb2,Emma\nb3,Solaris\n",
+        "genres.csv": "name,shelf\nScience,1\nFiction,2\nClassic,3\n",
+        "chapters.csv": "code\nc1\nc2\nc3\n",
+    ]
+
+    /// The default links: genres by compound key parts, similar books, chapters in a chosen order.
+    static let linkFiles = [
+        "book_genres.csv": "book_uuid,genres_name,genres_shelf\nb1,Science,1\nb1,Fiction,2\nb2,Classic,3\nb3,Science,1\nb3,Fiction,2\n",
+        "books_similar.csv": "book_uuid,similar_uuid\nb1,b3\nb3,b1\nb2,b1\n",
+        // Singular column names, and an explicit order for b1's chapters.
+        "book_chapters.csv": "Book UUID,chapter-code,chapters_order\nb1,c1,2\nb1,c2,3\nb1,c3,1\nb2,c1,\n",
+    ]
+
+    private func build(_ layout: StoreLayout, links: [String: String] = linkFiles, maxRejects: Int = 0, sources: [String: String] = [:]) throws -> (BuiltStore, Model) {
+        let modelPath = directory.write("model.json", Self.modelJSON)
+        for (name, text) in Self.entityFiles.merging(links, uniquingKeysWith: { $1 }) { directory.write("in/\(name)", text) }
+        var options = BuildOptions(files: [directory.path("in/books.csv")])
+        options.model = modelPath
+        options.format = layout
+        options.maxRejects = maxRejects
+        options.sources = sources
+        options.outputDirectory = directory.path("out-\(layout.name)")
+        var (request, _) = try options.resolve(project: nil)
+        request.buildTime = Date(timeIntervalSince1970: 1_700_000_000)
+        return (try SeedBuilder().build(request), try ModelLoader.load(modelPath))
+    }
+
+    /// The books a predicate selects, by uuid, through the runtime opening the store read-only.
+    private func books(_ predicate: String, in built: BuiltStore, model: Model, layout: StoreLayout) throws -> [String] {
+        let coordinator = StoreCoordinator(model: model)
+        try coordinator.addStore(StoreDescription(type: .sqlite, url: URL(fileURLWithPath: built.storePath), isReadOnly: true, storeLayout: layout))
+        let context = ObjectContext(coordinator: coordinator)
+        let found = try context.fetch(FetchRequest(entity: "Book", predicate: try FetchPredicate(predicate), sortDescriptors: [FetchSortDescriptor("uuid")]))
+        return found.compactMap { $0["uuid"].stringValue }
+    }
+
+    @Test(arguments: [StoreLayout.plain, .coreData])
+    func linksAnswerToManyPredicates(_ layout: StoreLayout) throws {
+        // Core Data's self-referential join table is not written yet in its layout: that case is plain only.
+        let links = layout == .coreData ? Self.linkFiles.filter { $0.key != "books_similar.csv" } : Self.linkFiles
+        let (built, model) = try build(layout, links: links)
+        #expect(try books("ANY genres.name == 'Science'", in: built, model: model, layout: layout) == ["b1", "b3"])
+        #expect(try books("genres.@count == 1", in: built, model: model, layout: layout) == ["b2"])
+        #expect(try books("ANY chapters.code == 'c1'", in: built, model: model, layout: layout) == ["b1", "b2"])
+        if layout == .plain {
+            #expect(try books("similar.@count > 0", in: built, model: model, layout: layout) == ["b1", "b2", "b3"])
+            #expect(try books("similarOf.@count > 0", in: built, model: model, layout: layout) == ["b1", "b3"])
+            #expect(try books("ANY similarOf.title == 'Emma'", in: built, model: model, layout: layout) == ["b1"])
+        }
+        // Each link file is a source in the metadata, with its rows.
+        let genres = try #require(built.sources.first { $0.entity == "Book.genres" })
+        #expect(genres.rowsRead == 5 && genres.rowsLoaded == 5 && genres.rowsRejected == 0 && genres.sha256.count == 64)
+    }
+
+    /// The ordered relationship keeps the order column's order, then the file's.
+    @Test(arguments: [StoreLayout.plain, .coreData])
+    func orderedLinksKeepTheirOrder(_ layout: StoreLayout) throws {
+        let (built, model) = try build(layout, links: Self.linkFiles.filter { $0.key != "books_similar.csv" })
+        let coordinator = StoreCoordinator(model: model)
+        try coordinator.addStore(StoreDescription(type: .sqlite, url: URL(fileURLWithPath: built.storePath), isReadOnly: true, storeLayout: layout))
+        let context = ObjectContext(coordinator: coordinator)
+        let dune = try #require(try context.fetch(FetchRequest(entity: "Book", predicate: try FetchPredicate("uuid == 'b1'"))).first)
+        #expect(try dune.objects(forRelationship: "chapters").map { $0["code"].stringValue } == ["c3", "c1", "c2"])
+    }
+
+    /// Unknown keys, pairs given twice, empty keys and bad order values are rejected rows naming the line.
+    @Test func badLinksAreRejectedRows() throws {
+        var links = Self.linkFiles.filter { $0.key != "books_similar.csv" }
+        links["book_genres.csv"] = "book_uuid,genres_name,genres_shelf\nb1,Science,1\nb9,Science,1\nb1,Poetry,4\nb1,Science,1\n,Fiction,2\nb2,Classic,x\n"
+        links["book_chapters.csv"] = "book_uuid,chapter_code,chapters_order\nb1,c1,first\n"
+        let (built, _) = try build(.plain, links: links, maxRejects: 10)
+        let rejects = try String(contentsOfFile: try #require(built.rejectsPath), encoding: .utf8)
+        // (The rejects file is CSV: a quote inside a field is doubled.)
+        #expect(rejects.contains("no Book with uuid \"\"b9\"\""), "\(rejects)")
+        #expect(rejects.contains("no Genre with (name, shelf) \"\"Poetry, 4\"\""), "\(rejects)")
+        #expect(rejects.contains("given twice: line 2 has it already"), "\(rejects)")
+        #expect(rejects.contains("book_uuid is empty"), "\(rejects)")
+        #expect(rejects.contains("is no Integer 16 value, as Genre.shelf holds"), "\(rejects)")
+        #expect(rejects.contains("must be a whole number"), "\(rejects)")
+        #expect(built.rejected == 6)
+        #expect(built.sources.first { $0.entity == "Book.genres" }?.rowsLoaded == 1)
+    }
+
+    /// Named outright, the file feeds the relationship whatever its name; the inverse's name works too.
+    @Test func explicitSourcesAndEitherSide() throws {
+        var links = Self.linkFiles.filter { $0.key == "book_chapters.csv" }
+        links["tags.csv"] = "genre_name,genre_shelf,books_uuid\nScience,1,b2\n"
+        let (built, model) = try build(.plain, links: links, sources: ["Genre.books": directory.path("in/tags.csv")])
+        #expect(try books("ANY genres.name == 'Science'", in: built, model: model, layout: .plain) == ["b2"])
+    }
+
+    @Test func mistakesAreNamed() throws {
+        // A link file for a relationship a column feeds, a missing key column, an extra column, two files for one pair.
+        let cases: [([String: String], [String: String], String)] = [
+            ([:], ["Book.title": "in/x.csv"], "Book has no relationship title"),
+            (["book_genres.csv": "book_uuid,genres_name\nb1,Science\n"], [:], "need Genre's key: a column genres_name and genres_shelf"),
+            (["book_genres.csv": "book_uuid,genres_name,genres_shelf,note\nb1,Science,1,x\n"], [:], "note feeds nothing in the links of Book.genres"),
+            (["book_genres.csv": Self.linkFiles["book_genres.csv"]!, "genres_books.csv": "genre_name,genre_shelf,book_uuid\n"], [:], "feed the links of"),
+        ]
+        for (links, sources, message) in cases {
+            let folder = TemporaryDirectory()
+            let modelPath = folder.write("model.json", Self.modelJSON)
+            for (name, text) in Self.entityFiles.merging(links, uniquingKeysWith: { $1 }) { folder.write("in/\(name)", text) }
+            folder.write("in/x.csv", "a\n1\n")
+            var options = BuildOptions(files: [folder.path("in/books.csv")])
+            options.model = modelPath
+            options.format = .plain
+            options.sources = sources.mapValues { folder.path($0) }
+            options.outputDirectory = folder.path("out")
+            do {
+                let (request, _) = try options.resolve(project: nil)
+                _ = try SeedBuilder().build(request)
+                Issue.record("built despite: \(message)")
+            } catch {
+                #expect("\(error)".contains(message), "\(error)")
+            }
+        }
+    }
+
+    /// A to-many relationship's name as a column of the entity's own file says how to feed it.
+    @Test func aToManyColumnInTheEntityFileNamesTheLinkFile() throws {
+        var files = Self.entityFiles
+        files["books.csv"] = "uuid,title,genres\nb1,Dune,Science\n"
+        let modelPath = directory.write("model.json", Self.modelJSON)
+        for (name, text) in files { directory.write("in/\(name)", text) }
+        var options = BuildOptions(files: [directory.path("in/books.csv")])
+        options.model = modelPath
+        options.format = .plain
+        options.outputDirectory = directory.path("out")
+        let (request, _) = try options.resolve(project: nil)
+        let error = #expect(throws: IngestError.self) { try SeedBuilder().build(request) }
+        #expect(error?.message.contains("Book.genres is a to-many relationship, which a link file feeds") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("books_genres.csv") == true && error?.message.contains("--source Book.genres=FILE") == true)
+    }
+}
