@@ -24,6 +24,9 @@ struct PublishCommand: ParsableCommand {
     @Option(name: .customLong("s3-acl"), help: "A canned ACL for S3 uploads, e.g. public-read so apps can download without credentials.")
     var s3ACL: String?
 
+    @Option(name: .customLong("pointer-max-age"), help: ArgumentHelp("Seconds a CDN or proxy may serve latest.json before asking the server again (s3:// stores it as Cache-Control; default 0: every time). Artifacts and manifests are cached for a year.", valueName: "seconds"))
+    var pointerMaxAge: Int?
+
     @Flag(name: .customLong("allow-unsigned"), help: "Publish an unsigned manifest even where the current release is signed (apps that trust its key will refuse it).")
     var allowUnsigned = false
 
@@ -32,6 +35,7 @@ struct PublishCommand: ParsableCommand {
 
     func validate() throws {
         if let keep, keep < 1 { throw ValidationError("--keep must be 1 or more") }
+        if let pointerMaxAge, pointerMaxAge < 0 { throw ValidationError("--pointer-max-age must be 0 or more seconds") }
     }
 
     func run() throws {
@@ -42,7 +46,7 @@ struct PublishCommand: ParsableCommand {
         let project = try CommandFailure.exitOnError { () throws in try ProjectFile.load(inDirectory: FileManager.default.currentDirectoryPath) }
         let directory = outputDirectory ?? project?.out ?? BuildOptions.defaultOutputDirectory
         let destination = try PublishStep.destination(to, project: project)
-        if !destination.hasPrefix("s3://"), let name = s3Endpoint != nil ? "--s3-endpoint" : s3ACL != nil ? "--s3-acl" : nil {
+        if !destination.hasPrefix("s3://"), let name = s3Endpoint != nil ? "--s3-endpoint" : s3ACL != nil ? "--s3-acl" : pointerMaxAge != nil ? "--pointer-max-age" : nil {
             CommandFailure.printError("error: \(name) applies to s3:// destinations only, not \(destination)")
             throw ExitCode(64)
         }
@@ -50,6 +54,7 @@ struct PublishCommand: ParsableCommand {
         publisher.keep = keep
         publisher.s3Endpoint = s3Endpoint
         publisher.s3ACL = s3ACL
+        publisher.cachePolicy = CachePolicy(pointerMaxAge: pointerMaxAge ?? 0)
         publisher.allowUnsigned = allowUnsigned
         let display = ProgressDisplay.onTerminal(unless: json)
         display?.status("publishing to \(destination)")

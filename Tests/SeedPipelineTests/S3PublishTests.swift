@@ -127,6 +127,32 @@ struct S3PublishTests {
         #expect(result.outcome == .published && installed.outcome == .installed && installed.dataVersion == 7)
     }
 
+    /// Ready for a CDN in front: immutable objects cacheable for a year, latest.json revalidated
+    /// (or kept for the seconds given), each with its content type.
+    @Test func objectsCarryCacheControlAndContentType() throws {
+        let server = try MotoServer()
+        defer { withExtendedLifetime(server) {} }
+        try createBucket(server)
+        var publisher = publisher(server)
+        publisher.s3ACL = "public-read"
+        _ = try publisher.publish(try release(7), to: "s3://seeds/releases")
+        let channel = server.endpoint + "/seeds/releases/postcodes/1/"
+        let transport = HTTPTransport()
+        func headers(_ path: String) throws -> (String?, String?) {
+            let response = try transport.send("HEAD", URL(string: channel + path)!)
+            #expect(response.status == 200, "\(path)")
+            return (response.header("Cache-Control"), response.header("Content-Type"))
+        }
+        let manifest = try Manifest(data: try #require(try destination(server).read("manifests/7.json", maxBytes: 65_536)), path: "s3")
+        #expect(try headers("latest.json") == ("no-cache", "application/json"))
+        #expect(try headers("manifests/7.json") == ("public, max-age=31536000, immutable", "application/json"))
+        #expect(try headers(ReleasePointer.artifactPath(sha256: try #require(manifest.artifact).sha256)) == ("public, max-age=31536000, immutable", "application/gzip"))
+
+        publisher.cachePolicy = CachePolicy(pointerMaxAge: 60)
+        _ = try publisher.publish(try release(8, postcodes: "postcode,county_code\nCT1 1AA,KEN\n"), to: "s3://seeds/releases")
+        #expect(try headers("latest.json").0 == "public, max-age=60, must-revalidate")
+    }
+
     @Test func immutableObjectsAreNeverReplaced() throws {
         let server = try MotoServer()
         defer { withExtendedLifetime(server) {} }

@@ -17,6 +17,8 @@ public struct Publisher: Sendable {
     public var s3Endpoint: String?
     /// A canned ACL for S3 uploads, e.g. `public-read` so apps can fetch the objects over plain HTTPS.
     public var s3ACL: String?
+    /// What caches in front of the server may keep (stored with each object on S3).
+    public var cachePolicy = CachePolicy()
     /// Where credentials and the region come from: `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION`.
     public var environment: [String: String] = ProcessInfo.processInfo.environment
     /// Runs after the uploads, before `latest.json` is read again and replaced (tests race publishes here).
@@ -190,7 +192,7 @@ public struct Publisher: Sendable {
             throw PublishError(url: endpointText, method: "publish", status: nil, "not an endpoint URL; give --s3-endpoint http(s)://host[:port]")
         }
         let signer = S3Signer(credentials: .init(accessKey: accessKey, secretKey: secretKey, sessionToken: environment["AWS_SESSION_TOKEN"]), region: region)
-        return S3Destination(endpoint: endpoint, bucket: bucket, prefix: prefix + channel, signer: signer, transport: transport, acl: s3ACL)
+        return S3Destination(endpoint: endpoint, bucket: bucket, prefix: prefix + channel, signer: signer, transport: transport, acl: s3ACL, cachePolicy: cachePolicy)
     }
 
     /// Removes manifests, and the artifacts only they named, beyond the newest `keep` releases.

@@ -57,7 +57,7 @@ extension S3Destination {
     @discardableResult
     private func putPointer(_ data: Data, condition: [String: String]) throws -> Int {
         let path = ReleasePointer.fileName
-        let headers = aclHeader.merging(["Content-Type": "application/json"]) { a, _ in a }.merging(condition) { a, _ in a }
+        let headers = aclHeader.merging(cachePolicy.pointerHeaders) { a, _ in a }.merging(condition) { a, _ in a }
         let put = try call("PUT", path, extra: headers, body: data, payload: S3Signer.hex(SHA256.hash(data: data)))
         guard put.status == 200 || (!condition.isEmpty && [412, 409, 404].contains(put.status)) else { throw fail(put, "PUT", path) }
         return put.status

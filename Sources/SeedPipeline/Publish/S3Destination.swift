@@ -18,6 +18,8 @@ struct S3Destination: PublishDestination {
     let transport: HTTPTransport
     /// A canned ACL for uploaded objects (`public-read` lets apps download them without credentials).
     var acl: String?
+    /// The `Cache-Control` and `Content-Type` each object is stored with.
+    var cachePolicy = CachePolicy()
     /// Whether the server honours `If-Match` on `PUT`; nil: found out by a probe at each publish.
     var conditionalWrites: Bool?
     var lockLease = PublishLock.lease
@@ -97,7 +99,8 @@ struct S3Destination: PublishDestination {
     }
 
     func putImmutable(file: String, sha256: String, at path: String) throws {
-        let response = try call("PUT", path, extra: aclHeader.merging(["If-None-Match": "*"]) { a, _ in a }, file: file, payload: sha256)
+        let headers = aclHeader.merging(cachePolicy.immutableHeaders(path)) { a, _ in a }.merging(["If-None-Match": "*"]) { a, _ in a }
+        let response = try call("PUT", path, extra: headers, file: file, payload: sha256)
         if response.status == 412, let (_, existing) = try checksum(path) {
             guard existing == sha256 else {
                 throw PublishError(url: describe(path), method: "PUT", status: 412, "already exists with other bytes; immutable objects are never replaced")
