@@ -195,6 +195,34 @@ struct CompiledModelTests {
         #expect(title.defaultValue == "Untitled" && !title.isOptional && title.renamingIdentifier == "name")
     }
 
+    /// A relationship's transient flag is bit 8 of `_P`, as an attribute's: no oracle has one.
+    @Test func transientRelationshipsAreRead() throws {
+        let instances: [PropertyListValue] = [
+            .string("$null"),
+            object(10, ["NSEntities": .uid(2)]),
+            object(14, ["NS.objects": .array([.uid(3), .uid(4)])]),
+            object(11, ["NSEntityName": .string("Book"), "NSProperties": .uid(5)]),
+            object(11, ["NSEntityName": .string("ReadingSession"), "NSProperties": .uid(6)]),
+            object(12, ["NS.keys": .array([.string("sessions")]), "NS.objects": .array([.uid(7)])]),
+            object(12, ["NS.keys": .array([.string("book"), .string("favourite")]), "NS.objects": .array([.uid(8), .uid(9)])]),
+            object(13, ["NSPropertyName": .string("sessions"), "_NSDestinationEntityName": .string("ReadingSession"),
+                "_NSInverseRelationshipName": .string("book"), "NSMaxCount": .integer(0), "NSDeleteRule": .integer(1), "_P": .integer(10)]),
+            object(13, ["NSPropertyName": .string("book"), "_NSDestinationEntityName": .string("Book"),
+                "_NSInverseRelationshipName": .string("sessions"), "NSMaxCount": .integer(1), "NSDeleteRule": .integer(1), "_P": .integer(10)]),
+            object(13, ["NSPropertyName": .string("favourite"), "_NSDestinationEntityName": .string("Book"),
+                "NSMaxCount": .integer(1), "NSDeleteRule": .integer(1), "_P": .integer(2)]),
+        ]
+        let classes = [
+            type("NSManagedObjectModel", "NSObject"), type("NSEntityDescription", "NSObject"), type("NSDictionary", "NSObject"),
+            type("NSRelationshipDescription", "NSPropertyDescription", "NSObject"), type("NSArray", "NSObject"),
+        ]
+        let model = try ModelLoader.load(compiledModel: archive(instances + classes), name: "Reading", source: ModelSource(file: "Reading.mom"))
+        let session = try #require(model.entity(named: "ReadingSession"))
+        #expect(session.relationship(named: "book")?.isTransient == true && session.relationship(named: "book")?.isToMany == false)
+        #expect(session.relationship(named: "favourite")?.isTransient == false)
+        #expect(model.entity(named: "Book")?.relationship(named: "sessions")?.isTransient == true)
+    }
+
     /// 100,000 arrays each inside the next: refused at the nesting limit, not a stack overflow.
     @Test func deeplyNestedPropertyListsAreRefused() {
         let count = 100_000

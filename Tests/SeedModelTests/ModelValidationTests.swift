@@ -2,6 +2,19 @@ import Foundation
 import Testing
 @testable import SeedModel
 
+/// Apple's "Linking Data Between Two Core Data Stores": reading sessions in an in-memory store point
+/// at books of a read-only store through a transient pair.
+let readingXML = """
+    <entity name="Book"><attribute name="title" attributeType="String"/>
+        <relationship name="sessions" optional="YES" toMany="YES" transient="YES" deletionRule="Nullify" destinationEntity="ReadingSession" inverseName="book" inverseEntity="ReadingSession"/>
+    </entity>
+    <entity name="ReadingSession"><attribute name="minutes" attributeType="Integer 32" defaultValueString="0" usesScalarValueType="YES"/>
+        <relationship name="book" optional="YES" maxCount="1" transient="YES" deletionRule="Nullify" destinationEntity="Book" inverseName="sessions" inverseEntity="Book"/>
+    </entity>
+    <configuration name="Seed"><memberEntity name="Book"/></configuration>
+    <configuration name="Memory"><memberEntity name="ReadingSession"/></configuration>
+    """
+
 @Suite("Model validation")
 struct ModelValidationTests {
     private func diagnostics(_ body: String) throws -> [String] {
@@ -46,6 +59,13 @@ struct ModelValidationTests {
             <configuration name="Seed"><memberEntity name="Postcode"/></configuration>
             <configuration name="User"><memberEntity name="Rating"/></configuration>
             """, "Rating.postcode: error: the relationship crosses stores: Rating is in configuration User but Postcode is not; relationships cannot cross stores, so replace it with a fetched property")
+    }
+
+    @Test func transientRelationshipsMayCrossConfigurations() throws {
+        #expect(try diagnostics(readingXML).isEmpty)
+        let persistent = try diagnostics(readingXML.replacingOccurrences(of: #" transient="YES""#, with: ""))
+        #expect(persistent.contains { $0.contains("ReadingSession.book: error: the relationship crosses stores") }, "\(persistent)")
+        #expect(persistent.contains { $0.contains("Book.sessions: error: the relationship crosses stores") }, "\(persistent)")
     }
 
     @Test func duplicateNames() throws {

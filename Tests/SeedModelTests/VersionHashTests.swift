@@ -92,6 +92,18 @@ struct VersionHashTests {
         #expect(try hashes(base.replacingOccurrences(of: #"deletionRule="Cascade""#, with: #"deletionRule="Deny""#)) == original)
     }
 
+    /// Core Data leaves transient properties out of an entity's hash, relationships as attributes.
+    @Test func transientRelationshipsAreNotHashed() throws {
+        let withTransient = base.replacingOccurrences(of: #"<attribute name="code" attributeType="String"/>"#, with: """
+            <attribute name="code" attributeType="String"/>
+            <relationship name="visited" optional="YES" toMany="YES" transient="YES" deletionRule="Nullify" destinationEntity="Postcode"/>
+            """)
+        #expect(withTransient != base)
+        #expect(try hashes(withTransient) == hashes(base))
+        let persistent = try hashes(withTransient.replacingOccurrences(of: #" transient="YES""#, with: ""))
+        #expect(try persistent["County"] != hashes(base)["County"], "the same relationship saved is hashed")
+    }
+
     @Test(arguments: [
         (#"<attribute name="latitude" optional="YES""#, #"<attribute name="lat" optional="YES""#, "Postcode"),
         (#"attributeType="Double""#, #"attributeType="Float""#, "Postcode"),

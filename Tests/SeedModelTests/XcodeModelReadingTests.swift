@@ -96,6 +96,20 @@ struct XcodeModelReadingTests {
         #expect(product.fetchedProperties == [FetchedProperty(name: "reviews", entity: "Review", predicate: "sku == $FETCH_SOURCE.sku")])
     }
 
+    @Test func transientRelationshipsReadAndRoundTripThroughJSON() throws {
+        let directory = TemporaryDirectory()
+        let model = try loadXML(readingXML, in: directory, name: "Reading")
+        let book = try #require(model.entity(named: "ReadingSession")?.relationship(named: "book"))
+        #expect(book.isTransient && book.destination == "Book" && book.inverse == "sessions" && !book.isToMany)
+        #expect(model.entity(named: "Book")?.relationship(named: "sessions")?.isTransient == true)
+        #expect(model.summary().contains("  book: to-one Book, inverse sessions, delete rule Nullify, optional, transient\n"))
+        let path = directory.path("Reading.json")
+        try model.canonicalJSON().write(to: URL(fileURLWithPath: path))
+        let reread = try ModelLoader.load(path)
+        #expect(reread == model)
+        #expect(reread.entity(named: "ReadingSession")?.relationship(named: "book")?.isTransient == true)
+    }
+
     @Test func bundleLoadsCurrentVersionAndListsAll() throws {
         let directory = TemporaryDirectory()
         let bundle = directory.writeBundle("Shop", versions: [

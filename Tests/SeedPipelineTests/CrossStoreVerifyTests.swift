@@ -51,6 +51,26 @@ struct CrossStoreVerifyTests {
         #expect(report.models.first?.details.contains("inserted one Folder, Rating into an empty user store beside the seed") == true)
     }
 
+    /// Core Data's way to point app objects at seed objects without saving the link: a transient
+    /// relationship. The same relationship saved would cross stores, and is refused.
+    @Test func aTransientRelationshipToASeedEntityPasses() throws {
+        func userModel(transient: Bool) throws -> Model {
+            try ModelLoader.load(json: Data("""
+                {"name": "Visits", "configurations": [{"name": "UserConf", "entities": ["Rating"]}],
+                 "entities": [{"name": "Rating", "attributes": [{"name": "postcode", "type": "String", "optional": false}],
+                   "relationships": [{"name": "place", "destination": "Postcode", "transient": \(transient)}]}]}
+                """.utf8), source: ModelSource(file: "visits.json"))
+        }
+        let store = try sampleStore()
+        let seed = try seedModel(ratingsPredicate: "postcode == $FETCH_SOURCE.postcode")
+        let report = try Verifier().verify(store, seedModels: [seed], userModels: [try userModel(transient: true)])
+        #expect(report.passed, "\(report.models.map(\.details))")
+        #expect(report.models.first?.details.contains("inserted one Rating into an empty user store beside the seed") == true)
+        let refused = try Verifier().verify(store, seedModels: [seed], userModels: [try userModel(transient: false)])
+        #expect(!refused.passed)
+        #expect(refused.models.first?.details.contains { $0.contains("Rating.place") && $0.contains("the relationship crosses stores") } == true, "\(refused.models.map(\.details))")
+    }
+
     @Test(arguments: [
         ("code == $FETCH_SOURCE.postcode", "Rating has no attribute or relationship named \"code\""),
         ("postcode == $FETCH_SOURCE.zip", "Postcode has no attribute or to-one relationship \"zip\""),

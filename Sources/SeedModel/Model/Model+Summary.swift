@@ -21,6 +21,7 @@ extension Model {
                 if let inverse = relationship.inverse { text += ", inverse \(inverse)" }
                 text += ", delete rule \(relationship.deleteRule.rawValue)"
                 text += relationship.isOptional ? ", optional" : ", required"
+                if relationship.isTransient { text += ", transient" }
                 if relationship.minCount != 0 || (relationship.isToMany && relationship.maxCount > 0) {
                     text += ", count \(relationship.minCount)…\(relationship.maxCount <= 0 ? "∞" : String(relationship.maxCount))"
                 }

@@ -1,7 +1,9 @@
 /// A relationship from one entity to another within the same store.
 ///
 /// Mirrors [NSRelationshipDescription](https://developer.apple.com/documentation/coredata/nsrelationshipdescription).
-/// A relationship may never cross stores: link across configurations with a ``FetchedProperty``.
+/// A persistent relationship may never cross stores: link across configurations with a
+/// ``FetchedProperty``. A transient one (``isTransient``) may, since it is never saved: it has no
+/// column or join table and lives only in the context that sets it.
 public struct Relationship: Sendable, Hashable {
     public var name: String
     public var destination: String

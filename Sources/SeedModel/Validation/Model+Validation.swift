@@ -169,8 +169,10 @@ struct ModelValidator {
             } else if !relationship.isTransient {
                 warning("the relationship has no inverse; Core Data advises one so that the object graph stays consistent", entity, relationship.name)
             }
+            // A transient relationship is never saved, so it may link objects of two stores (Core Data's
+            // "Linking Data Between Two Core Data Stores" sample does so); a persistent one may not.
             for configuration in model.configurations
-            where configuration.entities.contains(entity.name) && !configuration.entities.contains(destination.name) {
+            where !relationship.isTransient && configuration.entities.contains(entity.name) && !configuration.entities.contains(destination.name) {
                 error("the relationship crosses stores: \(entity.name) is in configuration \(configuration.name) but \(destination.name) is not; relationships cannot cross stores, so replace it with a fetched property (e.g. key == $FETCH_SOURCE.key)", entity, relationship.name)
             }
             if relationship.maxCount > 0, relationship.minCount > relationship.maxCount {

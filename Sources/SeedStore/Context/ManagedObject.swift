@@ -149,18 +149,22 @@ public final class ManagedObject {
         return RowValues(layout: layout, columns: layout.names.map { self[$0] })
     }
 
-    /// The destination of a to-one relationship, read from the store when not changed here.
+    /// The destination of a to-one relationship, read from the store when not changed here; a
+    /// transient one's from the context, which alone keeps it.
     /// - Throws: ``ContextError`` when there is no such to-one relationship.
     public func object(forRelationship name: String) throws -> ManagedObject? {
         let relationship = try self.relationship(name, toMany: false)
+        if relationship.isTransient { return context?.transientDestinations(of: self, name).first }
         if let changed = toOneChanges[name] { return changed }
         guard let context else { return nil }
         return try context.relatedObjects(of: self, relationship: relationship).first
     }
 
-    /// The destinations of a to-many relationship: the stored ones with this context's changes applied.
+    /// The destinations of a to-many relationship: the stored ones with this context's changes
+    /// applied; a transient one's as the context keeps them.
     public func objects(forRelationship name: String) throws -> [ManagedObject] {
         let relationship = try self.relationship(name, toMany: true)
+        if relationship.isTransient { return context?.transientDestinations(of: self, name) ?? [] }
         var objects = try context?.relatedObjects(of: self, relationship: relationship) ?? []
         for change in toManyChanges[name] ?? [] {
             objects.removeAll { $0 === change.object }
@@ -169,21 +173,34 @@ public final class ManagedObject {
         return objects
     }
 
-    /// Sets a to-one relationship (nil clears it).
+    /// Sets a to-one relationship (nil clears it). A transient one may link objects of different
+    /// stores; its transient inverse follows at once.
     public func setObject(_ object: ManagedObject?, forRelationship name: String) throws {
         let relationship = try self.relationship(name, toMany: false)
         try checkDestination(object, relationship)
+        if relationship.isTransient {
+            context?.setTransient(relationship, of: self, to: object)
+            return
+        }
         toOneChanges[name] = .some(object)
     }
 
     public func addObject(_ object: ManagedObject, toRelationship name: String) throws {
         let relationship = try self.relationship(name, toMany: true)
         try checkDestination(object, relationship)
+        if relationship.isTransient {
+            context?.link(self, relationship, object)
+            return
+        }
         toManyChanges[name, default: []].append((object, true))
     }
 
     public func removeObject(_ object: ManagedObject, fromRelationship name: String) throws {
-        _ = try self.relationship(name, toMany: true)
+        let relationship = try self.relationship(name, toMany: true)
+        if relationship.isTransient {
+            context?.unlink(self, relationship, object)
+            return
+        }
         toManyChanges[name, default: []].append((object, false))
     }
 

@@ -50,6 +50,7 @@ extension ObjectContext {
             guard !object.hasChanges || mergePolicy == .rollback || mergePolicy == .storeTrumps else { continue }
             registered[id] = nil
             object.discardChanges()
+            forgetTransientRelationships(of: object)
             object.isDeleted = true
         }
         for id in changes.updated.union(changes.inserted) {

@@ -52,7 +52,7 @@ extension ObjectContext {
         let changed = registered.values.filter { !$0.isInserted && $0.hasChanges }.sorted { $0.objectID.key < $1.objectID.key }
         let inserted = insertedObjects
         guard !inserted.isEmpty || !changed.isEmpty else { return SavedChanges() }
-        try validate(inserted + changed.filter { !$0.isDeleted }, storeOf: { _ in nil })
+        try validate(inserted + changed.filter { !$0.isDeleted }, deleted: changed.filter(\.isDeleted), storeOf: { _ in nil })
         var saved = SavedChanges()
         let counterparts: [ObjectIdentifier: ObjectID] = try parent.performAndWait {
             var made: [ObjectIdentifier: ManagedObject] = [:]
@@ -99,6 +99,7 @@ extension ObjectContext {
         }
         for object in changed where object.isDeleted {
             registered[object.objectID] = nil
+            forgetTransientRelationships(of: object)
             saved.deleted.insert(object.objectID)
         }
         for object in inserted + changed where !object.isDeleted {

@@ -19,7 +19,8 @@ extension ObjectContext {
     /// value types and ranges, uniqueness constraints — and every problem is reported at once. The
     /// stores are then written each in a transaction, all committed together or none, holding the
     /// coordinator's lock. When another save changed the same objects first, ``mergePolicy``
-    /// decides. Afterwards ``didSaveNotification`` is posted and contexts that merge automatically
+    /// decides. Transient relationships are not written: they stay in the context as they are, across
+    /// stores too. Afterwards ``didSaveNotification`` is posted and contexts that merge automatically
     /// receive the changes.
     /// - Throws: ``ContextError`` (validation, merge conflict), ``CoordinatorError`` (no store for an
     ///   entity, a relationship across stores), ``StoreError`` (a read-only store, SQLite failures).
@@ -31,6 +32,8 @@ extension ObjectContext {
         } else {
             changes = try coordinator.serialized { try saveToStores() }
         }
+        // Transient relationships are not saved, but a save is what a rollback returns to.
+        savedTransientLinks = transientLinks
         didSave(changes)
     }
 
@@ -104,7 +107,7 @@ extension ObjectContext {
             }
             try checkLinks(of: object, store: store, storeOf: store(of:))
         }
-        try validate(insertedObjects + changed.filter { !$0.isDeleted }, storeOf: store(of:))
+        try validate(insertedObjects + changed.filter { !$0.isDeleted }, deleted: changed.filter(\.isDeleted), storeOf: store(of:))
 
         for object in insertedObjects {
             let index = slot(routes[ObjectIdentifier(object)]!)
@@ -182,6 +185,7 @@ extension ObjectContext {
             }
             for object in save.deleted {
                 registered[object.objectID] = nil
+                forgetTransientRelationships(of: object)
                 object.fetchedCache.removeAll()
                 changes.deleted.insert(object.objectID)
             }

@@ -3,9 +3,10 @@ import SeedModel
 
 extension ObjectContext {
     /// Checks every object to be saved against the model and reports every problem at once:
-    /// unknown names, required values and relationships, value types, ranges, uniqueness constraints.
-    func validate(_ objects: [ManagedObject], storeOf: (ManagedObject) -> (any PersistentStore)?) throws {
-        var problems: [String] = []
+    /// unknown names, required values and relationships, value types, ranges, uniqueness constraints,
+    /// and the Deny rule of the transient relationships of the objects to be deleted.
+    func validate(_ objects: [ManagedObject], deleted: [ManagedObject], storeOf: (ManagedObject) -> (any PersistentStore)?) throws {
+        var problems = transientDenials(deleted)
         var seen: [String: ManagedObject] = [:]
         for object in objects {
             let entity = object.entity

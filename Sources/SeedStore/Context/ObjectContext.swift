@@ -33,6 +33,10 @@ public final class ObjectContext: @unchecked Sendable {
     private var nextTemporaryKey: Int64 = 1
     /// Stores chosen for new objects whose entity more than one store holds.
     var assignments: [ObjectIdentifier: any PersistentStore] = [:]
+    /// The destinations of transient relationships, which no store keeps (see `ObjectContext+Transient.swift`).
+    var transientLinks: [TransientLink: [ManagedObject]] = [:]
+    /// ``transientLinks`` as of the last save, which ``rollback()`` returns to.
+    var savedTransientLinks: [TransientLink: [ManagedObject]] = [:]
 
     /// A context that saves to the coordinator's stores.
     /// - Parameter concurrencyType: Its own serial queue (the default), or the main queue.
@@ -99,9 +103,10 @@ public final class ObjectContext: @unchecked Sendable {
         assignments[ObjectIdentifier(object)] = store
     }
 
-    /// Marks an object for deletion at the next save (a new one is simply forgotten).
+    /// Marks an object for deletion at the next save (a new one is simply forgotten). Its transient
+    /// relationships follow their delete rules at once, in this context (see `ObjectContext+Transient.swift`).
     public func delete(_ object: ManagedObject) {
-        guard object.context === self else { return }
+        guard object.context === self, !object.isDeleted else { return }
         if object.isInserted {
             insertedObjects.removeAll { $0 === object }
             assignments[ObjectIdentifier(object)] = nil
@@ -113,12 +118,15 @@ public final class ObjectContext: @unchecked Sendable {
                 for (name, target) in other.toOneChanges where target === object { other.toOneChanges[name] = .some(nil) }
                 for (name, list) in other.toManyChanges { other.toManyChanges[name] = list.filter { $0.object !== object } }
             }
+            unlinkTransientRelationships(of: object)
             return
         }
         object.isDeleted = true
+        applyTransientDeleteRules(to: object)
     }
 
-    /// Discards every unsaved change: new objects are forgotten, deleted ones restored, changed ones reverted.
+    /// Discards every unsaved change: new objects are forgotten, deleted ones restored, changed ones
+    /// reverted, transient relationships returned to what they were at the last save.
     public func rollback() {
         for object in insertedObjects {
             registered[object.objectID] = nil
@@ -127,11 +135,12 @@ public final class ObjectContext: @unchecked Sendable {
         insertedObjects.removeAll()
         assignments.removeAll()
         for object in registered.values { object.discardChanges() }
+        transientLinks = savedTransientLinks
         for store in coordinator.stores { coordinator.didSaveMetadata(for: store) }
     }
 
     /// Re-reads an object's stored values and clears its fetched-property cache. With
-    /// `mergeChanges` its unsaved changes are kept on top; without, they are discarded.
+    /// `mergeChanges` its unsaved changes and transient relationships are kept; without, they are discarded.
     /// - Throws: ``ContextError`` when the object was deleted from its store.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) throws {
         object.fetchedCache.removeAll()
@@ -141,7 +150,10 @@ public final class ObjectContext: @unchecked Sendable {
         }
         object.committed = row.storage
         object.version = row.version
-        if !mergeChanges { object.discardChanges() }
+        if !mergeChanges {
+            object.discardChanges()
+            forgetTransientRelationships(of: object)
+        }
     }
 
     /// The registered object with this ID, or the one read from its store.

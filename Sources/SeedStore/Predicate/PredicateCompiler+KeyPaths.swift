@@ -39,6 +39,10 @@ extension PredicateCompiler {
                 current = nil
                 continue
             }
+            // Looked up in the model, not the layout: a transient relationship to another store's entity has no place in this store's.
+            if let owner = table.members.first(where: { schema.model.entity(named: $0)?.relationship(named: name)?.isTransient == true }) {
+                throw error("\(owner).\(name) is a transient relationship and not stored; it cannot be used in a fetch")
+            }
             guard let relationship = table.entity.relationship(named: name) else {
                 let known = table.entity.attributes.map(\.name) + table.entity.relationships.map(\.name)
                 throw error("\(table.entity.name) has no attribute or relationship named \"\(name)\"; it has \(known.joined(separator: ", "))")

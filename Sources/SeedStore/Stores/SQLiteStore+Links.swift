@@ -115,13 +115,15 @@ extension SQLiteStore {
     }
 
     /// Deletes a row following its relationships' delete rules: cascade deletes the destinations,
-    /// deny refuses while any remain, nullify and no-action clear the links.
+    /// deny refuses while any remain, nullify and no-action clear the links. Transient relationships
+    /// hold nothing here; the context applies their rules.
     func deleteRow(_ db: Database, entity: String, key: StoreValue, visited: inout Set<String>) throws {
         let table = try table(entity)
         // Rows are named by their table, so a sub-entity's object reached as its parent entity is one row.
         let entity = table.entity.name
         guard visited.insert("\(entity)\u{0}\(key.displayText)").inserted else { return }
-        for relationship in table.entity.relationships where relationship.deleteRule == .cascade || relationship.deleteRule == .deny {
+        for relationship in table.entity.relationships
+        where !relationship.isTransient && (relationship.deleteRule == .cascade || relationship.deleteRule == .deny) {
             let related = try relatedKeys(db, entity: entity, key: key, relationship: relationship.name)
             guard !related.isEmpty else { continue }
             if relationship.deleteRule == .deny {
