@@ -33,11 +33,22 @@ enum BuildStep {
     /// Unless `--no-compress`, the artifact is compressed while the store is synced to the disk.
     /// - Returns: the build, the output folder's lock (to hold until the job ends), and the artifact
     ///   (or why it failed) for ``PackageStep`` to finish.
-    static func run(_ flags: BuildFlags) throws -> (BuiltStore, OutputLock, Packager.Compressed?) {
+    /// - Parameter destination: where the default command publishes; unless `--base` or `--no-base`,
+    ///   the channel's current release there is the build's base.
+    static func run(_ flags: BuildFlags, publishingTo destination: String? = nil) throws -> (BuiltStore, OutputLock, Packager.Compressed?) {
         let project = try CommandFailure.exitOnError { () throws in
             try ProjectFile.load(inDirectory: FileManager.default.currentDirectoryPath)
         }
-        let (request, warnings) = try CommandFailure.exitOnError { try flags.options.resolve(project: project) }
+        var (request, warnings) = try CommandFailure.exitOnError { try flags.options.resolve(project: project) }
+        if let destination, flags.base == nil, !flags.noBase {
+            let channel = try CommandFailure.exitOnError { try request.channel(under: destination) }
+            switch BuildRequest.hasRelease(channel) {
+            case true?: request.base = channel
+            case false?: break
+            case nil:
+                if !flags.quiet { CommandFailure.printError("warning: \(channel) is not read as apps read it, so this build follows no base; pass its public URL as --base to keep object IDs across releases") }
+            }
+        }
         if !flags.quiet {
             for warning in warnings { CommandFailure.printError(warning.description) }
         }

@@ -56,6 +56,12 @@ struct BuildFlags: ParsableArguments {
     @Option(help: "Where the default command publishes a verified build: a folder, file://… or http(s)://… (default: seedbuild.json's \"publish\", else dist).")
     var publish: String?
 
+    @Option(help: ArgumentHelp("The release this build follows, so its objects keep their numbers (Z_PK) and the store its UUID: a .sqlite, a .sqlite.gz, a manifest.json, or a channel folder or URL (default for the default command: the channel it publishes to).", valueName: "path|url"))
+    var base: String?
+
+    @Flag(name: .customLong("no-base"), help: "Number every object afresh, following no earlier release (a new channel).")
+    var noBase = false
+
     @Flag(name: .customLong("allow-unsigned"), help: "The default command publishes an unsigned manifest even where the current release is signed.")
     var allowUnsigned = false
 
@@ -97,8 +103,13 @@ struct BuildFlags: ParsableArguments {
         }
     }
 
+    private func validateBase() throws {
+        if base != nil && noBase { throw ValidationError("--base and --no-base exclude each other; give one") }
+    }
+
     /// Refuses the options only the default command uses (publishing), for `seedbuild build`.
     func validateWithoutPublishing() throws {
+        try validateBase()
         let publishing = [("--publish", publish != nil), ("--no-publish", noPublish), ("--allow-unsigned", allowUnsigned), ("--all-versions", allVersions)]
         if let (name, _) = publishing.first(where: \.1) {
             throw ValidationError("\(name) applies to the default command (seedbuild [run]), which verifies and publishes; seedbuild build does neither (use seedbuild verify or publish)")
@@ -107,6 +118,7 @@ struct BuildFlags: ParsableArguments {
 
     /// Refuses publishing options when the default command will not publish.
     func validatePublishing() throws {
+        try validateBase()
         guard noPublish || noCompress else { return }
         let publishing = [("--publish", publish != nil), ("--allow-unsigned", allowUnsigned)]
         if let (name, _) = publishing.first(where: \.1) {
@@ -127,6 +139,7 @@ struct BuildFlags: ParsableArguments {
         options.dataVersion = dataVersion
         options.format = format
         options.ignoredColumns = ignoredColumns
+        options.base = noBase ? nil : base
         if let size = maxRecordSize.flatMap(Self.bytes) { options.maxRecordBytes = size }
         for pair in sources {
             let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)

@@ -25,7 +25,7 @@ struct RunCommand: ParsableCommand {
             let project = try CommandFailure.exitOnError { () throws in try ProjectFile.load(inDirectory: FileManager.default.currentDirectoryPath) }
             return try PublishStep.destination(flags.publish, project: project)
         }
-        let (built, lock, compressed) = try report.stage("build") { try BuildStep.run(flags) }
+        let (built, lock, compressed) = try report.stage("build") { try BuildStep.run(flags, publishingTo: destination) }
         defer { withExtendedLifetime(lock) {} }
         report.record("build", status: "ok")
         let packaged = try compressed.map { compressed in try report.stage("compress") { try PackageStep.run(built, compressed: compressed, flags: flags) } }

@@ -83,7 +83,9 @@ struct SeedBuilderTests {
         #expect(metadata[Key.generator] == .string(SeedBuilder.generator))
         #expect(metadata.rowCounts == ["County": 2, "Postcode": 3])
         #expect(metadata.contentDigest?.count == 64)
-        #expect(metadata.storeUUID == ContentDigest.storeUUID(fromDigest: metadata.contentDigest!))
+        // The channel's UUID (dataset and model version), upper-case as Core Data writes it.
+        #expect(metadata.storeUUID.flatMap(UUID.init(uuidString:))?.uuidString == metadata.storeUUID)
+        #expect(metadata["dataset"] == "postcodes")
         let sources = try #require(metadata[Key.sources]?.arrayValue)
         #expect(sources.count == 2)
         let postcodes = try #require(sources.first { $0.objectValue?["entity"] == "Postcode" }?.objectValue)

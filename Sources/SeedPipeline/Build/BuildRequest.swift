@@ -26,6 +26,11 @@ public struct BuildRequest: Sendable {
     public var maxRecordBytes = CSVReader.defaultMaxRecordBytes
     /// The store's layout: Core Data's (which a Core Data app adds to its coordinator) or plain.
     public var layout: StoreLayout = .coreData
+    /// The release this build follows (a store, artifact, manifest or channel): objects it has keep
+    /// their numbers (``StableKeys``). Nil numbers every object afresh.
+    public var base: String?
+    /// The base, opened and checked, while the build runs.
+    var baseRelease: BaseRelease?
 
     public init(
         model: Model, userModels: [Model] = [], configuration: String, sources: [String: String],

@@ -30,9 +30,16 @@ extension SeedBuilder {
                 }
             }
             let digest = try loads.timings.measure("digest") { try ContentDigest.compute(db, schema: schema, known: loads.tableDigests) }
-            let metadata = try makeMetadata(schema: schema, request: request, loads: loads, digest: digest)
+            var metadata = try makeMetadata(schema: schema, request: request, loads: loads, digest: digest)
+            if schema.coreData == nil {
+                metadata[BaseRelease.highWaterKey] = .object(try Self.highWater(schema, db: db, base: request.baseRelease))
+            }
             try db.inTransaction {
                 try metadata.stamp(db, schema: schema)
+                // Z_MAX never goes down: numbers of removed objects are never issued again.
+                for (entity, highest) in request.baseRelease?.highWater ?? [:] where schema.coreData != nil {
+                    try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = max(Z_MAX, ?) WHERE Z_NAME = ? AND Z_SUPER = 0", arguments: [highest, entity])
+                }
                 return .commit
             }
             // A bounded analysis keeps ANALYZE quick on millions of rows; its statistics are still deterministic.
@@ -52,7 +59,11 @@ extension SeedBuilder {
         let hashes = schema.wholeModel.entityVersionHashes
         var metadata = StoreMetadata()
         metadata[Key.storeType] = "SQLite"
-        metadata[Key.storeUUID] = .string(ContentDigest.storeUUID(fromDigest: digest))
+        // The channel's, not the content's: Core Data's object IDs name it, and they outlive a release.
+        metadata[Key.storeUUID] = .string(BaseRelease.storeUUID(
+            dataset: request.dataset,
+            modelVersion: BaseRelease.modelVersion(identifiers: request.model.versionIdentifiers, versionHashes: hashes)))
+        metadata[BaseRelease.datasetKey] = .string(request.dataset)
         metadata[Key.modelName] = .string(request.model.name)
         metadata[Key.modelVersionIdentifiers] = .array(request.model.versionIdentifiers.map(JSONValue.string))
         metadata[Key.configuration] = .string(schema.configuration)
@@ -76,5 +87,15 @@ extension SeedBuilder {
             ])
         })
         return metadata
+    }
+
+    /// The plain layout's highest key per numbered table: its highest row, or the base's mark if higher.
+    static func highWater(_ schema: StoreSchema, db: Database, base: BaseRelease?) throws -> [String: JSONValue] {
+        var marks: [String: JSONValue] = [:]
+        for table in schema.tables where table.primaryKey == .rowid {
+            let highest = try Int64.fetchOne(db, sql: "SELECT coalesce(max(\(quoteIdentifier(table.keyColumn))), 0) FROM \(quoteIdentifier(table.name))") ?? 0
+            marks[table.entity.name] = .integer(max(highest, base?.highWater[table.entity.name] ?? 0))
+        }
+        return marks
     }
 }

@@ -22,6 +22,8 @@ public struct BuildOptions: Sendable {
     public var userModels: [String]?
     /// The store layout; nil takes `seedbuild.json`'s, else Core Data's.
     public var format: StoreLayout?
+    /// The release the build follows (``BuildRequest/base``).
+    public var base: String?
 
     public static let defaultOutputDirectory = "build/seed"
 
@@ -79,6 +81,7 @@ public struct BuildOptions: Sendable {
             outputDirectory: outputDirectory ?? project?.out ?? Self.defaultOutputDirectory,
             dataset: dataset, maxRejects: maxRejects, dataVersion: dataVersion)
         request.links = resolved.links
+        request.base = base
         request.maxRecordBytes = maxRecordBytes
         request.layout = format ?? project?.format ?? .coreData
         if request.layout == .coreData, let layout = try? CoreDataSchema(model: request.stampModel(), configuration: configuration) {

@@ -1,0 +1,196 @@
+import Crypto
+import Foundation
+import GRDB
+import SeedModel
+import SeedStore
+
+/// The release a build follows (`build --base`), so that its objects keep their numbers (`Z_PK`)
+/// and the store its UUID: Core Data's object IDs (`x-coredata://<store UUID>/<Entity>/p<Z_PK>`)
+/// then survive from one nightly release to the next.
+///
+/// The base is a store (`.sqlite`), an artifact (`.sqlite.gz`), a build's `manifest.json` (its
+/// artifact beside it), or a channel (a folder, `file://` or `http(s)://` URL of
+/// `<dataset>/<model-version>/`), whose current release is fetched and checked as an app's fetch
+/// checks it. It must be of the same dataset and seed model version, and pass `quick_check`.
+struct BaseRelease: Sendable {
+    /// The base store, read-only (a temporary copy when it came compressed or from a channel).
+    let path: String
+    let metadata: StoreMetadata
+    /// Root entity → the highest key the channel ever issued for it (Core Data's `Z_MAX`, the plain
+    /// layout's ``BaseRelease/highWaterKey`` metadata): new objects are numbered above it.
+    let highWater: [String: Int64]
+    /// Where the base came from, for messages.
+    let location: String
+    /// Removed with the base: the temporary folder a fetched or inflated base was put in.
+    private let temporary: String?
+
+    /// The plain layout's record of the highest key issued per table, so gaps at the top are never reused.
+    static let highWaterKey = "keyHighWater"
+    /// The dataset, so a base of another one is refused.
+    static let datasetKey = "dataset"
+
+    /// Opens and checks the base for `request`.
+    /// - Throws: ``IngestError`` naming the base and the check it failed, saying to pass `--no-base`
+    ///   for a first release of a new channel.
+    static func open(_ location: String, for request: BuildRequest, schema: StoreSchema) throws -> BaseRelease {
+        let (path, temporary) = try locate(location, request: request)
+        do {
+            let metadata = try StoreMetadata.read(at: URL(fileURLWithPath: path))
+            let base = BaseRelease(path: path, metadata: metadata, highWater: try highWater(path, schema: schema), location: location, temporary: temporary)
+            try base.check(request: request, schema: schema)
+            return base
+        } catch {
+            if let temporary { try? FileManager.default.removeItem(atPath: temporary) }
+            if let error = error as? IngestError { throw error }
+            throw IngestError(.badData, file: location, "the base release cannot be read: \(error); give another --base, or --no-base to number the objects afresh")
+        }
+    }
+
+    /// Removes what opening the base left in temporary folders.
+    func close() {
+        if let temporary { try? FileManager.default.removeItem(atPath: temporary) }
+    }
+
+    /// The base's store as a local file: as it is, inflated, or fetched from its channel.
+    private static func locate(_ location: String, request: BuildRequest) throws -> (String, String?) {
+        if location.contains("://"), !location.hasPrefix("file://") || !location.hasSuffix(".json") && !location.hasSuffix(".gz") && !location.hasSuffix(".sqlite") {
+            return try fetch(channel: location, request: request)
+        }
+        let path = location.hasPrefix("file://") ? (URL(string: location)?.path ?? String(location.dropFirst(7))) : location
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            throw IngestError(.missingInput, file: location, "no such base release; check the path, or build with --no-base")
+        }
+        if isFolder.boolValue { return try fetch(channel: path, request: request) }
+        if path.hasSuffix(".json") {
+            let manifest = try Manifest(data: try Data(contentsOf: URL(fileURLWithPath: path)), path: path)
+            guard let entry = manifest.artifact else {
+                throw IngestError(.badData, file: path, "the base manifest names no artifact; give the store or its artifact as --base, or --no-base")
+            }
+            let artifact = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(entry.fileName).path
+            return try inflate(artifact, expected: entry.sha256)
+        }
+        if StoreFile.isGzip(path) { return try inflate(path, expected: nil) }
+        return (path, nil)
+    }
+
+    private static func inflate(_ artifact: String, expected sha256: String?) throws -> (String, String?) {
+        if let sha256, try FileDigest(of: artifact).sha256 != sha256 {
+            throw IngestError(.badData, file: artifact, "the base artifact's SHA-256 is not its manifest's; give an intact base, or --no-base")
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("seedbuild-base-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let path = (folder as NSString).appendingPathComponent("base.sqlite")
+        do {
+            _ = try GzipInflater.inflate(artifact, to: path)
+        } catch {
+            try? FileManager.default.removeItem(atPath: folder)
+            throw IngestError(.badData, file: artifact, "the base artifact does not inflate (\(error.reason)); give an intact base, or --no-base")
+        }
+        return (path, folder)
+    }
+
+    /// The channel's current release, installed into a temporary folder with every check an app's fetch makes.
+    private static func fetch(channel: String, request: BuildRequest) throws -> (String, String?) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("seedbuild-base-\(UUID().uuidString)").path
+        var installer = SeedInstaller()
+        // The job's own channel: its releases are checked by hash and quick_check, signed or not.
+        installer.allowUnsigned = true
+        do {
+            let installed = try installer.install(from: channel, to: folder)
+            return (installed.storePath, folder)
+        } catch {
+            try? FileManager.default.removeItem(atPath: folder)
+            throw IngestError(.badData, file: channel, "the base release could not be fetched from its channel: \(error); fix the channel, or build with --no-base")
+        }
+    }
+
+    /// The highest key issued per root entity: `Z_MAX` in Core Data's layout, else the plain
+    /// layout's recorded high-water marks or, for a store without them, its highest `Z_PK`.
+    private static func highWater(_ path: String, schema: StoreSchema) throws -> [String: Int64] {
+        let queue = try StoreFile.openReadOnly(path)
+        defer { try? queue.close() }
+        return try queue.read { db in
+            if try db.tableExists("Z_PRIMARYKEY") {
+                return Dictionary(try Row.fetchAll(db, sql: "SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_SUPER = 0").map { ($0[0] as String, $0[1] as Int64? ?? 0) }, uniquingKeysWith: max)
+            }
+            var marks: [String: Int64] = [:]
+            for table in schema.tables where table.primaryKey == .rowid {
+                guard try db.tableExists(table.name) else { continue }
+                marks[table.entity.name] = try Int64.fetchOne(db, sql: "SELECT coalesce(max(\(quoteIdentifier(table.keyColumn))), 0) FROM \(quoteIdentifier(table.name))") ?? 0
+            }
+            let recorded = try StoreMetadata.read(from: db)[highWaterKey]?.objectValue ?? [:]
+            for (entity, value) in recorded { marks[entity] = max(marks[entity] ?? 0, value.integerValue ?? 0) }
+            return marks
+        }
+    }
+
+    /// Refuses a base that is not a release of this build's channel, or not sound.
+    private func check(request: BuildRequest, schema: StoreSchema) throws {
+        let refuse = { (why: String) in
+            IngestError(.badData, file: location, "the base release \(why), so its objects' numbers cannot be followed; give a release of this channel as --base, or --no-base to number them afresh (a new channel)")
+        }
+        if let dataset = metadata[Self.datasetKey]?.stringValue, dataset != request.dataset {
+            throw refuse("is of dataset \(dataset), not \(request.dataset)")
+        }
+        if let layout = try? StoreFile.layout(at: path), layout != schema.layout {
+            throw refuse("is in the \(layout.name) layout, not the \(schema.layout.name) one this build writes")
+        }
+        // The seed's own entities must be the same model version: their hashes equal.
+        let ours = schema.wholeModel.entityVersionHashes
+        let stored = metadata.versionHashes
+        let differing = schema.model.entities.map(\.name).filter { stored[$0] != ours[$0] }.sorted()
+        if !differing.isEmpty {
+            throw refuse("is of another seed model version (\(differing.joined(separator: ", ")) differ)")
+        }
+        let queue = try StoreFile.openReadOnly(path)
+        defer { try? queue.close() }
+        let problems = try queue.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
+        if problems != ["ok"] {
+            throw refuse("fails quick_check (\(problems.prefix(3).joined(separator: "; ")))")
+        }
+    }
+}
+
+extension BaseRelease {
+    /// The store UUID of every release of a channel (`<dataset>/<model-version>/`), upper-case as Core
+    /// Data writes it: derived from the channel, not the content, so object IDs keep their host part.
+    static func storeUUID(dataset: String, modelVersion: String) -> String {
+        var bytes = [UInt8](SHA256.hash(data: Data("seedbuild store UUID\u{0}\(dataset)/\(modelVersion)".utf8)).prefix(16))
+        // RFC 9562 version 8 (a name-based UUID of our own) and variant bits.
+        bytes[6] = (bytes[6] & 0x0F) | 0x80
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])).uuidString.uppercased()
+    }
+
+    /// The channel's model-version part, as the publisher names it: the seed model's first version
+    /// identifier, else the first 12 hex digits of its hashes' checksum.
+    static func modelVersion(identifiers: [String], versionHashes: [String: Data]) -> String {
+        identifiers.first ?? String((Data(base64Encoded: Model.versionChecksum(of: versionHashes)) ?? Data()).hexString.prefix(12))
+    }
+}
+
+extension BuildRequest {
+    /// The channel this build publishes into under `destination` (a folder or URL):
+    /// `<destination>/<dataset>/<model-version>/`, where the default command finds its base.
+    public func channel(under destination: String) throws -> String {
+        let stamped = try stampModel()
+        let modelVersion = BaseRelease.modelVersion(identifiers: model.versionIdentifiers, versionHashes: stamped.entityVersionHashes)
+        return destination.trimmingCharacters(in: CharacterSet(charactersIn: "/")).isEmpty ? "\(dataset)/\(modelVersion)/"
+            : (destination.hasSuffix("/") ? destination : destination + "/") + "\(dataset)/\(modelVersion)/"
+    }
+
+    /// Whether `channel` has a release (its `latest.json`): a folder's file, or an HTTP `200` (a
+    /// `404` is none yet). Nil for an `s3://` channel, which a build does not read as apps do: give
+    /// its public URL as `--base`.
+    public static func hasRelease(_ channel: String, transport: HTTPTransport = HTTPTransport()) -> Bool? {
+        if channel.hasPrefix("s3://") { return nil }
+        if channel.hasPrefix("http://") || channel.hasPrefix("https://") {
+            guard let url = URL(string: channel + ReleasePointer.fileName), let response = try? transport.send("HEAD", url) else { return true }
+            return response.status != 404
+        }
+        let folder = channel.hasPrefix("file://") ? (URL(string: channel)?.path ?? String(channel.dropFirst(7))) : channel
+        return FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent(ReleasePointer.fileName))
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import GRDB
+import SeedModel
+import SeedPipeline
+import SeedStore
+import Testing
+
+/// A build that follows a base release keeps its objects' numbers and the store's UUID, so Core
+/// Data's object IDs (`x-coredata://<UUID>/<Entity>/p<Z_PK>`) survive from one release to the next.
+@Suite("Stable identity across releases")
+struct StableIdentityTests {
+    let directory = TemporaryDirectory()
+
+    /// Counties (keyed by code), postcodes (keyed by postcode) and visits (no key at all).
+    static let modelJSON = """
+        {"name": "Places", "versionIdentifiers": ["1"],
+         "entities": [
+          {"name": "County", "attributes": [{"name": "code", "type": "String", "optional": false}, {"name": "name", "type": "String"}],
+           "uniquenessConstraints": [["code"]],
+           "relationships": [{"name": "postcodes", "destination": "Postcode", "inverse": "county", "toMany": true},
+                             {"name": "visits", "destination": "Visit", "inverse": "county", "toMany": true}]},
+          {"name": "Postcode", "attributes": [{"name": "postcode", "type": "String", "optional": false}, {"name": "ward", "type": "String"}],
+           "uniquenessConstraints": [["postcode"]],
+           "relationships": [{"name": "county", "destination": "County", "inverse": "postcodes"}]},
+          {"name": "Visit", "attributes": [{"name": "day", "type": "String"}, {"name": "count", "type": "Integer 32"}],
+           "relationships": [{"name": "county", "destination": "County", "inverse": "visits"}]}
+         ]}
+        """
+
+    static let first = (
+        counties: "code,name\nKEN,Kent\nSUR,Surrey\nESX,Essex\n",
+        postcodes: "postcode,county_code,ward\nCT1 1AA,KEN,Park\nCT1 1AB,KEN,Park\nGU1 1AA,SUR,Hill\nCM1 1AA,ESX,Mill\nCM1 1AB,ESX,Mill\n",
+        visits: "day,count,county_code\nmon,3,KEN\nmon,3,KEN\ntue,1,SUR\nwed,7,ESX\n")
+
+    /// Row changes of a night: a postcode added at the top, one removed, one changed; the highest-numbered county removed.
+    static let second = (
+        counties: "code,name\nKEN,Kent\nSUR,Surrey\n",
+        postcodes: "postcode,county_code,ward\nBR1 1AA,KEN,New\nCT1 1AA,KEN,Park\nGU1 1AA,SUR,Lake\nCT1 1AB,KEN,Park\n",
+        visits: "day,count,county_code\ntue,1,SUR\nmon,3,KEN\nthu,2,SUR\nmon,3,KEN\n")
+
+    /// Builds `files` into `out-<name>`, following `base` when given.
+    @discardableResult
+    private func build(_ name: String, _ files: (counties: String, postcodes: String, visits: String), layout: StoreLayout, base: String? = nil, dataset: String? = nil) throws -> String {
+        let input = "in-\(name)"
+        directory.write("\(input)/counties.csv", files.counties)
+        directory.write("\(input)/postcodes.csv", files.postcodes)
+        directory.write("\(input)/visits.csv", files.visits)
+        var options = BuildOptions(files: [directory.path("\(input)/postcodes.csv")])
+        options.model = directory.write("model.json", Self.modelJSON)
+        options.outputDirectory = directory.path("out-\(name)")
+        options.format = layout
+        options.base = base
+        options.dataset = dataset ?? "places"
+        var (request, _) = try options.resolve(project: nil)
+        request.buildTime = Date(timeIntervalSince1970: 1_700_000_000)
+        return try SeedBuilder().build(request).storePath
+    }
+
+    /// The store's own tables as they are (``query(_:_:)`` shows Core Data's through the plain layout).
+    private func raw<T>(_ store: String, _ body: (Database) throws -> T) throws -> T {
+        let queue = try StoreFile.openReadOnly(store)
+        defer { try? queue.close() }
+        return try queue.read(body)
+    }
+
+    /// Key → number of each row of a table.
+    private func numbers(_ store: String, table: String, key: String) throws -> [String: Int64] {
+        try raw(store) { db in
+            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT \(key), Z_PK FROM \(table)").map { ($0[0] as String, $0[1] as Int64) })
+        }
+    }
+
+    @Test func coreDataObjectsKeepTheirNumbersAndTheStoreItsUUID() throws {
+        let one = try build("1", Self.first, layout: .coreData)
+        let two = try build("2", Self.second, layout: .coreData, base: one)
+        let (before, after) = (try numbers(one, table: "ZPOSTCODE", key: "ZPOSTCODE"), try numbers(two, table: "ZPOSTCODE", key: "ZPOSTCODE"))
+        for postcode in ["CT1 1AA", "CT1 1AB", "GU1 1AA"] { #expect(after[postcode] == before[postcode], "\(postcode) kept its number") }
+        // New rows above the highest number ever issued, in file order; removed ones leave gaps.
+        #expect(after["BR1 1AA"] == 6)
+        #expect(try numbers(two, table: "ZCOUNTY", key: "ZCODE") == ["KEN": 1, "SUR": 2])
+        let metadata = (try StoreMetadata.read(at: URL(fileURLWithPath: one)), try StoreMetadata.read(at: URL(fileURLWithPath: two)))
+        #expect(metadata.0.storeUUID == metadata.1.storeUUID && metadata.0.storeUUID?.uppercased() == metadata.0.storeUUID)
+        try raw(two) { db in
+            // Z_MAX never goes down: ESX (3) is gone, and 3 is never issued again.
+            let zmax = try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY").map { ($0[0] as String, $0[1] as Int64) })
+            #expect(zmax["County"] == 3 && zmax["Postcode"] == 6)
+            // References follow: each postcode still points at its county.
+            let county = try String.fetchOne(db, sql: "SELECT c.ZCODE FROM ZPOSTCODE p JOIN ZCOUNTY c ON c.Z_PK = p.ZCOUNTY WHERE p.ZPOSTCODE = 'GU1 1AA'")
+            #expect(county == "SUR")
+        }
+        // Visits have no key: unchanged rows keep their numbers, alike rows pair in order, the rest are new.
+        let visits = try raw(two) { db in try Row.fetchAll(db, sql: "SELECT ZDAY, Z_PK FROM ZVISIT ORDER BY Z_PK").map { "\($0[0] as String)=\($0[1] as Int64)" } }
+        #expect(visits == ["mon=1", "mon=2", "tue=3", "thu=5"])
+    }
+
+    @Test func thePlainLayoutKeepsNumberedTablesToo() throws {
+        let one = try build("1", Self.first, layout: .plain)
+        let two = try build("2", Self.second, layout: .plain, base: one)
+        // Postcode is keyed by its postcode there (no number); County has a number, kept.
+        #expect(try numbers(two, table: "County", key: "code") == ["KEN": 1, "SUR": 2])
+        let marks = try StoreMetadata.read(at: URL(fileURLWithPath: two))["keyHighWater"]
+        #expect(marks == .object(["County": .integer(3), "Visit": .integer(5)]))
+        // A third release adds a county: it gets 4, above every number issued, not 3.
+        let three = try build("3", (Self.first.counties.replacingOccurrences(of: "ESX,Essex", with: "DOR,Dorset"), Self.second.postcodes, Self.second.visits), layout: .plain, base: two)
+        #expect(try numbers(three, table: "County", key: "code") == ["KEN": 1, "SUR": 2, "DOR": 4])
+    }
+
+    /// The same base and input give the same bytes; the base may be a store, an artifact, a manifest or a channel.
+    @Test func sameBaseAndInputGiveTheSameBytes() throws {
+        let one = try build("1", Self.first, layout: .coreData)
+        let out = directory.path("out-1")
+        let packaged = try Packager().package(store: one)
+        let channel = directory.path("dist")
+        var publisher = Publisher()
+        publisher.allowUnsigned = true
+        let published = try publisher.publish(out, to: channel)
+        var digests: Set<String> = []
+        for (index, base) in [one, packaged.artifactPath, packaged.manifestPath, published.channel].enumerated() {
+            let two = try build("2-\(index)", Self.second, layout: .coreData, base: base)
+            digests.insert(try FileDigest(of: two).sha256)
+        }
+        #expect(digests.count == 1, "every form of the base gives the same store")
+    }
+
+    @Test func aBaseOfAnotherChannelOrBrokenIsRefused() throws {
+        let one = try build("1", Self.first, layout: .coreData)
+        let other = #expect(throws: IngestError.self) { try build("2", Self.second, layout: .coreData, base: one, dataset: "towns") }
+        #expect(other?.message.contains("is of dataset places, not towns") == true && other?.message.contains("--no-base") == true)
+        let layout = #expect(throws: IngestError.self) { try build("3", Self.second, layout: .plain, base: one) }
+        #expect(layout?.message.contains("coredata layout") == true)
+        // Another seed model version: a changed attribute changes Postcode's hash.
+        directory.write("model-2.json", Self.modelJSON.replacingOccurrences(of: "\"ward\", \"type\": \"String\"", with: "\"ward\", \"type\": \"Integer 16\""))
+        var options = BuildOptions(files: [directory.path("in-1/postcodes.csv")])
+        options.model = directory.path("model-2.json")
+        options.outputDirectory = directory.path("out-4")
+        options.dataset = "places"
+        options.base = one
+        directory.write("in-1/postcodes.csv", "postcode,county_code,ward\nCT1 1AA,KEN,1\n")
+        let (request, _) = try options.resolve(project: nil)
+        let model = #expect(throws: IngestError.self) { try SeedBuilder().build(request) }
+        #expect(model?.message.contains("another seed model version (Postcode differ)") == true, "\(String(describing: model))")
+        // A damaged base fails quick_check (or is not SQLite at all).
+        let damaged = directory.write("damaged.sqlite", "SQLite format 3\0" + String(repeating: "x", count: 5000))
+        #expect(throws: (any Error).self) { try build("5", Self.second, layout: .coreData, base: damaged) }
+        #expect(throws: IngestError.self) { try build("6", Self.second, layout: .coreData, base: directory.path("missing.sqlite")) }
+    }
+}
