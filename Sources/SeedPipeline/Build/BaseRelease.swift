@@ -53,7 +53,8 @@ struct BaseRelease: Sendable {
 
     /// The base's store as a local file: as it is, inflated, or fetched from its channel.
     private static func locate(_ location: String, request: BuildRequest) throws -> (String, String?) {
-        if location.contains("://"), !location.hasPrefix("file://") || !location.hasSuffix(".json") && !location.hasSuffix(".gz") && !location.hasSuffix(".sqlite") {
+        // A URL other than file:// is a channel; files are read where they are.
+        if location.contains("://"), !location.hasPrefix("file://") {
             return try fetch(channel: location, request: request)
         }
         let path = location.hasPrefix("file://") ? (URL(string: location)?.path ?? String(location.dropFirst(7))) : location
