@@ -67,19 +67,30 @@ struct MigrateCommand: ParsableCommand {
         } ?? false
         if needsMigration, let destination {
             let migrated = AtomicFile.temporaryPath(for: out)
-            defer { try? FileManager.default.removeItem(atPath: migrated) }
+            defer {
+                try? FileManager.default.removeItem(atPath: migrated)
+                ExternalDataFolder.remove(forStore: migrated)
+            }
             let result = try CommandFailure.exitOnError { try Migrator().migrate(store, to: destination, output: migrated) }
-            _ = try CommandFailure.exitOnError { try LayoutConversion.convert(migrated, to: format, output: out, model: destination) }
+            warnAboutMissingFiles(try CommandFailure.exitOnError { try LayoutConversion.convert(migrated, to: format, output: out, model: destination) })
             var converted = result
             converted.outputPath = out
             return try report(converted)
         }
-        _ = try CommandFailure.exitOnError { try LayoutConversion.convert(store, to: format, output: out, model: destination) }
+        warnAboutMissingFiles(try CommandFailure.exitOnError { try LayoutConversion.convert(store, to: format, output: out, model: destination) })
         if json {
             print(JSONValue.object(["output": .string(out), "from": .string(layout.name), "to": .string(format.name)]).prettyText)
         } else {
             print("converted \(store) (\(layout.name) layout) → \(out) (\(format.name) layout)")
         }
+    }
+
+    private func warnAboutMissingFiles(_ result: LayoutConversion.Result) {
+        guard !result.missingExternalFiles.isEmpty else { return }
+        let names = result.missingExternalFiles
+        CommandFailure.printError(
+            "warning: \(names.count) values refer to external data files that are not beside \(store) (it has no external data folder); "
+                + "they are kept as references: \(names.prefix(3).joined(separator: ", "))\(names.count > 3 ? ", …" : "")")
     }
 
     private func report(_ result: Migrator.Result) throws {

@@ -118,13 +118,13 @@ func packagedRelease(
 }
 
 /// Runs a query against a built store opened read-only, in the plain layout's tables: a store in
-/// Core Data's layout (the builder's default) is read through its plain conversion, so one query
-/// checks what either layout holds.
+/// Core Data's layout (the builder's default) is read through its plain conversion in the runtime's
+/// forms, so one query checks what either layout holds.
 func query<T>(_ path: String, _ body: (Database) throws -> T) throws -> T {
     guard try StoreFile.layout(at: path) == .coreData else { return try StoreFile.openReadOnly(path).read(body) }
     let plain = FileManager.default.temporaryDirectory.appendingPathComponent("plain-view-\(UUID().uuidString).sqlite").path
     defer { try? FileManager.default.removeItem(atPath: plain) }
-    try LayoutConversion.convert(path, to: .plain, output: plain)
+    try LayoutConversion.convert(path, to: .plain, output: plain, keepingCoreDataLayout: false)
     let queue = try StoreFile.openReadOnly(plain)
     defer { try? queue.close() }
     return try queue.read(body)

@@ -101,37 +101,52 @@ struct CoreDataOracleTests {
     @Test(arguments: cases().filter(\.schema))
     func layoutEqualsApples(_ oracle: Case) throws {
         let model = try Self.model(oracle)
-        let layout = try CoreDataSchema(model: model, configuration: "Default")
         let queue = try StoreFile.openReadOnly(oracle.folder.appendingPathComponent(try #require(oracle.store)).path)
         defer { try? queue.close() }
         try queue.read { db in
+            // Numbered from the model alone; named as the framework that wrote the store names things
+            // (a self-referential many-to-many's join table, compound indexes).
+            let version = try #require(try CoreDataConventions.read(from: db)).frameworkVersion
+            let layout = try CoreDataSchema(model: model, configuration: "Default", conventions: CoreDataConventions(frameworkVersion: version))
             // The persistent-history tables (and their entity numbers from 16001) come from a store
             // option (NSPersistentHistoryTrackingKey), not from the model.
             let fixed = Set(["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE", "ACHANGE", "ATRANSACTION", "ATRANSACTIONSTRING"])
-            // Core Data versions name a self-referential many-to-many's join table after either side (FORMAT.md §3).
-            let selfReferential = Set(layout.selfReferentialManyToMany.flatMap { pair -> [String] in
-                let number = layout.entityNumbers[pair.entity] ?? 0
-                let inverse = model.entity(named: pair.entity)?.relationship(named: pair.name)?.inverse ?? ""
-                return ["Z_\(number)\(pair.name.uppercased())", "Z_\(number)\(inverse.uppercased())"]
-            })
             let appleTables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-                .filter { !fixed.contains($0) && !selfReferential.contains($0) }
+                .filter { !fixed.contains($0) }
             let ours = layout.tables.map { ($0.name, $0.columns.map { [$0.name, $0.type] }) }
                 + layout.joinTables.map { ($0.name, $0.columns.map { [$0.name, $0.type] }) }
             #expect(Set(ours.map(\.0)) == Set(appleTables))
             for (table, columns) in ours where appleTables.contains(table) {
-                // Names and SQL types; the order of columns within a group is not always Core Data's.
+                // Names, SQL types and order.
                 let apple = try Row.fetchAll(db, sql: "PRAGMA table_info(\(table))").map { [$0["name"] as String, $0["type"] as String] }
-                #expect(columns.sorted { $0[0] < $1[0] } == apple.sorted { $0[0] < $1[0] }, "\(table)")
+                #expect(columns == apple, "\(table)")
             }
+            // The same columns indexed (names vary with the framework version; FORMAT.md §3).
+            let indexed = try Self.indexedColumns(db, statements: layout.indexStatements(model: model))
+            #expect(indexed.ours == indexed.apple, "ours only \(indexed.ours.subtracting(indexed.apple)), Apple's only \(indexed.apple.subtracting(indexed.ours))")
             // A store migrated with an entity rename keeps the old name in Z_PRIMARYKEY (CoreDataPlus's V2).
             let renamed = Dictionary(model.entities.compactMap { entity in entity.renamingIdentifier.map { ($0, entity.name) } }, uniquingKeysWith: { first, _ in first })
             let rows = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY WHERE Z_ENT < 16001 ORDER BY Z_ENT")
                 .map { row in CoreDataSchema.PrimaryKeyRow(entity: row[0], name: renamed[row[1] as String] ?? row[1], superEntity: row[2]) }
             #expect(layout.primaryKeyRows == rows)
+            // Laid out for the store as it is, the renamed entity keeps its old name, as Core Data left it.
+            let stored = try CoreDataSchema(model: model, configuration: "Default", conventions: try #require(try CoreDataConventions.read(from: db)))
+            #expect(stored.primaryKeyRows.map(\.name) == (try String.fetchAll(db, sql: "SELECT Z_NAME FROM Z_PRIMARYKEY WHERE Z_ENT < 16001 ORDER BY Z_ENT")))
             let fixedDDL = try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE name IN ('Z_PRIMARYKEY', 'Z_METADATA') ORDER BY name DESC")
             #expect(fixedDDL == Array(CoreDataSchema.fixedTableStatements.prefix(2)))
         }
+    }
+
+    /// The (table, columns, unique) of Apple's indexes in the open store and of `statements`, made in
+    /// an empty in-memory database with the store's tables (the persistent-history tables aside).
+    static func indexedColumns(_ db: Database, statements: [String]) throws -> (ours: Set<String>, apple: Set<String>) {
+        let tables = try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name LIKE 'Z%' AND sql IS NOT NULL")
+        let scratch = try DatabaseQueue()
+        let ours = try scratch.write { scratchDB in
+            for statement in tables + statements { try scratchDB.execute(sql: statement) }
+            return try CoreDataRoundTripTests.indexedColumns(scratchDB)
+        }
+        return (ours, try CoreDataRoundTripTests.indexedColumns(db))
     }
 
     /// Apple's hashes: the store's `NSStoreModelVersionHashes`, or the `.momd`'s `VersionInfo.plist`.

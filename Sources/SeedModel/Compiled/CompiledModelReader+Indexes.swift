@@ -19,7 +19,7 @@ extension CompiledModelReader {
         for item in archive.elements(object["NSCompoundIndexes"]) {
             let names = archive.elements(item).compactMap { propertyName($0, in: archive) }
             guard !names.isEmpty, !inherited.contains(where: { $0.elements.map(\.property) == names }) else { continue }
-            let compound = FetchIndex(name: "compound_" + names.joined(separator: "_"), elements: names.map { FetchIndex.Element(property: $0) })
+            let compound = FetchIndex.compound(names)
             if let position = indexes.firstIndex(where: { $0.elements.map(\.property) == names }) {
                 if indexes[position].name == names.joined(separator: "_") { indexes[position] = compound }
             } else if !indexes.contains(compound) {

@@ -19,4 +19,15 @@ public struct FetchIndex: Sendable, Hashable {
         self.name = name
         self.elements = elements
     }
+
+    /// An older Xcode's compound index (`<compoundIndex>` in the model, `NSCompoundIndexes` in a
+    /// compiled one) over these properties, ascending, named `compound_<properties>`.
+    public static func compound(_ properties: [String]) -> FetchIndex {
+        FetchIndex(name: "compound_" + properties.joined(separator: "_"), elements: properties.map { Element(property: $0) })
+    }
+
+    /// Whether this is a compound index (Core Data names its SQLite index otherwise than a fetch index's).
+    public var isCompoundIndex: Bool {
+        self == Self.compound(elements.map(\.property))
+    }
 }

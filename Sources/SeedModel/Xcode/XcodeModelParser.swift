@@ -142,9 +142,8 @@ final class XcodeModelParser: NSObject, XMLParserDelegate {
             if let index { entity?.indexes.append(index) }
             index = nil
         case "compoundIndex":
-            if var index, !index.elements.isEmpty {
-                index.name = "compound_" + index.elements.map(\.property).joined(separator: "_")
-                entity?.indexes.append(index)
+            if let index, !index.elements.isEmpty {
+                entity?.indexes.append(.compound(index.elements.map(\.property)))
             }
             index = nil
         case "configuration":

@@ -84,14 +84,6 @@ public struct BuildOptions: Sendable {
         request.base = base
         request.maxRecordBytes = maxRecordBytes
         request.layout = format ?? project?.format ?? .coreData
-        if request.layout == .coreData, let layout = try? CoreDataSchema(model: request.stampModel(), configuration: configuration) {
-            for pair in layout.selfReferentialManyToMany {
-                warnings.append(ModelDiagnostic(
-                    .warning,
-                    "\(pair.entity).\(pair.name) is a self-referential many-to-many: Core Data versions name its join table differently, so an app on another Core Data version may not find its links in the seed; model it with an entity in between, or build with --format plain",
-                    source: model.entity(named: pair.entity)?.origin ?? model.source, entity: pair.entity, property: pair.name))
-            }
-        }
         return (request, warnings)
     }
 }

@@ -137,7 +137,7 @@ public struct Verifier: Sendable {
             let metadata = try StoreMetadata.read(from: db)
             var schema = try? StoreFile.embeddedSchema(db, path: path)
             if schema == nil, layout == .coreData, let model, let configuration = metadata.configuration ?? model.configurationNames.first {
-                schema = try? StoreSchema(model: model, configuration: configuration, layout: .coreData, entityNumbers: StoreFile.entityNumbers(in: db))
+                schema = try? StoreSchema(model: model, configuration: configuration, layout: .coreData, conventions: CoreDataConventions.read(from: db))
             }
             if layout == .coreData {
                 try checkCoreDataKeys(db, schema: schema, builtHere: metadata[StoreMetadata.Key.generator] != nil, report: &report)
@@ -166,8 +166,12 @@ public struct Verifier: Sendable {
         let stored = rows.filter { ($0[0] as Int) < 16001 }.map { row in
             CoreDataSchema.PrimaryKeyRow(entity: row[0], name: renamed[row[1] as String] ?? row[1], superEntity: row[2])
         }
-        let differing = zip(stored, coreData.primaryKeyRows).filter { $0 != $1 }.count + abs(stored.count - coreData.primaryKeyRows.count)
-        report.check("Z_PRIMARYKEY", differing == 0, "\(stored.count) entities, the model has \(coreData.primaryKeyRows.count); \(differing) differ in number, name or parent")
+        // Against the numbers the model gives (the schema's own follow the store's Z_PRIMARYKEY).
+        let expected = try CoreDataSchema(
+            model: schema.wholeModel, configuration: schema.configuration, conventions: CoreDataConventions(frameworkVersion: coreData.conventions.frameworkVersion)
+        ).primaryKeyRows
+        let differing = zip(stored, expected).filter { $0 != $1 }.count + abs(stored.count - expected.count)
+        report.check("Z_PRIMARYKEY", differing == 0, "\(stored.count) entities, the model has \(expected.count); \(differing) differ in number, name or parent")
         for table in schema.tables where builtHere {
             let highest = try Int64.fetchOne(db, sql: "SELECT coalesce(max(Z_PK), 0) FROM \(quoteIdentifier(table.name))") ?? 0
             let max = rows.first { ($0[1] as String) == table.entity.name }.map { $0[3] as Int64 } ?? -1

@@ -30,7 +30,8 @@ package enum CoreDataMetadata {
 
     /// The `Z_PLIST` bytes for a store's metadata; the UUID goes in `Z_UUID`, not in the list.
     /// The same metadata gives the same bytes (keys sorted), so built stores are reproducible.
-    package static func propertyList(_ metadata: StoreMetadata) throws -> Data {
+    /// - Parameter frameworkVersion: the version whose layout the store follows (a converted store keeps its source's).
+    package static func propertyList(_ metadata: StoreMetadata, frameworkVersion: Int = frameworkVersion) throws -> Data {
         typealias Ours = StoreMetadata.Key
         var list: [String: PropertyListValue] = [:]
         for (key, value) in metadata.values where ![Ours.storeType, Ours.storeUUID, Ours.versionHashes, Ours.modelVersionIdentifiers, Ours.hashEncodingVersion].contains(key) {

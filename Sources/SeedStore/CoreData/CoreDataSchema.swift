@@ -68,10 +68,11 @@ package struct CoreDataSchema: Sendable {
     /// Tables of the configuration's entities, in entity-number order of their roots.
     package let tables: [Table]
     package let joinTables: [JoinTable]
-    /// One row per entity of the whole model, in entity-number order (Core Data compares every entity).
+    /// One row per entity of the whole model, in entity-number order (Core Data compares every entity);
+    /// an entity renamed since the store was written keeps its old name, as Core Data leaves it.
     package let primaryKeyRows: [PrimaryKeyRow]
-    /// Self-referential many-to-many pairs, whose join table Core Data versions name differently.
-    package let selfReferentialManyToMany: [(entity: String, name: String)]
+    /// The numbers and names the layout follows (a new store's, or an existing one's).
+    package let conventions: CoreDataConventions
 
     /// The fixed tables, with Core Data's exact DDL.
     package static let fixedTableStatements = [
@@ -81,29 +82,48 @@ package struct CoreDataSchema: Sendable {
     ]
 
     /// Lays out the entities of one configuration of `model`, the model the store is stamped for.
-    /// - Parameter storedNumbers: the entity numbers of an existing store's `Z_PRIMARYKEY`, which
-    ///   win over the model's order for the entities they name.
-    package init(model: Model, configuration name: String, storedNumbers: [String: Int] = [:]) throws(ModelError) {
+    /// - Parameter conventions: an existing store's: its `Z_PRIMARYKEY` numbers win over the model's
+    ///   order for the entities they name (an entity renamed since, by its renaming identifier, and
+    ///   it keeps the old name there), and its framework version decides the names that changed.
+    package init(model: Model, configuration name: String, conventions: CoreDataConventions = .current) throws(ModelError) {
         guard let configuration = model.configuration(named: name) else {
             throw .invalid(
                 "no configuration named \"\(name)\"; the model has \(model.configurationNames.joined(separator: ", "))", source: model.source)
         }
         let ordered = model.entitiesInTreeOrder
+        let names = Set(ordered.map(\.name))
         var numbers: [String: Int] = [:]
-        for (index, entity) in ordered.enumerated() { numbers[entity.name] = storedNumbers[entity.name] ?? index + 1 }
-        entityNumbers = numbers
-        primaryKeyRows = ordered.map { entity in
-            PrimaryKeyRow(entity: numbers[entity.name]!, name: entity.name, superEntity: entity.parentEntity.flatMap { numbers[$0] } ?? 0)
+        var storedNames: [String: String] = [:]
+        for (index, entity) in ordered.enumerated() {
+            if let number = conventions.entityNumbers[entity.name] {
+                numbers[entity.name] = number
+            } else if let old = entity.renamingIdentifier, !names.contains(old), let number = conventions.entityNumbers[old] {
+                numbers[entity.name] = number
+                storedNames[entity.name] = old
+            } else {
+                numbers[entity.name] = index + 1
+            }
         }
+        // Stored numbers that would give two entities one number do not describe this model: number it afresh.
+        if Set(numbers.values).count < numbers.count {
+            numbers = Dictionary(uniqueKeysWithValues: ordered.enumerated().map { ($1.name, $0 + 1) })
+            storedNames = [:]
+        }
+        entityNumbers = numbers
+        self.conventions = conventions
+        primaryKeyRows = ordered.map { entity in
+            PrimaryKeyRow(
+                entity: numbers[entity.name]!, name: storedNames[entity.name] ?? entity.name,
+                superEntity: entity.parentEntity.flatMap { numbers[$0] } ?? 0)
+        }.sorted { $0.entity < $1.entity }
         let members = Set(configuration.entities)
-        var layout = Layout(model: model, numbers: numbers)
+        var layout = CoreDataTableLayout(model: model, numbers: numbers, legacyNames: conventions.hasLegacyNames)
         for root in ordered where model.superentity(of: root) == nil && members.contains(root.name) {
             layout.addTable(root: root)
         }
         layout.addJoinTables(members: members)
         tables = layout.tables
         joinTables = layout.joinTables
-        selfReferentialManyToMany = layout.selfReferential
     }
 
     /// The table holding an entity's rows.
@@ -159,12 +179,12 @@ package struct CoreDataSchema: Sendable {
                     statements.append(Self.uniqueIndexStatement(entity: entity.name, constraint: constraint, table: table.name, columns: columns))
                 }
                 for index in entity.indexes {
-                    let columns = index.elements.compactMap { element in column(element.property).map { $0 + (element.isAscending ? "" : " DESC") } }
+                    let columns = index.elements.compactMap { element in column(element.property) }
                     guard columns.count == index.elements.count, !columns.isEmpty else { continue }
                     // A fetch index on exactly a uniqueness constraint's columns would be a second copy of
                     // its unique index: reads use either, and building it costs as much again.
                     if uniqueColumns.contains(columns) { continue }
-                    statements.append("CREATE INDEX Z_\(entity.name)_\(index.name) ON \(table.name) (\(columns.joined(separator: ", ")))")
+                    statements.append(Self.indexStatement(index, entity: entity.name, table: table.name, columns: columns, legacyNames: conventions.hasLegacyNames))
                 }
             }
         }
@@ -173,6 +193,20 @@ package struct CoreDataSchema: Sendable {
             statements.append("CREATE INDEX \(join.name)_\(second)_INDEX ON \(join.name) (\(second), \(first))")
         }
         return statements
+    }
+
+    /// Core Data's index for a fetch index of `entity`: `Z_<Entity>_<name>` over its columns with
+    /// `COLLATE BINARY` and the direction (CoreDataPlus's 1044 store); an Xcode compound index is named
+    /// after its properties (`Z_Conversation_internalIsArchived_lastModifiedDate`, Wire's 865 store),
+    /// and before framework 752 after the table and columns with no collation
+    /// (`ZCONVERSATION_ZINTERNALISARCHIVED_ZLASTMODIFIEDDATE`, Wire's 641 store).
+    static func indexStatement(_ index: FetchIndex, entity: String, table: String, columns: [String], legacyNames: Bool) -> String {
+        if index.isCompoundIndex, legacyNames {
+            return "CREATE INDEX \(([table] + columns).joined(separator: "_")) ON \(table) (\(columns.joined(separator: ", ")))"
+        }
+        let name = index.isCompoundIndex ? index.elements.map(\.property).joined(separator: "_") : index.name
+        let list = zip(columns, index.elements).map { column, element in "\(column) COLLATE BINARY \(element.isAscending ? "ASC" : "DESC")" }
+        return "CREATE INDEX Z_\(entity)_\(name) ON \(table) (\(list.joined(separator: ", ")))"
     }
 
     /// Core Data's index for a uniqueness constraint of `entity`, over its columns in `table`.
@@ -191,154 +225,5 @@ package struct CoreDataSchema: Sendable {
         case .attribute(let owner, _), .toOne(let owner, _): model.inheritanceChain(of: entity).contains { $0.name == owner }
         default: false
         }
-    }
-}
-
-/// Builds the tables and join tables, making column names unique as Core Data does.
-private struct Layout {
-    let model: Model
-    let numbers: [String: Int]
-    var tables: [CoreDataSchema.Table] = []
-    var joinTables: [CoreDataSchema.JoinTable] = []
-    var selfReferential: [(entity: String, name: String)] = []
-    /// Join column names already taken anywhere in the store.
-    private var joinColumnNames = UniqueNames([])
-
-    init(model: Model, numbers: [String: Int]) {
-        self.model = model
-        self.numbers = numbers
-    }
-
-    /// The groups Core Data lays a table's columns out in, as seen in its stores: whole numbers (then
-    /// to-one keys), dates and reals together by name, text, transformed values, other bytes.
-    private static func group(of type: AttributeType) -> Int {
-        switch type {
-        case .integer16, .integer32, .integer64, .boolean: 0
-        case .date, .double, .float, .decimal: 1
-        case .string, .uri: 2
-        case .transformable: 3
-        case .binary, .uuid, .composite, .undefined, .objectID: 4
-        }
-    }
-
-    static func sqlType(_ type: AttributeType) -> String {
-        switch type {
-        case .integer16, .integer32, .integer64, .boolean: "INTEGER"
-        case .double, .float: "FLOAT"
-        case .decimal: "DECIMAL"
-        case .date: "TIMESTAMP"
-        case .string, .uri: "VARCHAR"
-        case .binary, .transformable, .uuid, .composite, .undefined, .objectID: "BLOB"
-        }
-    }
-
-    mutating func addTable(root: Entity) {
-        let tree = [root] + model.descendants(of: root)
-        var taken = UniqueNames(["Z_PK", "Z_ENT", "Z_OPT"])
-        func unique(_ base: String) -> String { taken.claim(base) }
-        var columns: [CoreDataSchema.Column] = [
-            .init(name: "Z_PK", type: "INTEGER", kind: .primaryKey),
-            .init(name: "Z_ENT", type: "INTEGER", kind: .entity),
-            .init(name: "Z_OPT", type: "INTEGER", kind: .version),
-        ]
-        var orderColumns: [CoreDataSchema.Column] = []
-        for group in 0...4 {
-            for entity in tree {
-                for attribute in entity.attributes where attribute.isStored && Self.group(of: attribute.type) == group {
-                    let type = Self.sqlType(attribute.type)
-                    columns.append(.init(name: unique("Z" + attribute.name.uppercased()), type: type, kind: .attribute(entity: entity.name, name: attribute.name)))
-                }
-                guard group == 0 else { continue }
-                for relationship in entity.relationships where !relationship.isTransient && !relationship.isToMany {
-                    let base = relationship.name.uppercased()
-                    columns.append(.init(name: unique("Z" + base), type: "INTEGER", kind: .toOne(entity: entity.name, name: relationship.name)))
-                    if let destination = model.entity(named: relationship.destination), !model.subentities(of: destination).isEmpty {
-                        let number = numbers[destination.name] ?? 0
-                        columns.append(.init(name: unique("Z\(number)_" + base), type: "INTEGER", kind: .toOneEntity(entity: entity.name, name: relationship.name)))
-                    }
-                    if let inverse = inverse(of: relationship), inverse.isToMany, inverse.isOrdered {
-                        orderColumns.append(.init(name: unique("Z_FOK_" + base), type: "INTEGER", kind: .toOneOrder(entity: entity.name, name: relationship.name)))
-                    }
-                }
-                // A to-many without inverse pointing into this tree keeps its links here.
-                for source in model.entitiesInTreeOrder {
-                    for relationship in source.relationships
-                    where relationship.isToMany && !relationship.isTransient && relationship.inverse == nil && relationship.destination == entity.name {
-                        let number = numbers[source.name] ?? 0
-                        columns.append(.init(
-                            name: unique("Z\(number)" + relationship.name.uppercased()), type: "INTEGER",
-                            kind: .toManyWithoutInverse(entity: source.name, name: relationship.name)))
-                    }
-                }
-            }
-            if group == 0 { columns += orderColumns }
-        }
-        tables.append(CoreDataSchema.Table(name: "Z" + root.name.uppercased(), root: root.name, members: tree.map(\.name), columns: columns))
-    }
-
-    /// Many-to-many pairs among the stored entities, each once, from the side with the lower entity number.
-    mutating func addJoinTables(members: Set<String>) {
-        // In entity-name order, which decides which of two equal join column names gets the suffix.
-        for entity in model.entities where members.contains(entity.name) {
-            for relationship in entity.relationships where relationship.isToMany && !relationship.isTransient {
-                guard let inverse = inverse(of: relationship), inverse.isToMany,
-                    let destination = declaringEntity(of: inverse, in: relationship.destination),
-                    let numberA = numbers[entity.name], let numberB = numbers[destination]
-                else { continue }
-                if destination == entity.name && inverse.name != relationship.name || numberA == numberB {
-                    if relationship.name < inverse.name { selfReferential.append((entity.name, relationship.name)) }
-                    continue
-                }
-                guard numberA < numberB else { continue }
-                let upperA = relationship.name.uppercased()
-                let upperB = inverse.name.uppercased()
-                var columns: [CoreDataSchema.Column] = [
-                    .init(name: joinColumn("Z_\(numberA)\(upperB)"), type: "INTEGER", kind: .toOne(entity: destination, name: inverse.name)),
-                    .init(name: joinColumn("Z_\(numberB)\(upperA)"), type: "INTEGER", kind: .toOne(entity: entity.name, name: relationship.name)),
-                ]
-                if inverse.isOrdered {
-                    columns.append(.init(name: "Z_FOK_\(numberA)\(upperB)", type: "INTEGER", kind: .toOneOrder(entity: destination, name: inverse.name)))
-                }
-                if relationship.isOrdered {
-                    columns.append(.init(name: "Z_FOK_\(numberB)\(upperA)", type: "INTEGER", kind: .toOneOrder(entity: entity.name, name: relationship.name)))
-                }
-                joinTables.append(CoreDataSchema.JoinTable(
-                    name: "Z_\(numberA)\(upperA)", columns: columns,
-                    relationship: (entity.name, relationship.name), inverse: (destination, inverse.name)))
-            }
-        }
-    }
-
-    private mutating func joinColumn(_ base: String) -> String { joinColumnNames.claim(base) }
-
-    private func inverse(of relationship: Relationship) -> Relationship? {
-        guard let name = relationship.inverse, let destination = model.entity(named: relationship.destination) else { return nil }
-        return model.allRelationships(of: destination).first { $0.name == name }
-    }
-
-    /// The entity that declares a relationship found on `entity` (itself or an ancestor).
-    private func declaringEntity(of relationship: Relationship, in entity: String) -> String? {
-        guard let start = model.entity(named: entity) else { return nil }
-        return model.inheritanceChain(of: start).last { $0.relationships.contains { $0.name == relationship.name } }?.name
-    }
-}
-
-/// Names made unique as Core Data makes them: a name already taken gets `1`, `2`, … appended (`ZTEXT1`).
-private struct UniqueNames {
-    private var taken: Set<String>
-
-    init(_ taken: Set<String>) {
-        self.taken = taken
-    }
-
-    mutating func claim(_ base: String) -> String {
-        var name = base
-        var suffix = 1
-        while taken.contains(name) {
-            name = base + String(suffix)
-            suffix += 1
-        }
-        taken.insert(name)
-        return name
     }
 }

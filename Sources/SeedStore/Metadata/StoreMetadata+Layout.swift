@@ -57,7 +57,9 @@ extension StoreMetadata {
     package func stamp(_ db: Database, schema: StoreSchema) throws {
         guard let coreData = schema.coreData else {
             let json = String(decoding: try schema.model.canonicalJSON(configuration: schema.configuration), as: UTF8.self)
-            try write(to: db)
+            var stamped = self
+            stamped[CoreDataConventions.metadataKey] = schema.coreDataConventions?.jsonValue
+            try stamped.write(to: db)
             try db.execute(sql: "CREATE TABLE \(Self.modelTableName) (configuration TEXT NOT NULL PRIMARY KEY, model TEXT NOT NULL) WITHOUT ROWID")
             try db.execute(sql: "INSERT INTO \(Self.modelTableName) (configuration, model) VALUES (?, ?)", arguments: [schema.configuration, json])
             try db.execute(sql: "PRAGMA application_id = \(Self.applicationID); PRAGMA user_version = \(Self.storeFormatVersion)")
@@ -77,19 +79,25 @@ extension StoreMetadata {
         // The whole model the store is stamped for: Core Data numbers entities over all of it.
         var stamped = self
         stamped[CoreDataKey.model] = .string(String(decoding: schema.wholeModel.canonicalJSON(), as: UTF8.self))
-        try stamped.write(to: db)
+        // Z_METADATA says which framework's layout the tables follow; the plain layout's record of it goes.
+        stamped[CoreDataConventions.metadataKey] = nil
+        try stamped.write(to: db, frameworkVersion: coreData.conventions.frameworkVersion)
     }
 
     /// Replaces the metadata of an open, writable store, in its layout's place.
-    package func write(to db: Database) throws {
+    /// - Parameter frameworkVersion: Core Data's layout only: the framework version its tables follow;
+    ///   nil keeps the stored one.
+    package func write(to db: Database, frameworkVersion: Int? = nil) throws {
         if try StoreFile.layout(of: db) == .coreData {
             var metadata = self
+            let old = try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA LIMIT 1")
+                .flatMap { try? PropertyListSerialization.propertyList(from: $0, format: nil) as? [String: Any] }
             // The embedded model is not among the values read back; it stays as it was stamped.
-            if metadata[CoreDataKey.model] == nil, let row = try Row.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA LIMIT 1"), let old = row[0] as Data?,
-                let list = try? PropertyListSerialization.propertyList(from: old, format: nil) as? [String: Any], let model = list[CoreDataKey.model] as? String {
+            if metadata[CoreDataKey.model] == nil, let model = old?[CoreDataKey.model] as? String {
                 metadata[CoreDataKey.model] = .string(model)
             }
-            let plist = try CoreDataMetadata.propertyList(metadata)
+            let version = frameworkVersion ?? old?[CoreDataMetadata.Key.framework] as? Int ?? CoreDataMetadata.frameworkVersion
+            let plist = try CoreDataMetadata.propertyList(metadata, frameworkVersion: version)
             try db.execute(sql: "DELETE FROM Z_METADATA")
             try db.execute(
                 sql: "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",

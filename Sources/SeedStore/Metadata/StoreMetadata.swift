@@ -37,12 +37,14 @@ public struct StoreMetadata: Sendable, Hashable {
         public static let rowCounts = "rowCounts"
         public static let contentDigest = "contentDigest"
         public static let verification = "verification"
+        /// A plain store converted from Core Data's layout: the conventions it came with (`docs/store-format.md`).
+        public static let coreDataLayout = "coreDataLayout"
     }
 
     /// Keys the store manages itself; ``write(_:at:)`` never changes them.
     public static let managedKeys: Set<String> = [
         Key.storeType, Key.storeUUID, Key.versionHashes, Key.hashEncodingVersion, Key.storeFormatVersion,
-        Key.contentDigest, Key.modelName, Key.modelVersionIdentifiers, Key.configuration,
+        Key.contentDigest, Key.modelName, Key.modelVersionIdentifiers, Key.configuration, Key.coreDataLayout,
     ]
 
     public var values: [String: JSONValue]

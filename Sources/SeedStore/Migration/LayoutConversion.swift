@@ -11,20 +11,48 @@ import SeedModel
 ///
 /// Objects keep their keys where both layouts number rows (`Z_PK` and the plain rowid), so every
 /// link is copied as it is; a plain `WITHOUT ROWID` table (which nothing references) is numbered in
-/// key order. Row versions start again at 1, as after a migration.
+/// key order. A store in Core Data's layout converted to the plain one keeps what Core Data's layout
+/// needs to come back exactly as it was (`docs/store-format.md`, "Stores converted from Core Data's
+/// layout"): every value as stored, row versions, both orders of a many-to-many, the entity numbers
+/// and names of `Z_PRIMARYKEY` and the framework version its names follow. Files of values kept
+/// outside the store (`.<name>_SUPPORT/_EXTERNAL_DATA`) are copied beside the new store.
 public enum LayoutConversion {
+    /// What a conversion wrote.
+    public struct Result: Sendable {
+        /// The new store's metadata.
+        public var metadata: StoreMetadata
+        /// External data files the store refers to, kept as references, that were not beside the
+        /// source because it has no external data folder at all (a store copied without its
+        /// `_SUPPORT` folder); those values read as they did in the source.
+        public var missingExternalFiles: [String]
+    }
+
     /// Converts `source` to `layout`, writing `output` atomically (nothing under that name until it is whole).
     /// - Parameters:
     ///   - model: the whole model the store is stamped for. Needed only to turn a plain store into
     ///     Core Data's layout when its hashes name entities beyond its configuration (Core Data lists
     ///     and numbers every entity of the model); it must have exactly the store's hashes.
-    /// - Throws: ``StoreError`` naming the store and what is missing or differs.
+    /// - Throws: ``StoreError`` naming the store and what is missing or differs, or naming the
+    ///   external data files missing from the source's external data folder.
     @discardableResult
-    public static func convert(_ source: String, to layout: StoreLayout, output: String, model: Model? = nil, outputMode: mode_t = 0o444) throws -> StoreMetadata {
+    public static func convert(_ source: String, to layout: StoreLayout, output: String, model: Model? = nil, outputMode: mode_t = 0o444) throws -> Result {
+        try convert(source, to: layout, output: output, model: model, outputMode: outputMode, keepingCoreDataLayout: true)
+    }
+
+    /// Converts as ``convert(_:to:output:model:outputMode:)`` does; with `keepingCoreDataLayout` false,
+    /// a store in Core Data's layout becomes a plain store as a build writes one (values in the
+    /// runtime's forms, keys of unreferenced keyed tables their key attribute, one order per join
+    /// table, no `coreDataLayout`), for readers of plain SQL that do not read that key.
+    @discardableResult
+    package static func convert(
+        _ source: String, to layout: StoreLayout, output: String, model: Model? = nil, outputMode: mode_t = 0o444, keepingCoreDataLayout: Bool
+    ) throws -> Result {
         try StoreFile.foldWriteAheadLog(source)
         let (embedded, configuration, metadata, oldSchema) = try read(source, model: model)
         let stamped = try stampedModel(embedded: embedded, given: model, metadata: metadata, layout: layout, path: source)
-        return try write(source, metadata: metadata, oldSchema: oldSchema, model: stamped, configuration: configuration, layout: layout, output: output, outputMode: outputMode)
+        return try write(
+            source, metadata: metadata, oldSchema: oldSchema, model: stamped, configuration: configuration, layout: layout,
+            conventions: keepingCoreDataLayout ? oldSchema.coreDataConventions : nil, output: output, outputMode: outputMode)
     }
 
     /// Re-stamps a seed for an app's own model (`SeedInstaller` does, on the device): the same rows,
@@ -34,7 +62,7 @@ public enum LayoutConversion {
     /// `model` as in the store: their data is then exactly what the app's model describes.
     /// - Throws: ``StoreError`` naming each seed entity whose hash differs.
     @discardableResult
-    public static func restamp(_ source: String, for model: Model, output: String, outputMode: mode_t = 0o444) throws -> StoreMetadata {
+    public static func restamp(_ source: String, for model: Model, output: String, outputMode: mode_t = 0o444) throws -> Result {
         let (_, configuration, metadata, oldSchema) = try read(source, model: model)
         guard let differing = metadata.seedEntityDifferences(from: model, configuration: configuration) else {
             throw StoreError(
@@ -50,17 +78,21 @@ public enum LayoutConversion {
         restamped[StoreMetadata.Key.versionHashes] = .object(model.entityVersionHashes.mapValues { .string($0.hexString) })
         restamped[StoreMetadata.Key.modelVersionIdentifiers] = .array(model.versionIdentifiers.map(JSONValue.string))
         restamped["restampedFrom"] = .object(["versionHashes": metadata[StoreMetadata.Key.versionHashes] ?? .null])
+        // Numbered as the app's model numbers entities, in the layout, forms and names the seed has.
+        let conventions = oldSchema.coreDataConventions.map { CoreDataConventions(frameworkVersion: $0.frameworkVersion) }
         return try write(
-            source, metadata: restamped, oldSchema: oldSchema, model: model, configuration: configuration, layout: oldSchema.layout, output: output, outputMode: outputMode)
+            source, metadata: restamped, oldSchema: oldSchema, model: model, configuration: configuration, layout: oldSchema.layout,
+            conventions: conventions, output: output, outputMode: outputMode)
     }
 
+    /// - Parameter conventions: those the new store follows (``StoreSchema/init(model:configuration:layout:conventions:)``).
     private static func write(
         _ source: String, metadata: StoreMetadata, oldSchema: StoreSchema, model stamped: Model, configuration: String, layout: StoreLayout,
-        output: String, outputMode: mode_t
-    ) throws -> StoreMetadata {
+        conventions: CoreDataConventions?, output: String, outputMode: mode_t
+    ) throws -> Result {
         let newSchema: StoreSchema
         do {
-            newSchema = try StoreSchema(model: stamped, configuration: configuration, layout: layout)
+            newSchema = try StoreSchema(model: stamped, configuration: configuration, layout: layout, conventions: conventions)
         } catch {
             throw StoreError(.refused, path: source, "cannot lay the store out in the \(layout.name) layout: \(error.description)")
         }
@@ -80,14 +112,17 @@ public enum LayoutConversion {
             throw StoreError(.io, path: output, "cannot create the store beside it (\(error)); choose a folder that can be written")
         }
         var written = metadata
+        var externalFiles: [String] = []
         do {
             try queue.inDatabase { db in
                 if layout == .coreData { try db.execute(sql: "PRAGMA auto_vacuum = 2") }
                 try db.execute(sql: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
                 try db.execute(sql: "ATTACH DATABASE ? AS old", arguments: [StoreFile.immutableURI(source)])
+                externalFiles = try ExternalDataFolder.references(in: db, schema: oldSchema, database: "old")
+                try checkExternalFiles(externalFiles, of: source)
                 try db.inTransaction {
                     for statement in newSchema.createTableStatements { try db.execute(sql: statement) }
-                    var copy = Copy(db: db, old: oldSchema, new: newSchema)
+                    var copy = LayoutCopy(db: db, old: oldSchema, new: newSchema)
                     try copy.rows()
                     try copy.links()
                     for statement in newSchema.indexStatements { try db.execute(sql: statement) }
@@ -109,8 +144,25 @@ public enum LayoutConversion {
             try? queue.close()
             throw StoreError(error, path: output, doing: "cannot convert the store")
         }
+        let folder = ExternalDataFolder.url(forStore: source)
+        let present = externalFiles.filter { FileManager.default.fileExists(atPath: folder.appendingPathComponent($0).path) }
+        try ExternalDataFolder.copy(present, from: source, to: output)
         try AtomicFile.commit(temporary, to: output, mode: outputMode)
-        return written
+        return Result(metadata: written, missingExternalFiles: externalFiles.filter { !present.contains($0) })
+    }
+
+    /// Refuses a store whose external data folder lacks files its values refer to. A store with no
+    /// such folder at all (copied without it, as the Wire project's test stores are) converts with its
+    /// references kept as they are: the new store is as complete as the source.
+    private static func checkExternalFiles(_ names: [String], of source: String) throws(StoreError) {
+        let folder = ExternalDataFolder.url(forStore: source)
+        guard !names.isEmpty, FileManager.default.fileExists(atPath: folder.path) else { return }
+        let missing = names.filter { !FileManager.default.fileExists(atPath: folder.appendingPathComponent($0).path) }
+        guard missing.isEmpty else {
+            throw StoreError(
+                .refused, path: source,
+                "values refer to external data files missing from \(folder.path): \(missing.prefix(5).joined(separator: ", "))\(missing.count > 5 ? " and \(missing.count - 5) more" : ""); restore them beside the store and convert again")
+        }
     }
 
     /// The store's embedded model (else the one given, for a Core Data store that caches none),
@@ -129,7 +181,7 @@ public enum LayoutConversion {
                 guard let given, layout == .coreData else { throw error }
                 (model, configuration) = (given, metadata.configuration ?? SeedModel.Configuration.defaultName)
             }
-            let schema = try StoreSchema(model: model, configuration: configuration, layout: layout, entityNumbers: StoreFile.entityNumbers(in: db))
+            let schema = try StoreSchema(model: model, configuration: configuration, layout: layout, conventions: CoreDataConventions.read(from: db))
             return (model, configuration, metadata, schema)
         }
     }
@@ -164,155 +216,5 @@ public enum LayoutConversion {
         metadata[StoreMetadata.Key.storeFormatVersion] = .integer(Int64(StoreMetadata.storeFormatVersion))
         try metadata.stamp(db, schema: schema)
         return metadata
-    }
-}
-
-/// The copy of rows and links from the attached `old` database into the new tables.
-private struct Copy {
-    let db: Database
-    let old: StoreSchema
-    let new: StoreSchema
-    /// Root entity → SQL selecting (old key, new key) where the two layouts key its rows differently.
-    private var keyMaps: [String: String] = [:]
-
-    init(db: Database, old: StoreSchema, new: StoreSchema) {
-        self.db = db
-        self.old = old
-        self.new = new
-    }
-
-    /// The old table's key as the new table keys the row.
-    private func newKey(_ oldTable: EntityTable, _ newTable: EntityTable, alias: String) -> String? {
-        switch (oldTable.primaryKey, newTable.primaryKey) {
-        case (.rowid, .rowid): return "\(alias).\(quoteIdentifier(oldTable.keyColumn))"
-        case (.attribute(let key), .rowid): return "row_number() OVER (ORDER BY \(alias).\(quoteIdentifier(oldTable.columnName(for: key))))"
-        case (_, .attribute): return nil
-        }
-    }
-
-    mutating func rows() throws {
-        for table in new.tables {
-            guard let oldTable = old.table(for: table.entity.name) else { continue }
-            if oldTable.primaryKey != table.primaryKey {
-                // Links name the rows by key: map the old keys to the new ones once.
-                let map = "keymap_\(keyMaps.count)"
-                let newKeyColumn = table.primaryKey == .rowid ? newKey(oldTable, table, alias: "o")! : oldTable.readExpression(for: oldTable.column(for: table.keyColumn)!, alias: "o")
-                try db.execute(sql: "CREATE TEMP TABLE \(map) AS SELECT o.\(quoteIdentifier(oldTable.keyColumn)) AS old, \(newKeyColumn) AS new FROM old.\(quoteIdentifier(oldTable.name)) AS o")
-                keyMaps[table.entity.name] = map
-            }
-            for member in table.members {
-                var columns: [String] = []
-                var values: [String] = []
-                for column in table.columns {
-                    let value: String?
-                    switch column.kind {
-                    case .primaryKey: value = newKey(oldTable, table, alias: "o")
-                    case .entity: value = table.entityValue(member).sqlLiteral
-                    case .version: value = "1"
-                    case .attribute(let attribute):
-                        guard let oldColumn = oldTable.column(for: attribute.name, of: member) else { continue }
-                        value = table.boundExpression(for: column).replacingOccurrences(of: "?", with: oldTable.readExpression(for: oldColumn, alias: "o"))
-                    case .toOne(let relationship):
-                        // Copied with the row where both layouts keep it in a column of this table, so a
-                        // required one is never NULL; links() copies the rest.
-                        guard old.storage.place(of: relationship.name, in: table.entity.name) == .column,
-                            let oldColumn = oldTable.column(for: relationship.name, of: member),
-                            let destination = new.table(for: relationship.destination), destination.primaryKey == .rowid,
-                            old.table(for: relationship.destination)?.primaryKey == .rowid
-                        else { continue }
-                        value = "o.\(quoteIdentifier(oldColumn.name))"
-                    case .toOneEntity, .toOneOrder, .toManyWithoutInverse: value = nil
-                    }
-                    guard let value else { continue }
-                    columns.append(quoteIdentifier(column.name))
-                    values.append(value)
-                }
-                var filter = ""
-                if oldTable.isTree, let entityColumn = oldTable.entityColumn {
-                    filter = " WHERE o.\(quoteIdentifier(entityColumn.name)) = \(oldTable.entityValue(member).sqlLiteral)"
-                } else if member != table.members[0] {
-                    continue
-                }
-                try db.execute(sql: """
-                    INSERT INTO main.\(quoteIdentifier(table.name)) (\(columns.joined(separator: ", ")))
-                    SELECT \(values.joined(separator: ", ")) FROM old.\(quoteIdentifier(oldTable.name)) AS o\(filter) ORDER BY o.\(quoteIdentifier(oldTable.keyColumn))
-                    """)
-            }
-        }
-    }
-
-    /// Copies every relationship once, from wherever the old layout keeps it to wherever the new one does.
-    mutating func links() throws {
-        for table in new.tables {
-            for relationship in table.entity.relationships where !relationship.isTransient {
-                let place = new.storage.place(of: relationship.name, in: table.entity.name)
-                if case .inverse = place { continue }
-                guard let pairs = try pairs(table.entity.name, relationship) else { continue }
-                defer { try? db.execute(sql: "DROP TABLE temp.pairs") }
-                let destination = new.table(for: relationship.destination)
-                switch place {
-                case .column:
-                    let name = quoteIdentifier(table.name)
-                    var sets = ["\(quoteIdentifier(table.columnName(for: relationship.name))) = p.dst"]
-                    if let column = table.entityColumn(forToOne: relationship.name), let destination {
-                        sets.append("\(quoteIdentifier(column)) = (SELECT d.Z_ENT FROM main.\(quoteIdentifier(destination.name)) AS d WHERE d.Z_PK = p.dst)")
-                    }
-                    if let column = table.orderColumn(forToOne: relationship.name) {
-                        sets.append("\(quoteIdentifier(column)) = p.pos")
-                    }
-                    try db.execute(sql: "UPDATE main.\(name) SET \(sets.joined(separator: ", ")) FROM temp.pairs AS p WHERE main.\(name).\(quoteIdentifier(table.keyColumn)) = p.src")
-                case .joinTable(let join):
-                    var columns = [join.sourceColumn, join.destinationColumn].map(quoteIdentifier)
-                    var values = ["src", "dst"]
-                    if let position = join.positionColumn {
-                        columns.append(quoteIdentifier(position))
-                        values.append(join.layout == .coreData ? "coalesce(pos, 1)" : "coalesce(pos, 1) - 1")
-                    }
-                    try db.execute(sql: "INSERT INTO main.\(quoteIdentifier(join.name)) (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM temp.pairs")
-                case .foreignColumn(let column):
-                    guard let destination else { continue }
-                    let name = quoteIdentifier(destination.name)
-                    try db.execute(sql: "UPDATE main.\(name) SET \(quoteIdentifier(column)) = p.src FROM temp.pairs AS p WHERE main.\(name).\(quoteIdentifier(destination.keyColumn)) = p.dst")
-                case .inverse:
-                    continue
-                }
-            }
-        }
-    }
-
-    /// A temp table `pairs(src, dst, pos)` of one relationship's links in the old store, keyed as the
-    /// new store keys rows, `pos` counting from 1 where the old layout keeps an order; nil when the
-    /// old store does not keep the relationship.
-    private func pairs(_ entity: String, _ relationship: Relationship) throws -> Bool? {
-        guard let table = old.table(for: entity), let destination = old.table(for: relationship.destination) else { return nil }
-        let select: String
-        switch old.storage.place(of: relationship.name, in: table.entity.name) {
-        case .column:
-            let column = quoteIdentifier(table.columnName(for: relationship.name))
-            let order = table.orderColumn(forToOne: relationship.name).map { quoteIdentifier($0) } ?? "NULL"
-            select = "SELECT \(quoteIdentifier(table.keyColumn)) AS src, \(column) AS dst, \(order) AS pos FROM old.\(quoteIdentifier(table.name)) WHERE \(column) IS NOT NULL"
-        case .joinTable(let join):
-            let order = join.positionColumn.map { join.layout == .plain ? "\(quoteIdentifier($0)) + 1" : quoteIdentifier($0) } ?? "NULL"
-            select = "SELECT \(quoteIdentifier(join.sourceColumn)) AS src, \(quoteIdentifier(join.destinationColumn)) AS dst, \(order) AS pos FROM old.\(quoteIdentifier(join.name))"
-        case .foreignColumn(let column):
-            select = "SELECT \(quoteIdentifier(column)) AS src, \(quoteIdentifier(destination.keyColumn)) AS dst, NULL AS pos FROM old.\(quoteIdentifier(destination.name)) WHERE \(quoteIdentifier(column)) IS NOT NULL"
-        case .inverse:
-            guard let inverse = relationship.inverse else { return nil }
-            switch old.storage.place(of: inverse, in: destination.entity.name) {
-            case .column:
-                let column = quoteIdentifier(destination.columnName(for: inverse))
-                let order = destination.orderColumn(forToOne: inverse).map { quoteIdentifier($0) } ?? "NULL"
-                select = "SELECT \(column) AS src, \(quoteIdentifier(destination.keyColumn)) AS dst, \(order) AS pos FROM old.\(quoteIdentifier(destination.name)) WHERE \(column) IS NOT NULL"
-            case .joinTable(let join):
-                let order = join.positionColumn.map { join.layout == .plain ? "\(quoteIdentifier($0)) + 1" : quoteIdentifier($0) } ?? "NULL"
-                select = "SELECT \(quoteIdentifier(join.destinationColumn)) AS src, \(quoteIdentifier(join.sourceColumn)) AS dst, \(order) AS pos FROM old.\(quoteIdentifier(join.name))"
-            case .foreignColumn, .inverse:
-                return nil
-            }
-        }
-        let source = keyMaps[table.entity.name].map { "(SELECT new FROM temp.\($0) WHERE old = l.src)" } ?? "l.src"
-        let target = keyMaps[destination.entity.name].map { "(SELECT new FROM temp.\($0) WHERE old = l.dst)" } ?? "l.dst"
-        try db.execute(sql: "CREATE TEMP TABLE pairs AS SELECT \(source) AS src, \(target) AS dst, l.pos AS pos FROM (\(select)) AS l")
-        return true
     }
 }

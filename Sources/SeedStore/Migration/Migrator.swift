@@ -58,8 +58,10 @@ public struct Migrator: Sendable {
         }
         let (sourceModel, configuration, metadata) = try Self.embeddedModel(of: source)
         let plan = try MappingInference.infer(from: sourceModel, to: destination, configuration: configuration)
-        let oldSchema = try StoreSchema(model: sourceModel, configuration: configuration)
-        let newSchema = try StoreSchema(model: destination, configuration: configuration)
+        // A store converted from Core Data's layout keeps its forms and conventions through the migration.
+        let conventions = CoreDataConventions(metadata[StoreMetadata.Key.coreDataLayout])
+        let oldSchema = try StoreSchema(model: sourceModel, configuration: configuration, conventions: conventions)
+        let newSchema = try StoreSchema(model: destination, configuration: configuration, conventions: conventions)
 
         let temporary = AtomicFile.temporaryPath(for: output)
         defer { try? FileManager.default.removeItem(atPath: temporary) }
@@ -96,6 +98,7 @@ public struct Migrator: Sendable {
             try? queue.close()
             throw error
         }
+        try ExternalDataFolder.copyAll(from: source, to: output)
         try AtomicFile.commit(temporary, to: output, mode: outputMode)
         return result
     }
@@ -106,8 +109,10 @@ public struct Migrator: Sendable {
         let plainSource = AtomicFile.temporaryPath(for: output) + "-from"
         let plainOutput = AtomicFile.temporaryPath(for: output) + "-to"
         defer {
-            try? FileManager.default.removeItem(atPath: plainSource)
-            try? FileManager.default.removeItem(atPath: plainOutput)
+            for path in [plainSource, plainOutput] {
+                try? FileManager.default.removeItem(atPath: path)
+                ExternalDataFolder.remove(forStore: path)
+            }
         }
         try LayoutConversion.convert(source, to: .plain, output: plainSource, outputMode: 0o644)
         var result = try migrate(plainSource, to: destination, output: plainOutput, outputMode: 0o644)
@@ -139,6 +144,10 @@ public struct Migrator: Sendable {
         let digest = try ContentDigest.compute(db, schema: schema)
         metadata[Key.contentDigest] = .string(digest)
         metadata[Key.storeUUID] = .string(ContentDigest.storeUUID(fromDigest: digest))
+        // The destination model numbers the entities again, as in a new store; the conventions stay.
+        if let conventions = CoreDataConventions(old[Key.coreDataLayout]) {
+            metadata[Key.coreDataLayout] = CoreDataConventions(frameworkVersion: conventions.frameworkVersion).jsonValue
+        }
         metadata["migratedFrom"] = .object([
             "modelName": old[Key.modelName] ?? .null,
             "modelVersionIdentifiers": old[Key.modelVersionIdentifiers] ?? .null,

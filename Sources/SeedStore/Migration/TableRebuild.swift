@@ -119,13 +119,13 @@ struct TableRebuild {
             let relationship = old.table(for: sourceEntity)?.entity.relationship(named: sourceName),
             let pairs = pairs(of: relationship, in: sourceEntity)
         else { return }
-        let position = join.isOrdered ? ", \"position\"" : ""
-        let positionValue = join.isOrdered ? ", p.pos" : ""
+        var positions = join.positionColumn.map { [(quoteIdentifier($0), "p.pos")] } ?? []
+        if let inverse = join.inversePositionColumn, inverse != join.positionColumn { positions.append((quoteIdentifier(inverse), "p.ipos")) }
         let source = translate(sourceEntity, "p.src")
         let destination = translate(relationship.destination, "p.dst")
         try db.execute(sql: """
-            INSERT OR IGNORE INTO \(quoteIdentifier(join.name)) ("source", "destination"\(position))
-            SELECT \(source), \(destination)\(positionValue) FROM (\(pairs.sql)) p ORDER BY p.src, p.pos, p.dst
+            INSERT OR IGNORE INTO \(quoteIdentifier(join.name)) ("source", "destination"\(positions.map { ", " + $0.0 }.joined()))
+            SELECT \(source), \(destination)\(positions.map { ", " + $0.1 }.joined()) FROM (\(pairs.sql)) p ORDER BY p.src, p.pos, p.dst
             """)
     }
 
@@ -139,27 +139,29 @@ struct TableRebuild {
         return "(SELECT \(quoteIdentifier(Model.primaryKeyColumn)) FROM \(quoteIdentifier(new.table(for: newEntity)?.name ?? newEntity)) WHERE \(quoteIdentifier(newKey)) = \(expression))"
     }
 
-    /// A query giving (src, dst, pos) of a relationship as the old store kept it; src and dst are old keys
-    /// (`Z_PK`, or the key attribute of a `WITHOUT ROWID` table).
+    /// A query giving (src, dst, pos, ipos) of a relationship as the old store kept it: src and dst are
+    /// old keys (`Z_PK`, or the key attribute of a `WITHOUT ROWID` table), pos orders the destinations
+    /// of a source and ipos the sources of a destination.
     private func pairs(of relationship: Relationship, in entity: String) -> (sql: String, ordered: Bool)? {
         let entity = old.table(for: entity)?.name ?? entity
         if let table = old.table(for: entity), table.foreignKeys.contains(where: { $0.column == relationship.name }) {
             let column = quoteIdentifier(relationship.name)
-            return ("SELECT \(quoteIdentifier(table.keyColumn)) AS src, \(column) AS dst, 0 AS pos FROM \(quoteIdentifier(oldName(entity))) WHERE \(column) IS NOT NULL", false)
+            return ("SELECT \(quoteIdentifier(table.keyColumn)) AS src, \(column) AS dst, 0 AS pos, 0 AS ipos FROM \(quoteIdentifier(oldName(entity))) WHERE \(column) IS NOT NULL", false)
         }
         for join in old.joinTables {
-            let position = join.isOrdered ? "\"position\"" : "0"
+            let position = join.positionColumn.map(quoteIdentifier) ?? "0"
+            let inversePosition = join.inversePositionColumn.map(quoteIdentifier) ?? "0"
             if join.sourceEntity == entity && join.relationship == relationship.name {
-                return ("SELECT \"source\" AS src, \"destination\" AS dst, \(position) AS pos FROM \(quoteIdentifier(oldName(join.name)))", join.isOrdered)
+                return ("SELECT \"source\" AS src, \"destination\" AS dst, \(position) AS pos, \(inversePosition) AS ipos FROM \(quoteIdentifier(oldName(join.name)))", join.isOrdered)
             }
             if join.destinationEntity == entity && join.inverse == relationship.name {
-                return ("SELECT \"destination\" AS src, \"source\" AS dst, \(position) AS pos FROM \(quoteIdentifier(oldName(join.name)))", join.isOrdered)
+                return ("SELECT \"destination\" AS src, \"source\" AS dst, \(inversePosition) AS pos, \(position) AS ipos FROM \(quoteIdentifier(oldName(join.name)))", join.isOrdered)
             }
         }
         if let inverse = relationship.inverse, let other = old.table(for: relationship.destination),
             other.foreignKeys.contains(where: { $0.column == inverse }) {
             let column = quoteIdentifier(inverse)
-            return ("SELECT \(column) AS src, \(quoteIdentifier(other.keyColumn)) AS dst, 0 AS pos FROM \(quoteIdentifier(oldName(other.name))) WHERE \(column) IS NOT NULL", false)
+            return ("SELECT \(column) AS src, \(quoteIdentifier(other.keyColumn)) AS dst, 0 AS pos, 0 AS ipos FROM \(quoteIdentifier(oldName(other.name))) WHERE \(column) IS NOT NULL", false)
         }
         return nil
     }

@@ -233,7 +233,7 @@ extension StoreFile {
     /// The layout of the store, from its embedded model.
     package static func embeddedSchema(_ db: Database, path: String) throws -> StoreSchema {
         let (model, configuration) = try embeddedModel(db, path: path)
-        return try StoreSchema(model: model, configuration: configuration, layout: layout(of: db), entityNumbers: entityNumbers(in: db))
+        return try StoreSchema(model: model, configuration: configuration, layout: layout(of: db), conventions: CoreDataConventions.read(from: db))
     }
 
     /// The model of a store in Core Data's layout: the one seedbuild embedded in its metadata, else

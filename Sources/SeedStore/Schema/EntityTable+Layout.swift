@@ -80,13 +80,13 @@ extension EntityTable {
 
     /// The stored form of a runtime value in a column.
     package func encode(_ value: StoreValue, in column: Column) -> StoreValue {
-        guard layout == .coreData, case .attribute(let attribute) = column.kind else { return value }
+        guard case .attribute(let attribute) = column.kind, storedForms.covers(attribute) else { return value }
         return CoreDataValues.encode(value, for: attribute)
     }
 
     /// The stored form of a runtime value of a property (values of other names pass unchanged).
     package func encode(_ value: StoreValue, property: String) -> StoreValue {
-        guard layout == .coreData, let column = column(for: property) else { return value }
+        guard !storedForms.isEmpty, let column = column(for: property) else { return value }
         return encode(value, in: column)
     }
 
@@ -94,12 +94,7 @@ extension EntityTable {
     /// marked bytes), or nil where it keeps them in the runtime's form. Made once per column: a
     /// fetch converts every row's value with it, without reaching into the column's attribute again.
     package func readConversion(for column: Column) -> (@Sendable (StoreValue) -> StoreValue)? {
-        guard layout == .coreData, case .attribute(let attribute) = column.kind else { return nil }
-        switch attribute.type {
-        case .date, .uuid, .decimal: break
-        case .binary where attribute.allowsExternalBinaryDataStorage: break
-        default: return nil
-        }
+        guard case .attribute(let attribute) = column.kind, storedForms.covers(attribute) else { return nil }
         return { value in value.isNull ? value : (try? CoreDataValues.decode(value, for: attribute)) ?? value }
     }
 
@@ -111,7 +106,7 @@ extension EntityTable {
     /// The SQL a bound runtime value of `column` is written through: `?`, or a conversion into
     /// Core Data's form where SQLite's column affinity does not do it (see ``CoreDataValues``).
     package func boundExpression(for column: Column) -> String {
-        guard layout == .coreData, case .attribute(let attribute) = column.kind else { return "?" }
+        guard case .attribute(let attribute) = column.kind, storedForms.covers(attribute) else { return "?" }
         switch attribute.type {
         case .date: return "(? - \(CoreDataValues.referenceDateOffset))"
         case .uuid: return "\(CoreDataValues.uuidFunction)(?)"
@@ -134,7 +129,7 @@ extension EntityTable {
     /// The SQL reading a column at `alias` as the runtime's value (the inverse of ``boundExpression(for:)``).
     package func readExpression(for column: Column, alias: String) -> String {
         let sql = "\(alias).\(quoteIdentifier(column.name))"
-        guard layout == .coreData, case .attribute(let attribute) = column.kind else { return sql }
+        guard case .attribute(let attribute) = column.kind, storedForms.covers(attribute) else { return sql }
         switch attribute.type {
         case .date: return "(\(sql) + \(CoreDataValues.referenceDateOffset))"
         case .uuid: return "\(CoreDataValues.uuidTextFunction)(\(sql))"

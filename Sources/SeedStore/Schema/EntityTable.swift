@@ -63,15 +63,21 @@ package struct EntityTable: Sendable {
     package let layout: StoreLayout
     /// Core Data's entity numbers (`Z_ENT`), over the whole model the store is stamped for.
     package let entityNumbers: [String: Int]
+    /// The attribute values the table keeps in Core Data's forms rather than the runtime's.
+    package let storedForms: StoredForms
 
     /// Whether the table holds an inheritance tree, its rows told apart by ``Model/entityColumn``.
     package var isTree: Bool { members.count > 1 }
 
-    init(entity: Entity, members: [String] = [], kinds: [String: [String]] = [:], storage: RelationshipStorage, referenced: Bool) {
+    init(
+        entity: Entity, members: [String] = [], kinds: [String: [String]] = [:], storage: RelationshipStorage, referenced: Bool,
+        storedForms: StoredForms = []
+    ) {
         self.entity = entity
         self.name = entity.name
         self.layout = .plain
         self.entityNumbers = [:]
+        self.storedForms = storedForms
         self.members = members.isEmpty ? [entity.name] : members
         self.kinds = kinds
         if !referenced, let key = entity.singleAttributeKey {
@@ -94,7 +100,8 @@ package struct EntityTable: Sendable {
             columns.append(Column(
                 // A derived value is computed after the rows are in, so its column takes NULL until then.
                 name: attribute.name, kind: .attribute(attribute), type: Self.storageType(of: attribute.type),
-                isNotNull: !attribute.isOptional && attribute.derivation == nil, defaultLiteral: Self.defaultLiteral(of: attribute), owner: nil))
+                isNotNull: !attribute.isOptional && attribute.derivation == nil, defaultLiteral: Self.defaultLiteral(of: attribute, forms: storedForms),
+                owner: nil))
         }
         var foreignKeys: [ForeignKey] = []
         for relationship in entity.relationships where storage.place(of: relationship.name, in: entity.name) == .column {
@@ -113,6 +120,7 @@ package struct EntityTable: Sendable {
         self.name = table.name
         self.layout = .coreData
         self.entityNumbers = entityNumbers
+        self.storedForms = .coreData
         self.members = table.members
         self.kinds = kinds
         primaryKey = .rowid
@@ -151,7 +159,7 @@ package struct EntityTable: Sendable {
             var isNotNull = false
             if case .attribute(let attribute) = kind { isNotNull = !attribute.isOptional && attribute.derivation == nil }
             var defaultLiteral: String?
-            if case .attribute(let attribute) = kind { defaultLiteral = Self.defaultLiteral(of: attribute, layout: .coreData) }
+            if case .attribute(let attribute) = kind { defaultLiteral = Self.defaultLiteral(of: attribute, forms: .coreData) }
             columns.append(Column(name: column.name, kind: kind, type: column.type, isNotNull: isNotNull, defaultLiteral: defaultLiteral, owner: owner))
         }
         self.columns = columns
@@ -234,11 +242,11 @@ package struct EntityTable: Sendable {
         }
     }
 
-    static func defaultLiteral(of attribute: Attribute, layout: StoreLayout = .plain) -> String? {
+    static func defaultLiteral(of attribute: Attribute, forms: StoredForms) -> String? {
         guard let text = attribute.effectiveDefaultValue,
             case .success(let value) = FieldConverter.convertDefault(text, as: attribute.type)
         else { return nil }
         let stored = StoreValue(value, fieldText: text)
-        return (layout == .coreData ? CoreDataValues.encode(stored, for: attribute) : stored).sqlLiteral
+        return (forms.covers(attribute) ? CoreDataValues.encode(stored, for: attribute) : stored).sqlLiteral
     }
 }

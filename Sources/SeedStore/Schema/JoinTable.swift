@@ -17,18 +17,21 @@ package struct JoinTable: Sendable, Equatable {
     package let name: String
     package let sourceColumn: String
     package let destinationColumn: String
-    /// The column ordering the destinations of one source, for an ordered relationship.
+    /// The column ordering the destinations of one source, when the relationship (or, in the plain
+    /// layout, either side) is ordered.
     package let positionColumn: String?
+    /// The column ordering the sources of one destination, when the inverse is ordered: Core Data's
+    /// other `Z_FOK_` column; in the plain layout the single `position`, which orders both sides, or
+    /// `inversePosition` where a store converted from Core Data's keeps both orders.
+    package let inversePositionColumn: String?
     package let layout: StoreLayout
 
     /// The position of the first destination of an ordered relationship: 0 in the plain layout, 1 in Core Data's.
     package var firstPosition: Int { layout == .coreData ? 1 : 0 }
 
-    /// Whether the position column orders the sources seen from the destination too (the plain
-    /// layout's single `position`); Core Data keeps one order column per ordered side.
-    package var positionOrdersBothSides: Bool { layout == .plain }
-
-    init(entity: String, relationship: Relationship, destinationInverse: Relationship?) {
+    /// - Parameter keepsBothOrders: give a many-to-many ordered on both sides an `inversePosition`
+    ///   column (stores converted from Core Data's layout); else one `position` orders both sides.
+    init(entity: String, relationship: Relationship, destinationInverse: Relationship?, keepsBothOrders: Bool = false) {
         sourceEntity = entity
         self.relationship = relationship.name
         destinationEntity = relationship.destination
@@ -38,6 +41,8 @@ package struct JoinTable: Sendable, Equatable {
         sourceColumn = "source"
         destinationColumn = "destination"
         positionColumn = isOrdered ? "position" : nil
+        let bothOrdered = relationship.isOrdered && destinationInverse?.isOrdered == true
+        inversePositionColumn = keepsBothOrders && bothOrdered ? "inversePosition" : positionColumn
         layout = .plain
     }
 
@@ -52,7 +57,8 @@ package struct JoinTable: Sendable, Equatable {
         sourceColumn = join.columns[0].name
         destinationColumn = join.columns[1].name
         positionColumn = join.columns.first { $0.kind == .toOneOrder(entity: join.relationship.entity, name: join.relationship.name) }?.name
-        isOrdered = positionColumn != nil
+        inversePositionColumn = join.columns.first { $0.kind == .toOneOrder(entity: join.inverse.entity, name: join.inverse.name) }?.name
+        isOrdered = positionColumn != nil || inversePositionColumn != nil
         layout = .coreData
     }
 
@@ -62,7 +68,9 @@ package struct JoinTable: Sendable, Equatable {
             "\"source\" INTEGER NOT NULL REFERENCES \(quoteIdentifier(sourceEntity)) (\(pk))",
             "\"destination\" INTEGER NOT NULL REFERENCES \(quoteIdentifier(destinationEntity)) (\(pk))",
         ]
-        if isOrdered { columns.append("\"position\" INTEGER NOT NULL DEFAULT 0") }
+        for column in [positionColumn, inversePositionColumn == positionColumn ? nil : inversePositionColumn].compactMap({ $0 }) {
+            columns.append("\(quoteIdentifier(column)) INTEGER NOT NULL DEFAULT 0")
+        }
         columns.append("PRIMARY KEY (\"source\", \"destination\")")
         return "CREATE TABLE \(quoteIdentifier(name)) (\n  \(columns.joined(separator: ",\n  "))\n) WITHOUT ROWID"
     }

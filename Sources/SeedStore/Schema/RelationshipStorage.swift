@@ -27,7 +27,9 @@ struct RelationshipStorage: Sendable {
 
     init() {}
 
-    init(model: Model) {
+    /// - Parameter keepsBothOrders: a many-to-many ordered on both sides keeps each side's order
+    ///   (stores converted from Core Data's layout); else one position orders both.
+    init(model: Model, keepsBothOrders: Bool = false) {
         for entity in model.entities {
             for relationship in entity.relationships where !relationship.isTransient {
                 let key = Self.key(entity.name, relationship.name)
@@ -41,11 +43,11 @@ struct RelationshipStorage: Sendable {
                     let thisFirst = inverseKey.map { key <= $0 } ?? true
                     let table: JoinTable
                     if thisFirst || inverse == nil {
-                        table = JoinTable(entity: entity.name, relationship: relationship, destinationInverse: inverse)
+                        table = JoinTable(entity: entity.name, relationship: relationship, destinationInverse: inverse, keepsBothOrders: keepsBothOrders)
                         places[key] = .joinTable(table)
                         if let inverseKey { places[inverseKey] = .inverse }
                     } else {
-                        table = JoinTable(entity: relationship.destination, relationship: inverse!, destinationInverse: relationship)
+                        table = JoinTable(entity: relationship.destination, relationship: inverse!, destinationInverse: relationship, keepsBothOrders: keepsBothOrders)
                         places[inverseKey!] = .joinTable(table)
                         places[key] = .inverse
                     }

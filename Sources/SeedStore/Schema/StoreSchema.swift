@@ -21,6 +21,9 @@ package struct StoreSchema: Sendable {
     package let layout: StoreLayout
     /// Core Data's layout of the configuration, when the store is in that layout.
     package let coreData: CoreDataSchema?
+    /// The conventions of Core Data's layout the store follows: a Core Data store's, or those a plain
+    /// store converted from one remembers (nil for other plain stores).
+    package let coreDataConventions: CoreDataConventions?
     /// Entity tables in load order: every table a to-one column references comes before it.
     package let tables: [EntityTable]
     package let joinTables: [JoinTable]
@@ -32,8 +35,13 @@ package struct StoreSchema: Sendable {
     /// Lays out the entities of one configuration.
     /// - Throws: ``ModelError`` when the configuration does not exist or its relationships form a cycle
     ///   of required to-one references that no load order can satisfy.
-    /// - Parameter entityNumbers: Core Data's entity numbers read from an existing store's `Z_PRIMARYKEY`.
-    package init(model: Model, configuration: String, layout storeLayout: StoreLayout = .plain, entityNumbers: [String: Int] = [:]) throws(ModelError) {
+    /// - Parameter conventions: an existing store's (``CoreDataConventions/read(from:)``). In Core
+    ///   Data's layout, its entity numbers and names (nil: a new store's). In the plain layout, given
+    ///   for a store converted from Core Data's: it then keeps Core Data's dates and external-storage
+    ///   references (``StoredForms/converted``), every row's `Z_PK`, and both orders of a many-to-many.
+    package init(
+        model: Model, configuration: String, layout storeLayout: StoreLayout = .plain, conventions: CoreDataConventions? = nil
+    ) throws(ModelError) {
         let restricted = try model.restricted(to: configuration)
         try Self.checkStorable(restricted)
         self.model = restricted
@@ -44,8 +52,9 @@ package struct StoreSchema: Sendable {
         self.tableNames = trees.tableNames
         let layout = trees.layout
         guard storeLayout == .plain else {
-            let coreData = try CoreDataSchema(model: model, configuration: configuration, storedNumbers: entityNumbers)
+            let coreData = try CoreDataSchema(model: model, configuration: configuration, conventions: conventions ?? .current)
             self.coreData = coreData
+            self.coreDataConventions = coreData.conventions
             var tables: [String: EntityTable] = [:]
             for table in coreData.tables {
                 guard let entity = layout.entity(named: table.root) else { continue }
@@ -58,15 +67,19 @@ package struct StoreSchema: Sendable {
             return
         }
         self.coreData = nil
-        let storage = RelationshipStorage(model: layout)
+        self.coreDataConventions = conventions
+        let converted = conventions != nil
+        let storage = RelationshipStorage(model: layout, keepsBothOrders: converted)
         self.storage = storage
         let referenced = storage.referencedEntities
         var tables: [String: EntityTable] = [:]
         for entity in layout.entities {
             let members = trees.members[entity.name] ?? [entity.name]
-            // A tree's rows are told apart by their entity column, so its table keeps a rowid key.
+            // A tree's rows are told apart by their entity column, and a converted store's keep their
+            // Z_PK, so such tables keep a rowid key.
             tables[entity.name] = EntityTable(
-                entity: entity, members: members, kinds: trees.kinds, storage: storage, referenced: referenced.contains(entity.name) || members.count > 1)
+                entity: entity, members: members, kinds: trees.kinds, storage: storage,
+                referenced: referenced.contains(entity.name) || members.count > 1 || converted, storedForms: converted ? .converted : [])
         }
         self.tables = try Self.loadOrder(tables, model: restricted)
         self.joinTables = storage.joinTables

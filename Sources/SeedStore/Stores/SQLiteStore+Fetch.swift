@@ -156,7 +156,7 @@ extension SQLiteStore {
                 ).map(StoreValue.init)
             case .joinTable(let join):
                 let (source, destinationColumn) = (quoteIdentifier(join.sourceColumn), quoteIdentifier(join.destinationColumn))
-                let order = join.positionOrdersBothSides ? join.positionColumn.map { "\(quoteIdentifier($0)), \(source)" } ?? source : source
+                let order = join.inversePositionColumn.map { "\(quoteIdentifier($0)), \(source)" } ?? source
                 return try DatabaseValue.fetchAll(
                     db, sql: "SELECT \(source) FROM \(quoteIdentifier(join.name)) WHERE \(destinationColumn) = ? ORDER BY \(order)", arguments: keyArgument
                 ).map(StoreValue.init)

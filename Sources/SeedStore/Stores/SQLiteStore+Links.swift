@@ -104,13 +104,25 @@ extension SQLiteStore {
         if kind == .remove {
             try db.execute(
                 sql: "DELETE FROM \(name) WHERE \(sourceColumn) = ? AND \(destinationColumn) = ?", arguments: [source.databaseValue, destination.databaseValue])
-        } else if let position = join.positionColumn.map(quoteIdentifier) {
-            try db.execute(
-                sql: "INSERT OR IGNORE INTO \(name) (\(sourceColumn), \(destinationColumn), \(position)) VALUES (?, ?, (SELECT coalesce(max(\(position)) + 1, \(join.firstPosition)) FROM \(name) WHERE \(sourceColumn) = ?))",
-                arguments: [source.databaseValue, destination.databaseValue, source.databaseValue])
         } else {
+            // A new link goes last in each ordered side: after the source's destinations, and after
+            // the destination's sources where the inverse keeps its own order.
+            var columns = [sourceColumn, destinationColumn]
+            var values = ["?", "?"]
+            var arguments = [source.databaseValue, destination.databaseValue]
+            if let position = join.positionColumn.map(quoteIdentifier) {
+                columns.append(position)
+                values.append("(SELECT coalesce(max(\(position)) + 1, \(join.firstPosition)) FROM \(name) WHERE \(sourceColumn) = ?)")
+                arguments.append(source.databaseValue)
+            }
+            if let position = join.inversePositionColumn, position != join.positionColumn {
+                columns.append(quoteIdentifier(position))
+                values.append("(SELECT coalesce(max(\(quoteIdentifier(position))) + 1, \(join.firstPosition)) FROM \(name) WHERE \(destinationColumn) = ?)")
+                arguments.append(destination.databaseValue)
+            }
             try db.execute(
-                sql: "INSERT OR IGNORE INTO \(name) (\(sourceColumn), \(destinationColumn)) VALUES (?, ?)", arguments: [source.databaseValue, destination.databaseValue])
+                sql: "INSERT OR IGNORE INTO \(name) (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))",
+                arguments: StatementArguments(arguments))
         }
     }
 

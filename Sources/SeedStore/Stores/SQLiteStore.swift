@@ -43,11 +43,11 @@ public class SQLiteStore: PersistentStore {
             let isNew = storePath == nil || !exists
             // Atomic stores keep their tables in a property list of the plain layout.
             let newLayout = description.type == .sqlite || description.type == .inMemory ? description.storeLayout : .plain
-            let (layout, numbers): (StoreLayout, [String: Int]) = isNew ? (newLayout, [:]) : try queue.inDatabase { db in
+            let (layout, conventions): (StoreLayout, CoreDataConventions?) = isNew ? (newLayout, nil) : try queue.inDatabase { db in
                 try StoreFile.checkSeedStore(db, path: storePath!)
-                return (try StoreFile.layout(of: db), try StoreFile.entityNumbers(in: db))
+                return (try StoreFile.layout(of: db), try CoreDataConventions.read(from: db))
             }
-            let schema = try Self.layOut(model, description: description, layout: layout, entityNumbers: numbers)
+            let schema = try Self.layOut(model, description: description, layout: layout, conventions: conventions)
             self.schema = schema
             entityNames = schema.entityNames
             if isNew {
@@ -70,9 +70,11 @@ public class SQLiteStore: PersistentStore {
         }
     }
 
-    private static func layOut(_ model: Model, description: StoreDescription, layout: StoreLayout, entityNumbers: [String: Int]) throws(StoreError) -> StoreSchema {
+    private static func layOut(
+        _ model: Model, description: StoreDescription, layout: StoreLayout, conventions: CoreDataConventions?
+    ) throws(StoreError) -> StoreSchema {
         do {
-            return try StoreSchema(model: model, configuration: description.configurationName, layout: layout, entityNumbers: entityNumbers)
+            return try StoreSchema(model: model, configuration: description.configurationName, layout: layout, conventions: conventions)
         } catch {
             throw StoreError(.refused, path: description.displayName, error.description)
         }
