@@ -21,11 +21,11 @@ extension PredicateFunctions {
     }
 
     /// Compiled expressions by pattern and case option: a fetch calls the function once per row.
-    private static let cache = ExpressionCache()
+    private static let cache = BoundedCache<String, NSRegularExpression>(limit: 256)
 
     private static func regularExpression(_ pattern: String, caseInsensitive: Bool) throws -> NSRegularExpression {
         let key = (caseInsensitive ? "i:" : "s:") + pattern
-        if let cached = cache.expression(for: key) { return cached }
+        if let cached = cache.value(for: key) { return cached }
         // Anchored at both ends inside a group, so alternatives and backtracking are tried for a
         // match of the whole string, as ICU's uregex_matches does.
         guard (try? NSRegularExpression(pattern: pattern)) != nil,
@@ -34,25 +34,5 @@ extension PredicateFunctions {
         }
         cache.keep(expression, for: key)
         return expression
-    }
-}
-
-/// The compiled expressions `MATCHES` has seen, at most 256 before it starts again.
-///
-/// `@unchecked Sendable` is safe because every access to `expressions` holds `lock`. An `NSLock`,
-/// not `Mutex`: Synchronization's `Mutex` needs iOS 18 / macOS 15, below what the package declares.
-private final class ExpressionCache: @unchecked Sendable {
-    private let lock = NSLock()
-    private var expressions: [String: NSRegularExpression] = [:]
-
-    func expression(for key: String) -> NSRegularExpression? {
-        lock.withLock { expressions[key] }
-    }
-
-    func keep(_ expression: NSRegularExpression, for key: String) {
-        lock.withLock {
-            if expressions.count > 256 { expressions.removeAll() }
-            expressions[key] = expression
-        }
     }
 }
