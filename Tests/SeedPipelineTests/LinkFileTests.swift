@@ -68,17 +68,14 @@ struct LinkFileTests {
 
     @Test(arguments: [StoreLayout.plain, .coreData])
     func linksAnswerToManyPredicates(_ layout: StoreLayout) throws {
-        // Core Data's self-referential join table is not written yet in its layout: that case is plain only.
-        let links = layout == .coreData ? Self.linkFiles.filter { $0.key != "books_similar.csv" } : Self.linkFiles
-        let (built, model) = try build(layout, links: links)
+        let (built, model) = try build(layout)
         #expect(try books("ANY genres.name == 'Science'", in: built, model: model, layout: layout) == ["b1", "b3"])
         #expect(try books("genres.@count == 1", in: built, model: model, layout: layout) == ["b2"])
         #expect(try books("ANY chapters.code == 'c1'", in: built, model: model, layout: layout) == ["b1", "b2"])
-        if layout == .plain {
-            #expect(try books("similar.@count > 0", in: built, model: model, layout: layout) == ["b1", "b2", "b3"])
-            #expect(try books("similarOf.@count > 0", in: built, model: model, layout: layout) == ["b1", "b3"])
-            #expect(try books("ANY similarOf.title == 'Emma'", in: built, model: model, layout: layout) == ["b1"])
-        }
+        // The self-referential pair, both ways.
+        #expect(try books("similar.@count > 0", in: built, model: model, layout: layout) == ["b1", "b2", "b3"])
+        #expect(try books("similarOf.@count > 0", in: built, model: model, layout: layout) == ["b1", "b3"])
+        #expect(try books("ANY similarOf.title == 'Emma'", in: built, model: model, layout: layout) == ["b1"])
         // Each link file is a source in the metadata, with its rows.
         let genres = try #require(built.sources.first { $0.entity == "Book.genres" })
         #expect(genres.rowsRead == 5 && genres.rowsLoaded == 5 && genres.rowsRejected == 0 && genres.sha256.count == 64)
@@ -87,7 +84,7 @@ struct LinkFileTests {
     /// The ordered relationship keeps the order column's order, then the file's.
     @Test(arguments: [StoreLayout.plain, .coreData])
     func orderedLinksKeepTheirOrder(_ layout: StoreLayout) throws {
-        let (built, model) = try build(layout, links: Self.linkFiles.filter { $0.key != "books_similar.csv" })
+        let (built, model) = try build(layout)
         let coordinator = StoreCoordinator(model: model)
         try coordinator.addStore(StoreDescription(type: .sqlite, url: URL(fileURLWithPath: built.storePath), isReadOnly: true, storeLayout: layout))
         let context = ObjectContext(coordinator: coordinator)
@@ -163,5 +160,50 @@ struct LinkFileTests {
         let error = #expect(throws: IngestError.self) { try SeedBuilder().build(request) }
         #expect(error?.message.contains("Book.genres is a to-many relationship, which a link file feeds") == true, "\(String(describing: error))")
         #expect(error?.message.contains("books_genres.csv") == true && error?.message.contains("--source Book.genres=FILE") == true)
+    }
+
+    /// An ordered one-to-many: Core Data's layout takes it from the to-one column in the
+    /// destination's file (in its order); the plain layout keeps it in a join table, fed by a link
+    /// file in which each destination has one owner.
+    @Test func anOrderedOneToManyInEitherLayout() throws {
+        let model = """
+            {"name": "L", "versionIdentifiers": ["1"], "entities": [
+              {"name": "Book", "attributes": [{"name": "uuid", "type": "String", "optional": false}], "uniquenessConstraints": [["uuid"]],
+               "relationships": [{"name": "parts", "destination": "Part", "inverse": "book", "toMany": true, "ordered": true}]},
+              {"name": "Part", "attributes": [{"name": "code", "type": "String", "optional": false}], "uniquenessConstraints": [["code"]],
+               "relationships": [{"name": "book", "destination": "Book", "inverse": "parts"}]}]}
+            """
+        func build(_ layout: StoreLayout, parts: String, links: String?) throws -> BuiltStore {
+            let folder = directory.path("\(layout.name)")
+            let modelPath = directory.write("\(layout.name)/model.json", model)
+            directory.write("\(layout.name)/in/books.csv", "uuid\nb1\nb2\n")
+            directory.write("\(layout.name)/in/parts.csv", parts)
+            if let links { directory.write("\(layout.name)/in/books_parts.csv", links) }
+            var options = BuildOptions(files: [folder + "/in/books.csv"])
+            options.model = modelPath
+            options.format = layout
+            options.maxRejects = 5
+            options.outputDirectory = folder + "/out"
+            let (request, _) = try options.resolve(project: nil)
+            return try SeedBuilder().build(request)
+        }
+        func partsOfFirstBook(_ built: BuiltStore, _ layout: StoreLayout) throws -> [String?] {
+            let coordinator = StoreCoordinator(model: try ModelLoader.load(json: Data(model.utf8), source: ModelSource(file: "L.json")))
+            try coordinator.addStore(StoreDescription(type: .sqlite, url: URL(fileURLWithPath: built.storePath), isReadOnly: true, storeLayout: layout))
+            let context = ObjectContext(coordinator: coordinator)
+            let book = try #require(try context.fetch(FetchRequest(entity: "Book", predicate: try FetchPredicate("uuid == 'b1'"))).first)
+            return try withExtendedLifetime(context) { try book.objects(forRelationship: "parts").map { $0["code"].stringValue } }
+        }
+        let coreData = try build(.coreData, parts: "code,book_uuid\np3,b1\np1,b1\np2,b1\np4,b2\n", links: nil)
+        let coreDataParts = try partsOfFirstBook(coreData, .coreData)
+        #expect(coreDataParts == ["p3", "p1", "p2"])
+        let plain = try build(.plain, parts: "code\np3\np1\np2\np4\n", links: "book_uuid,parts_code\nb1,p3\nb1,p1\nb1,p2\nb2,p4\nb2,p1\n")
+        let plainParts = try partsOfFirstBook(plain, .plain)
+        #expect(plainParts == ["p3", "p1", "p2"])
+        let rejects = try String(contentsOfFile: try #require(plain.rejectsPath), encoding: .utf8)
+        #expect(rejects.contains("Part.book is to-one, and line 3 links this Part already"), "\(rejects)")
+        // The to-one's column in the plain layout says where it goes instead.
+        let error = #expect(throws: IngestError.self) { try build(.plain, parts: "code,book_uuid\np1,b1\n", links: nil) }
+        #expect(error?.message.contains("Part.book is kept with the ordered Book.parts in the plain layout") == true, "\(String(describing: error))")
     }
 }

@@ -64,6 +64,11 @@ struct LinkLoader {
 
         var links: [Link] = []
         var seen: [PairKey: Int] = [:]
+        // An ordered one-to-many fed by a link file: each destination has one owner, by the line that gave it.
+        var owners: [Int64: Int] = [:]
+        let inverseIsToOne = target.inverse.flatMap { name in
+            request.model.entity(named: target.destination).flatMap { request.model.allRelationships(of: $0).first { $0.name == name } }
+        }.map { !$0.isToMany } ?? false
         var rowsRead = 0
         while let record = try nextRecord(reader, rowsRead: &rowsRead) {
             guard let ownerKey = try resolve(owner, record: record, header: reader.header),
@@ -81,6 +86,13 @@ struct LinkLoader {
             if let line = seen[pair] {
                 reject(record, field: destination.fields[0], header: reader.header, "this link of \(target.name) is given twice: line \(line) has it already; remove one")
                 continue
+            }
+            if inverseIsToOne {
+                if let line = owners[destinationKey] {
+                    reject(record, field: destination.fields[0], header: reader.header, "\(target.destination).\(target.inverse ?? "") is to-one, and line \(line) links this \(target.destination) already; give each one owner")
+                    continue
+                }
+                owners[destinationKey] = record.line
             }
             seen[pair] = record.line
             links.append(Link(owner: ownerKey, destination: destinationKey, order: order))

@@ -47,8 +47,9 @@ extension SourceResolver {
                 let inverse = relationship.inverse.flatMap { inverse in
                     model.entity(named: relationship.destination).flatMap { model.allRelationships(of: $0).first { $0.name == inverse } }
                 }
-                // A to-many whose inverse is to-one is fed by the to-one's column in the destination's file.
-                if let inverse, !inverse.isToMany { continue }
+                // A to-many whose inverse is to-one is fed by the to-one's column in the destination's file;
+                // an ordered one may be fed by a link file too (the plain layout keeps it in a join table).
+                if let inverse, !inverse.isToMany, !relationship.isOrdered { continue }
                 targets.append(LinkTarget(entity: name, relationship: relationship.name, destination: relationship.destination, inverse: inverse?.name))
             }
         }
