@@ -206,4 +206,41 @@ struct LinkFileTests {
         let error = #expect(throws: IngestError.self) { try build(.plain, parts: "code,book_uuid\np1,b1\n", links: nil) }
         #expect(error?.message.contains("Part.book is kept with the ordered Book.parts in the plain layout") == true, "\(String(describing: error))")
     }
+
+    /// The issue's whole case: a seed with a many-to-many and a self-referential many-to-many built
+    /// from CSV and link files, opened read-only beside an in-memory store whose reading sessions
+    /// point at seed books through a transient relationship (nothing crosses stores on disk).
+    @Test(arguments: [StoreLayout.plain, .coreData])
+    func aSeedWithLinksBesideAnInMemoryStoreWithTransientLinks(_ layout: StoreLayout) throws {
+        // One model with two configurations, as the app's: the seed's entities, and the in-memory one.
+        let json = Self.modelJSON
+            .replacingOccurrences(of: #""entities": ["#, with: #""configurations": [{"name": "Seed", "entities": ["Book", "Genre", "Chapter"]}, {"name": "Memory", "entities": ["ReadingSession"]}], "entities": ["#)
+            .replacingOccurrences(of: #"{"name": "Chapter","#, with: #"{"name": "ReadingSession", "attributes": [{"name": "minutes", "type": "Integer 32"}], "relationships": [{"name": "book", "destination": "Book", "transient": true}]}, {"name": "Chapter","#)
+        let merged = try ModelLoader.load(json: Data(json.utf8), source: ModelSource(file: "Library.json"))
+        try merged.validated()
+        let modelPath = directory.write("model-sessions.json", json)
+        for (name, text) in Self.entityFiles.merging(Self.linkFiles, uniquingKeysWith: { $1 }) { directory.write("in/\(name)", text) }
+        var options = BuildOptions(files: [directory.path("in/books.csv")])
+        options.model = modelPath
+        options.configuration = "Seed"
+        options.format = layout
+        options.outputDirectory = directory.path("out-sessions-\(layout.name)")
+        let (request, _) = try options.resolve(project: nil)
+        let built = try SeedBuilder().build(request)
+        let coordinator = StoreCoordinator(model: merged)
+        try coordinator.addStore(StoreDescription(type: .sqlite, url: URL(fileURLWithPath: built.storePath), configuration: "Seed", isReadOnly: true, storeLayout: layout))
+        try coordinator.addStore(StoreDescription(type: .inMemory, configuration: "Memory"))
+        let context = ObjectContext(coordinator: coordinator)
+        let science = try context.fetch(FetchRequest(entity: "Book", predicate: try FetchPredicate("ANY genres.name == 'Science'"), sortDescriptors: [FetchSortDescriptor("uuid")]))
+        #expect(science.map { $0["uuid"].stringValue } == ["b1", "b3"])
+        #expect(try context.fetch(FetchRequest(entity: "Book", predicate: try FetchPredicate("similarOf.@count > 0"))).count == 2)
+        let session = try context.insert(entity: "ReadingSession")
+        session["minutes"] = 25
+        try session.setObject(science[0], forRelationship: "book")
+        try context.save()
+        #expect(try session.object(forRelationship: "book")?["uuid"] == "b1", "kept in the context after the save")
+        context.reset()
+        let again = try #require(try context.fetch(FetchRequest(entity: "ReadingSession")).first)
+        #expect(try again.object(forRelationship: "book") == nil, "transient: nil once the context is reset")
+    }
 }
