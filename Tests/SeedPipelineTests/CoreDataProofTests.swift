@@ -6,6 +6,7 @@ import Foundation
 import SeedModel
 import SeedPipeline
 import SeedStore
+import SeedTestSupport
 import Testing
 
 @Suite("Core Data opens the seed (macOS only)")

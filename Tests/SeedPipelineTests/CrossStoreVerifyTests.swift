@@ -2,6 +2,7 @@ import Foundation
 import SeedModel
 import SeedPipeline
 import SeedStore
+import SeedTestSupport
 import Testing
 
 @Suite("Verify step 4: the seed beside an empty user store, fetched properties resolved")

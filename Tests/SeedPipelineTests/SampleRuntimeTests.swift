@@ -2,6 +2,7 @@ import Foundation
 import SeedModel
 import SeedPipeline
 import SeedStore
+import SeedTestSupport
 import Testing
 
 @Suite("The sample seed at run time: read-only beside a user store")

@@ -1,4 +1,5 @@
 import Foundation
+import SeedTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -59,6 +60,46 @@ struct FetchCommandTests {
         let failure = try #require(try JSONSerialization.jsonObject(with: Data(failed.stdout.utf8)) as? [String: Any], "\(failed.stdout)")
         #expect(failure["outcome"] as? String == "failed")
         #expect(failure["exitCode"] as? Int == Int(failed.status))
+    }
+
+    /// An app on an older user model (another Rating, an extra Bookmark) fetches the seed published for
+    /// the current merged model: the seed's own entities match, so it is re-stamped on the device and
+    /// opens directly — and the summary says so (`opensBy` was "direct", as if nothing had been done).
+    @Test func aSeedRestampedForTheAppsModelOpensByRestamp() throws {
+        let project = try SampleProject()
+        #expect(try runSeedbuild(["seeds/postcodes.csv"], in: project.url).status == 0)
+        let olderUserModel = project.path("OlderUserModel.json")
+        try Data(#"""
+            {"name": "UserModel", "versionIdentifiers": ["0"],
+             "configurations": [{"name": "UserConf", "entities": ["Bookmark", "Rating"]}],
+             "entities": [
+               {"name": "Bookmark", "attributes": [{"name": "postcode", "type": "String", "optional": false}]},
+               {"name": "Rating", "attributes": [{"name": "postcode", "type": "String", "optional": false},
+                                                 {"name": "stars", "type": "Integer 16", "optional": false}]}
+             ]}
+            """#.utf8).write(to: URL(fileURLWithPath: olderUserModel))
+        func fetch(to folder: String, json: Bool = true) throws -> CommandResult {
+            try runSeedbuild(
+                ["fetch", "dist/postcodes/2/", "--to", folder, "--allow-unsigned", "--model", "schemas/PostCodesModel.xcdatamodeld", "--user-model", olderUserModel]
+                    + (json ? ["--json"] : []), in: project.url)
+        }
+        func summary(_ result: CommandResult) throws -> [String: Any] {
+            #expect(result.status == 0, "\(result.stderr)")
+            return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)")
+        }
+        let installed = try summary(try fetch(to: "app-data"))
+        #expect(installed["outcome"] as? String == "installed")
+        #expect(installed["opensBy"] as? String == "restamp")
+        #expect(installed["migration"] == nil)
+        let store = try #require(installed["storePath"] as? String)
+        let inspected = try summary(try runSeedbuild(["inspect", store.hasPrefix("/") ? store : project.path(store), "--json"], in: project.url))
+        let hashes = try #require(inspected["versionHashes"] as? [String: Any])
+        #expect(hashes["Bookmark"] != nil && inspected["restampedFrom"] != nil, "stamped for the app's model: \(inspected)")
+
+        let again = try summary(try fetch(to: "app-data"))
+        #expect(again["outcome"] as? String == "alreadyInstalled" && again["opensBy"] as? String == "restamp")
+        let text = try fetch(to: "app-text", json: false)
+        #expect(text.stdout.contains("re-stamped on this device for the app's model"), "\(text.stdout)")
     }
 
     /// An unsupported or mistyped scheme is a usage error, found before anything is built or
