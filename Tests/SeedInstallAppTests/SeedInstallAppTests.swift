@@ -23,12 +23,16 @@ struct SeedInstallAppTests {
         let (channel, key) = try SampleSeed.publishSigned(in: directory)
         let installer = try installer(trusting: key)
         let app = directory.path("Application Support/Seeds")
+        #expect(SeedInstaller.installedStore(dataset: "postcodes", in: app) == nil, "nothing installed yet")
 
         let result = try installer.install(from: channel, to: app)
         #expect(result.outcome == .installed && result.dataVersion == 3)
         #expect(result.signedBy == (try TrustedKey(pem: key, path: "k")).keyID)
         #expect(result.migration == nil && !result.restamped, "published for this merged model: it opens directly")
         #expect(result.storePath == app + "/postcodes-3.sqlite")
+        // What the app opens at its next launch, before fetching again.
+        let installed = SeedInstaller.installedStore(dataset: "postcodes", in: app)
+        #expect(installed?.path == result.storePath && installed?.dataVersion == 3)
 
         // What the app checks before adding the store read-only with configuration PostCodesConf.
         let metadata = try StoreMetadata.read(at: URL(fileURLWithPath: result.storePath))

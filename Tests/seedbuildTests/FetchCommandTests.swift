@@ -138,23 +138,12 @@ struct FetchCommandTests {
     @Test func aFetchKilledMidDownloadIsFinishedAndCleanedByTheNext() throws {
         let project = try SampleProject()
         #expect(try runSeedbuild(["seeds/postcodes.csv"], in: project.url).status == 0)
-        // hostile_server.py sends the artifact one byte a second: the fetch is killed with a partial file.
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        server.arguments = ["python3", repositoryRoot.appendingPathComponent("Tests/SeedPipelineTests/hostile_server.py").path,
-                            "--root", project.path("dist"), "--target", ".sqlite.gz", "--attack", "trickle",
-                            "--log", project.path("server.log"), "--lifetime", "30"]
-        let output = Pipe()
-        server.standardOutput = output
-        try server.run()
-        defer {
-            if server.processIdentifier > 0 { kill(server.processIdentifier, SIGKILL) }
-        }
-        let port = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        // The hostile server sends the artifact one byte a second: the fetch is killed with a partial file.
+        let server = try HostileServer(root: project.path("dist"), target: ".sqlite.gz", attack: .trickle, lifetime: 30)
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         let fetch = Process()
         fetch.executableURL = binary.path.contains(".xctest") ? binary.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("seedbuild") : binary.appendingPathComponent("seedbuild")
-        fetch.arguments = ["fetch", "http://127.0.0.1:\(port)/postcodes/2/", "--to", project.path("app-data"), "--allow-unsigned"]
+        fetch.arguments = ["fetch", server.url + "postcodes/2/", "--to", project.path("app-data"), "--allow-unsigned"]
         fetch.standardError = FileHandle.nullDevice
         try fetch.run()
         let partial = try #require(waitForPartial(in: project.path("app-data")), "a partial download appears")
@@ -166,6 +155,7 @@ struct FetchCommandTests {
         #expect(next.status == 0 && next.stdout.contains("installed data version"), "\(next.stderr)")
         let left = try FileManager.default.contentsOfDirectory(atPath: project.path("app-data")).filter { $0.hasPrefix(".") && !$0.hasSuffix(".lock") }
         #expect(left.isEmpty, "\(left)")
+        withExtendedLifetime(server) {}
     }
 
     /// The name of a non-empty partial download in `folder`, once one appears (25 s at most: the

@@ -1,5 +1,5 @@
 import Foundation
-package import GRDB
+internal import GRDB
 
 extension StoreError {
     /// Wraps an error GRDB or the runtime threw with the file it concerns.

@@ -1,5 +1,5 @@
 import Foundation
-package import GRDB
+internal import GRDB
 
 /// Case and diacritic folding as Foundation compares strings, in Swift and as an SQL function, for
 /// what compares or derives text: predicates' `[c]` and `[d]`, and derived attributes.

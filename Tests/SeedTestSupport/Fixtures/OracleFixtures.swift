@@ -8,8 +8,7 @@ import Testing
 /// is skipped, naming the fixture and the command that fetches it.
 public enum OracleFixtures {
     /// `Tests/Fixtures/oracles` in this checkout.
-    public static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/oracles")
+    public static let root = repositoryRoot.appendingPathComponent("Tests/Fixtures/oracles")
 
     /// The oracle folders, one per public repository (`alemar11__CoreDataPlus`, …), sorted.
     public static var folders: [String] {
