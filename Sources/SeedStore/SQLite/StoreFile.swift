@@ -62,6 +62,26 @@ extension StoreFile {
     }
 }
 
+extension StoreFile {
+    /// Refuses an output that is the source itself (the same path, spelled otherwise, or a hard link
+    /// to it), for a command that promises to leave its source as it is (`seedbuild migrate`). The
+    /// library's own migrations replace a file atomically and may write over their source, as the
+    /// coordinator does to migrate a writable store in place.
+    /// - Throws: ``StoreError`` (`refused`) naming both paths.
+    public static func refuseWritingOver(source: String, output: String) throws(StoreError) {
+        let same: Bool
+        var sourceInfo = stat()
+        var outputInfo = stat()
+        if stat(source, &sourceInfo) == 0, stat(output, &outputInfo) == 0 {
+            same = sourceInfo.st_dev == outputInfo.st_dev && sourceInfo.st_ino == outputInfo.st_ino
+        } else {
+            same = URL(fileURLWithPath: source).standardizedFileURL.path == URL(fileURLWithPath: output).standardizedFileURL.path
+        }
+        guard same else { return }
+        throw StoreError(.refused, path: output, "is the store being read (\(source)); the source is never changed: write the result to another path (--out)")
+    }
+}
+
 extension StoreMetadata {
     /// Reads the metadata of an open store in either layout.
     package static func read(from db: Database) throws(StoreError) -> StoreMetadata {
