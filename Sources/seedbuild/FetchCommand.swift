@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
+import SeedInstall
 import SeedModel
-import SeedStore
 
 /// `seedbuild fetch URL --to DIR`: what an app does — fetch, check and install a seed release.
 struct FetchCommand: ParsableCommand {
@@ -85,7 +85,9 @@ struct FetchCommand: ParsableCommand {
         switch result.outcome {
         case .installed:
             print("installed data version \(result.dataVersion) as \(result.storePath)")
-            if let plan = result.migration, plan.isEmpty {
+            if result.restamped {
+                print("re-stamped on this device for the app's model (the release was stamped for other user entities): it opens directly, with no migration")
+            } else if let plan = result.migration, plan.isEmpty {
                 print("its version hashes differ from the app's model only in entities outside its configuration (the app's user entities, say): Core Data re-stamps it on a writable copy before opening it; build it with the app's user models (\"userModels\" in seedbuild.json) so that it opens directly")
             } else if let plan = result.migration {
                 print("it opens under the app's model through a lightweight migration:\n\(plan)")
@@ -99,10 +101,18 @@ struct FetchCommand: ParsableCommand {
         var object: [String: Any] = [
             "outcome": result.outcome.rawValue, "dataVersion": result.dataVersion, "storePath": result.storePath,
             "signedBy": result.signedBy ?? NSNull(),
-            // "direct", "restamp" (hashes differ only outside its configuration) or "migration".
-            "opensBy": result.migration == nil ? "direct" : result.migration!.isEmpty ? "restamp" : "migration",
+            "opensBy": opensBy(result),
         ]
         if let plan = result.migration, !plan.isEmpty { object["migration"] = "\(plan)" }
         return object
+    }
+
+    /// How the installed store opens under the app's model: "direct", "restamp" (its hashes differed
+    /// only outside its configuration: re-stamped here, or by Core Data on a writable copy when the
+    /// plan is empty) or "migration".
+    static func opensBy(_ result: SeedInstaller.Result) -> String {
+        if result.restamped { return "restamp" }
+        guard let plan = result.migration else { return "direct" }
+        return plan.isEmpty ? "restamp" : "migration"
     }
 }

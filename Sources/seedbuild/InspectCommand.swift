@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
-import SeedStore
+import SeedInstall
+import SeedPipeline
 
 /// `seedbuild inspect FILE`: a seed store's metadata, hashes, counts, sizes and checksums.
 struct InspectCommand: ParsableCommand {

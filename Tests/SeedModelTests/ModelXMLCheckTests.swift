@@ -1,5 +1,6 @@
 import Foundation
 import SeedModel
+import SeedTestSupport
 import Testing
 
 /// Malformed model files are refused with a message before FoundationXML can crash on them.

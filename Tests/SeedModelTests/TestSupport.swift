@@ -1,30 +1,8 @@
 import Foundation
 import SeedModel
+import SeedTestSupport
 
-/// A folder of its own for one test, removed when the test ends.
-final class TemporaryDirectory {
-    let url: URL
-
-    init() {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("seedmodel-tests-\(UUID().uuidString)", isDirectory: true)
-        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-
-    var path: String { url.path }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-    @discardableResult
-    func write(_ name: String, _ text: String) -> String {
-        let file = url.appendingPathComponent(name)
-        try! FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try! Data(text.utf8).write(to: file)
-        return file.path
-    }
-
+extension TemporaryDirectory {
     /// Writes an `.xcdatamodeld` bundle with the given versions (folder stem → contents XML).
     @discardableResult
     func writeBundle(_ name: String, versions: [(String, String)], current: String?) -> String {
@@ -47,10 +25,6 @@ final class TemporaryDirectory {
         return path("\(name).xcdatamodeld")
     }
 }
-
-/// The repository's root folder, found from this file's path.
-let repositoryRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
 func sampleSchema(_ name: String) -> String {
     repositoryRoot.appendingPathComponent("schemas/\(name)").path

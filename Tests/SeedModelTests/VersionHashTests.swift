@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SeedTestSupport
 import Testing
 @testable import SeedModel
 

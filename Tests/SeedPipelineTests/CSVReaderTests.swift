@@ -1,5 +1,6 @@
 import Foundation
 import SeedPipeline
+import SeedTestSupport
 import Testing
 
 @Suite("Strict streaming CSV reader")

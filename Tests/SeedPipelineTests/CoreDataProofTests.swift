@@ -6,6 +6,7 @@ import Foundation
 import SeedModel
 import SeedPipeline
 import SeedStore
+import SeedTestSupport
 import Testing
 
 @Suite("Core Data opens the seed (macOS only)")
@@ -36,13 +37,7 @@ struct CoreDataProofTests {
         ])
         #expect(merged.entityVersionHashesByName == ours.entityVersionHashes)
 
-        var options = BuildOptions(files: [repositoryPath("seeds/postcodes.csv")])
-        options.model = repositoryPath("schemas/PostCodesModel.xcdatamodeld")
-        options.userModels = [repositoryPath("schemas/UserModel.xcdatamodeld")]
-        options.outputDirectory = directory.path("seed")
-        options.format = .coreData
-        let (request, _) = try options.resolve(project: nil)
-        let seedURL = URL(fileURLWithPath: try SeedBuilder().build(request).storePath)
+        let seedURL = URL(fileURLWithPath: try SampleSeed.build(into: directory.path("seed")).storePath)
 
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: merged)
         try coordinator.addPersistentStore(

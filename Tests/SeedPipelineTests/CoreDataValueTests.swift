@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import SeedPipeline
 import SeedStore
+import SeedTestSupport
 import Testing
 
 /// The loader converts dates into Core Data's stored form itself and writes constant columns into

@@ -2,18 +2,16 @@ import Foundation
 import SeedModel
 import SeedPipeline
 import SeedStore
+import SeedTestSupport
 import Testing
 
 @Suite("Verify step 4: the seed beside an empty user store, fetched properties resolved")
 struct CrossStoreVerifyTests {
     private let directory = TemporaryDirectory()
 
+    /// The sample seed stamped with the seed model alone.
     private func sampleStore() throws -> String {
-        var options = BuildOptions(files: [repositoryPath("seeds/postcodes.csv")])
-        options.model = repositoryPath("schemas/PostCodesModel.xcdatamodeld")
-        options.outputDirectory = directory.path("seed")
-        let (request, _) = try options.resolve(project: nil)
-        return try SeedBuilder().build(request).storePath
+        try SampleSeed.build(into: directory.path("seed"), userModels: []).storePath
     }
 
     /// The current sample seed model with its `ratings` predicate replaced.

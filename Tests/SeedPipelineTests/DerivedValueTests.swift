@@ -3,6 +3,7 @@ import GRDB
 import SeedModel
 import SeedPipeline
 import SeedStore
+import SeedTestSupport
 import Testing
 
 @Suite("Derived attributes computed at build time")

@@ -2,6 +2,7 @@ import Foundation
 import SeedModel
 import SeedPipeline
 import SeedStore
+import SeedTestSupport
 import Testing
 
 /// A nightly job on unchanged data keeps its release installable; publishing never goes out stale.

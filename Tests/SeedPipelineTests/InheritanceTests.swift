@@ -3,6 +3,7 @@ import GRDB
 import SeedModel
 import SeedPipeline
 import SeedStore
+import SeedTestSupport
 import Testing
 
 /// An abstract Place with Town and Village below it and Hamlet below Village, and postcodes that

@@ -3,6 +3,7 @@ import GRDB
 import SeedModel
 import SeedPipeline
 import SeedStore
+import SeedTestSupport
 import Testing
 
 /// Many-to-many relationships fed from link files: one row per link, each side named by its key.

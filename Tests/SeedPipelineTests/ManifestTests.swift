@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import SeedPipeline
 import SeedStore
+import SeedTestSupport
 import Testing
 
 @Suite("Artifact, manifest and signature")

@@ -3,6 +3,7 @@ import GRDB
 import SeedModel
 import SeedPipeline
 import SeedStore
+import SeedTestSupport
 import Testing
 
 @Suite("Applying a lightweight migration to a store")
@@ -30,13 +31,9 @@ struct MigratorTests {
     }
 
     @Test func sampleV1StoreMigratesToV2() throws {
-        var options = BuildOptions(files: [repositoryPath("seeds/postcodes.csv")])
-        options.model = repositoryPath("schemas/PostCodesModel.xcdatamodeld/PostCodesModel.xcdatamodel")
-        options.outputDirectory = directory.path("v1")
-        options.ignoredColumns = ["ward"]  // version 1 has no ward attribute
-        options.format = .plain
-        let (request, _) = try options.resolve(project: nil)
-        let built = try SeedBuilder().build(request)
+        // Version 1 has no ward attribute: the build skips the sample's ward column.
+        let built = try SampleSeed.build(
+            into: directory.path("v1"), model: "schemas/PostCodesModel.xcdatamodeld/PostCodesModel.xcdatamodel", userModels: [], layout: .plain)
         let before = try Data(contentsOf: URL(fileURLWithPath: built.storePath))
         let districts = try query(built.storePath) { db in try Row.fetchAll(db, sql: "SELECT postcode, district FROM Postcode ORDER BY postcode") }
 

@@ -4,21 +4,8 @@ import Foundation
 import GRDB
 import SeedPipeline
 import SeedStore
+import SeedTestSupport
 import Testing
-
-/// Runs a shell command and returns its status and standard output.
-@discardableResult
-func shell(_ command: String) throws -> (status: Int32, output: Data) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = ["-c", command]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let output = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, output)
-}
 
 @Suite("Parallel gzip and the bounded inflater")
 struct ParallelGzipTests {

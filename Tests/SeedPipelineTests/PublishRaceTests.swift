@@ -1,5 +1,6 @@
 import Foundation
 import SeedStore
+import SeedTestSupport
 import Testing
 @testable import SeedPipeline
 

@@ -1,5 +1,6 @@
 import Foundation
 import SeedPipeline
+import SeedTestSupport
 import Testing
 
 /// Every kind of rejected row, alone or beside any other, stays a rejected row: the build passes

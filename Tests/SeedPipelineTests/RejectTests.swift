@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import SeedPipeline
 import SeedStore
+import SeedTestSupport
 import Testing
 
 @Suite("Rejected rows")

@@ -2,32 +2,20 @@ import Foundation
 import SeedModel
 import SeedPipeline
 import SeedStore
+import SeedTestSupport
 import Testing
 
 @Suite("The sample seed at run time: read-only beside a user store")
 struct SampleRuntimeTests {
     private let directory = TemporaryDirectory()
 
-    /// Builds the sample seed with the bundle's current model (v2) or a given version's folder.
-    private func buildSample(model: String = "schemas/PostCodesModel.xcdatamodeld", into folder: String, layout: StoreLayout) throws -> URL {
-        var options = BuildOptions(files: [repositoryPath("seeds/postcodes.csv")])
-        options.format = layout
-        options.model = repositoryPath(model)
-        // Stamped for the app's merged model, as the nightly job does: Core Data compares every entity.
-        options.userModels = [repositoryPath("schemas/UserModel.xcdatamodeld")]
-        options.outputDirectory = directory.path(folder)
-        // Version 1 has no ward attribute: skip the sample's ward column on purpose.
-        if model.hasSuffix(".xcdatamodel") { options.ignoredColumns = ["ward"] }
-        let (request, _) = try options.resolve(project: nil)
-        return URL(fileURLWithPath: try SeedBuilder().build(request).storePath)
+    /// Builds the sample seed with the bundle's current model (v2) or a given version's folder,
+    /// stamped for the app's merged model, as the nightly job does: Core Data compares every entity.
+    private func buildSample(model: String = SampleSeed.seedModel, into folder: String, layout: StoreLayout) throws -> URL {
+        URL(fileURLWithPath: try SampleSeed.build(into: directory.path(folder), model: model, layout: layout).storePath)
     }
 
-    private func mergedSampleModel() throws -> Model {
-        try Model.merged([
-            ModelLoader.load(repositoryPath("schemas/PostCodesModel.xcdatamodeld")),
-            ModelLoader.load(repositoryPath("schemas/UserModel.xcdatamodeld")),
-        ])
-    }
+    private func mergedSampleModel() throws -> Model { try SampleSeed.mergedModel() }
 
     @Test(arguments: StoreLayout.allCases)
     func seedReadOnlyBesideUserStoreLinkedByFetchedProperty(_ layout: StoreLayout) throws {

@@ -3,6 +3,7 @@ import GRDB
 import SeedModel
 @testable import SeedPipeline
 import SeedStore
+import SeedTestSupport
 import Testing
 
 @Suite("Building a seed store")

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GRDB
+import SeedTestSupport
 import Testing
 @testable import SeedPipeline
 

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import SeedPipeline
+import SeedTestSupport
 import Testing
 
 /// The source checksum describes exactly the bytes loaded; pipes work; a file that changes while it

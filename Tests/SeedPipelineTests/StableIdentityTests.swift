@@ -3,6 +3,7 @@ import GRDB
 import SeedModel
 import SeedPipeline
 import SeedStore
+import SeedTestSupport
 import Testing
 
 /// A build that follows a base release keeps its objects' numbers and the store's UUID, so Core

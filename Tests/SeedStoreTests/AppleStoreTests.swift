@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import SeedModel
 import SeedStore
+import SeedTestSupport
 import Testing
 
 /// Stores Apple's Core Data wrote, opened by the runtime read-only under their own cached model,

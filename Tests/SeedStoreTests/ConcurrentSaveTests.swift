@@ -1,6 +1,7 @@
 import Foundation
 import SeedModel
 import SeedStore
+import SeedTestSupport
 import Testing
 
 /// SQLite as apps meet it: several writers on one user store, and other processes holding its lock.

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import SeedModel
 import SeedStore
+import SeedTestSupport
 import Testing
 
 @Suite("Object context: saving, validation, merge policies")

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import SeedModel
 import SeedStore
+import SeedTestSupport
 import Testing
 
 @Suite("Store coordinator: configurations, read-only stores, metadata, compatibility")

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import SeedModel
 import SeedStore
+import SeedTestSupport
 import Testing
 
 /// Stores the runtime writes in Core Data's layout: the same tables, columns, types, entity numbers

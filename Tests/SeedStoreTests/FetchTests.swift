@@ -1,6 +1,7 @@
 import Foundation
 import SeedModel
 import SeedStore
+import SeedTestSupport
 import Testing
 
 @Suite("Fetching: every predicate form, sorting, limits, several stores")

@@ -1,6 +1,7 @@
 import Foundation
 import SeedModel
 import SeedStore
+import SeedTestSupport
 import Testing
 
 @Suite("Managed objects: values by name")

@@ -1,5 +1,6 @@
 import Foundation
 import SeedStore
+import SeedTestSupport
 import Testing
 
 @Suite("Predicate format arguments: %@, %K, %d, %f and positions")

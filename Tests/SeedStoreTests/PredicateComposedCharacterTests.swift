@@ -1,6 +1,7 @@
 import Foundation
 import SeedModel
 import SeedStore
+import SeedTestSupport
 import Testing
 
 /// `BEGINSWITH`, `ENDSWITH`, `CONTAINS`, `LIKE`, `==` and `!=` find what Foundation finds on the same

@@ -1,6 +1,7 @@
 import Foundation
 import SeedModel
 import SeedStore
+import SeedTestSupport
 import Testing
 
 /// NSPredicate's results on real rows where a naive SQL translation differs: Decimals compared and

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import SeedModel
 @testable import SeedStore
+import SeedTestSupport
 import Testing
 
 /// To-many key paths, `ANY`/`ALL`/`NONE`, aggregates, `SUBQUERY`, `SELF`, objects as arguments and

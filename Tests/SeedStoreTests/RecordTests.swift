@@ -1,6 +1,7 @@
 import Foundation
 import SeedModel
 import SeedStore
+import SeedTestSupport
 import Testing
 
 /// A county and its postcodes, with an attribute of every type a record decodes.

@@ -1,6 +1,7 @@
 import Foundation
 import SeedModel
 import SeedStore
+import SeedTestSupport
 import Testing
 
 @Suite("Relationships within a store: ordered, one-to-one, delete rules")

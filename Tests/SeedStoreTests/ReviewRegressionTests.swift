@@ -1,6 +1,7 @@
 import Foundation
 import SeedModel
 import SeedStore
+import SeedTestSupport
 import Testing
 
 /// Bugs a review found, each kept from coming back.

@@ -1,20 +1,7 @@
 import Foundation
 import SeedModel
 import SeedStore
-
-/// A folder of its own for one test, removed when the test ends.
-final class TemporaryDirectory {
-    let url: URL
-
-    init() {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("seedstore-tests-\(UUID().uuidString)", isDirectory: true)
-        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-
-    func url(_ name: String) -> URL { url.appendingPathComponent(name) }
-}
+import SeedTestSupport
 
 /// A shop: a catalog configuration (categories, products, tags) and a notes configuration whose
 /// notes a product finds through the fetched property `notes`, as app data links to seed data.

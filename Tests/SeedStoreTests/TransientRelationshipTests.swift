@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import SeedModel
 import SeedStore
+import SeedTestSupport
 import Testing
 
 /// Transient relationships across stores, as in Core Data's "Linking Data Between Two Core Data

@@ -33,7 +33,7 @@ struct AppleStoreCommandTests {
 
     /// The store's first root entity, read with the sqlite3 shell (immutable).
     private func firstEntity(_ path: String) throws -> String {
-        let output = try shellOutput("sqlite3 'file:\(path)?immutable=1' 'SELECT Z_NAME FROM Z_PRIMARYKEY WHERE Z_SUPER = 0 AND Z_ENT < 16001 ORDER BY Z_ENT LIMIT 1'")
+        let output = try shell("sqlite3 'file:\(path)?immutable=1' 'SELECT Z_NAME FROM Z_PRIMARYKEY WHERE Z_SUPER = 0 AND Z_ENT < 16001 ORDER BY Z_ENT LIMIT 1'").output
         return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
@@ -87,7 +87,7 @@ struct AppleStoreCommandTests {
         let store = folder.appendingPathComponent("Old.sqlite").path
         try FileManager.default.copyItem(atPath: OracleFixtures.url("alemar11__CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite").path, toPath: store)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: store)
-        _ = try shellOutput("sqlite3 '\(store)' 'PRAGMA journal_mode = DELETE; \(statement);'")
+        _ = try shell("sqlite3 '\(store)' 'PRAGMA journal_mode = DELETE; \(statement);'").output
         let model = OracleFixtures.url("alemar11__CoreDataPlus/SampleModel/SampleModel.xcdatamodeld/SampleModel.xcdatamodel").path
         let why = statement.hasPrefix("DROP") ? "it has no Z_MODELCACHE table" : "its Z_MODELCACHE table is empty"
 

@@ -33,8 +33,6 @@ func runSeedbuild(_ arguments: [String], in directory: URL? = nil, environment: 
     return CommandResult(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
 }
 
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
 /// A copy of the sample project (seedbuild.json, seeds/, schemas/) in a fresh folder, removed afterwards.
 final class SampleProject {
     let url: URL

@@ -1,4 +1,5 @@
 import Foundation
+import SeedTestSupport
 import Testing
 
 /// Faults end with a sysexits status and a message naming the path and the cause — never a crash.
@@ -161,7 +162,7 @@ extension FaultTests {
         }
         let piped = try runSeedbuild(["build", "pipes/postcodes.csv", "--json", "--no-compress"], in: project.url)
         #expect(piped.status == 0, "\(piped.stderr)")
-        let sha = String(decoding: try shellOutput("sha256sum '\(project.path("seeds/postcodes.csv"))' | cut -c1-64"), as: UTF8.self)
+        let sha = String(decoding: try shell("sha256sum '\(project.path("seeds/postcodes.csv"))' | cut -c1-64").output, as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(piped.stdout.contains(sha), "the checksum of the bytes that went through the pipe")
     }

@@ -1,4 +1,5 @@
 import Foundation
+import SeedTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -61,6 +62,46 @@ struct FetchCommandTests {
         #expect(failure["exitCode"] as? Int == Int(failed.status))
     }
 
+    /// An app on an older user model (another Rating, an extra Bookmark) fetches the seed published for
+    /// the current merged model: the seed's own entities match, so it is re-stamped on the device and
+    /// opens directly — and the summary says so (`opensBy` was "direct", as if nothing had been done).
+    @Test func aSeedRestampedForTheAppsModelOpensByRestamp() throws {
+        let project = try SampleProject()
+        #expect(try runSeedbuild(["seeds/postcodes.csv"], in: project.url).status == 0)
+        let olderUserModel = project.path("OlderUserModel.json")
+        try Data(#"""
+            {"name": "UserModel", "versionIdentifiers": ["0"],
+             "configurations": [{"name": "UserConf", "entities": ["Bookmark", "Rating"]}],
+             "entities": [
+               {"name": "Bookmark", "attributes": [{"name": "postcode", "type": "String", "optional": false}]},
+               {"name": "Rating", "attributes": [{"name": "postcode", "type": "String", "optional": false},
+                                                 {"name": "stars", "type": "Integer 16", "optional": false}]}
+             ]}
+            """#.utf8).write(to: URL(fileURLWithPath: olderUserModel))
+        func fetch(to folder: String, json: Bool = true) throws -> CommandResult {
+            try runSeedbuild(
+                ["fetch", "dist/postcodes/2/", "--to", folder, "--allow-unsigned", "--model", "schemas/PostCodesModel.xcdatamodeld", "--user-model", olderUserModel]
+                    + (json ? ["--json"] : []), in: project.url)
+        }
+        func summary(_ result: CommandResult) throws -> [String: Any] {
+            #expect(result.status == 0, "\(result.stderr)")
+            return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)")
+        }
+        let installed = try summary(try fetch(to: "app-data"))
+        #expect(installed["outcome"] as? String == "installed")
+        #expect(installed["opensBy"] as? String == "restamp")
+        #expect(installed["migration"] == nil)
+        let store = try #require(installed["storePath"] as? String)
+        let inspected = try summary(try runSeedbuild(["inspect", store.hasPrefix("/") ? store : project.path(store), "--json"], in: project.url))
+        let hashes = try #require(inspected["versionHashes"] as? [String: Any])
+        #expect(hashes["Bookmark"] != nil && inspected["restampedFrom"] != nil, "stamped for the app's model: \(inspected)")
+
+        let again = try summary(try fetch(to: "app-data"))
+        #expect(again["outcome"] as? String == "alreadyInstalled" && again["opensBy"] as? String == "restamp")
+        let text = try fetch(to: "app-text", json: false)
+        #expect(text.stdout.contains("re-stamped on this device for the app's model"), "\(text.stdout)")
+    }
+
     /// An unsupported or mistyped scheme is a usage error, found before anything is built or
     /// written: never a local folder named `gs:` reported as published.
     @Test func anAddressThatIsNotAFolderOrASupportedURLIsRefused() throws {
@@ -97,23 +138,12 @@ struct FetchCommandTests {
     @Test func aFetchKilledMidDownloadIsFinishedAndCleanedByTheNext() throws {
         let project = try SampleProject()
         #expect(try runSeedbuild(["seeds/postcodes.csv"], in: project.url).status == 0)
-        // hostile_server.py sends the artifact one byte a second: the fetch is killed with a partial file.
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        server.arguments = ["python3", repositoryRoot.appendingPathComponent("Tests/SeedPipelineTests/hostile_server.py").path,
-                            "--root", project.path("dist"), "--target", ".sqlite.gz", "--attack", "trickle",
-                            "--log", project.path("server.log"), "--lifetime", "30"]
-        let output = Pipe()
-        server.standardOutput = output
-        try server.run()
-        defer {
-            if server.processIdentifier > 0 { kill(server.processIdentifier, SIGKILL) }
-        }
-        let port = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        // The hostile server sends the artifact one byte a second: the fetch is killed with a partial file.
+        let server = try HostileServer(root: project.path("dist"), target: ".sqlite.gz", attack: .trickle, lifetime: 30)
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         let fetch = Process()
         fetch.executableURL = binary.path.contains(".xctest") ? binary.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("seedbuild") : binary.appendingPathComponent("seedbuild")
-        fetch.arguments = ["fetch", "http://127.0.0.1:\(port)/postcodes/2/", "--to", project.path("app-data"), "--allow-unsigned"]
+        fetch.arguments = ["fetch", server.url + "postcodes/2/", "--to", project.path("app-data"), "--allow-unsigned"]
         fetch.standardError = FileHandle.nullDevice
         try fetch.run()
         let partial = try #require(waitForPartial(in: project.path("app-data")), "a partial download appears")
@@ -125,6 +155,7 @@ struct FetchCommandTests {
         #expect(next.status == 0 && next.stdout.contains("installed data version"), "\(next.stderr)")
         let left = try FileManager.default.contentsOfDirectory(atPath: project.path("app-data")).filter { $0.hasPrefix(".") && !$0.hasSuffix(".lock") }
         #expect(left.isEmpty, "\(left)")
+        withExtendedLifetime(server) {}
     }
 
     /// The name of a non-empty partial download in `folder`, once one appears (25 s at most: the

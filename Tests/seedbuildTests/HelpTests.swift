@@ -1,4 +1,5 @@
 import Foundation
+import SeedTestSupport
 import Testing
 
 /// `seedbuild COMMAND --help`, `-h` and `seedbuild help COMMAND` print that command's help and

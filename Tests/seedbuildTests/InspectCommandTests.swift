@@ -1,5 +1,6 @@
 import Foundation
 import SeedStore
+import SeedTestSupport
 import Testing
 
 @Suite("seedbuild inspect, compress and keygen")
@@ -21,7 +22,7 @@ struct InspectCommandTests {
         #expect(store.status == 0, "\(store.stderr)")
         let object = try json(store.stdout)
         // The seed is in Core Data's layout: its metadata is Z_METADATA's property list, every key printed.
-        let rows = String(decoding: try shellOutput("sqlite3 '\(project.path("build/seed/postcodes.sqlite"))' 'SELECT count(*) FROM Z_METADATA'"), as: UTF8.self)
+        let rows = String(decoding: try shell("sqlite3 '\(project.path("build/seed/postcodes.sqlite"))' 'SELECT count(*) FROM Z_METADATA'").output, as: UTF8.self)
         #expect(rows.trimmingCharacters(in: .whitespacesAndNewlines) == "1")
         let metadataKeys = try StoreMetadata.read(at: URL(fileURLWithPath: project.path("build/seed/postcodes.sqlite"))).values.keys
         #expect(Set(object.keys) == Set(metadataKeys + ["inspectedFile"]))
@@ -49,7 +50,7 @@ struct InspectCommandTests {
         let text = try runSeedbuild(["inspect", "notes.txt"], in: project.url)
         #expect(text.status == 65 && text.stderr.contains("not an SQLite database"))
 
-        _ = try shellOutput("sqlite3 '\(project.path("other.sqlite"))' 'CREATE TABLE t(x)'")
+        _ = try shell("sqlite3 '\(project.path("other.sqlite"))' 'CREATE TABLE t(x)'").output
         let other = try runSeedbuild(["inspect", "other.sqlite"], in: project.url)
         #expect(other.status == 65 && other.stderr.contains("not a seed store: application_id is 0x00000000"))
 
@@ -112,16 +113,4 @@ struct InspectCommandTests {
         }
         #expect(try manifest(first) == manifest(second))
     }
-}
-
-func shellOutput(_ command: String) throws -> Data {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = ["-c", command]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return data
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SeedTestSupport
 import Testing
 
 /// The platforms `Package.swift` declares (iOS 17, macOS 14) are a promise that nothing on these
@@ -27,7 +28,7 @@ struct PlatformAuditTests {
     ]
 
     /// The library products' sources, which apps compile for Apple's platforms.
-    static let libraryFolders = ["Sources/SeedModel", "Sources/SeedStore", "Sources/SeedPipeline"]
+    static let libraryFolders = ["Sources/SeedModel", "Sources/SeedInstall", "Sources/SeedStore", "Sources/SeedPipeline"]
 
     @Test func packageDeclaresTheAuditedPlatforms() throws {
         let manifest = try String(contentsOf: repositoryRoot.appendingPathComponent("Package.swift"), encoding: .utf8)

@@ -37,9 +37,9 @@ extension Verifier {
         // The seed's own entities are what this model says; only the user model moved on.
         if metadata.seedEntityDifferences(from: merged, configuration: configuration)?.isEmpty == true {
             let restamped = (scratch as NSString).appendingPathComponent("restamped-\(UUID().uuidString).sqlite")
-            do {
-                try LayoutConversion.restamp(store, for: merged, output: restamped, outputMode: 0o444)
-            } catch let error as StoreError {
+            do throws(StoreError) {
+                try StoreRestamp.restamp(store, for: merged, output: restamped, outputMode: 0o444)
+            } catch {
                 return refused([error.message])
             }
             let (details, problems) = checkCrossStore(seed: restamped, configuration: configuration, seedModel: model, userModels: userModels)

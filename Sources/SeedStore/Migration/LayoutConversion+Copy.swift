@@ -34,12 +34,12 @@ struct LayoutCopy {
     private func oldVersion(_ oldTable: EntityTable, alias: String, hasVersionTable: Bool) -> String {
         if let column = oldTable.versionColumn { return "coalesce(\(alias).\(quoteIdentifier(column)), 1)" }
         guard hasVersionTable else { return "1" }
-        return "coalesce((SELECT v.version FROM old.\(SQLiteStore.versionTable) AS v WHERE v.entity = \(sqlLiteral(oldTable.entity.name)) "
+        return "coalesce((SELECT v.version FROM old.\(ObjectVersionTable.name) AS v WHERE v.entity = \(sqlLiteral(oldTable.entity.name)) "
             + "AND v.key = \(alias).\(quoteIdentifier(oldTable.keyColumn))), 1)"
     }
 
     mutating func rows() throws {
-        let hasVersionTable = try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM old.sqlite_master WHERE name = ?", arguments: [SQLiteStore.versionTable]) ?? false
+        let hasVersionTable = try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM old.sqlite_master WHERE name = ?", arguments: [ObjectVersionTable.name]) ?? false
         for table in new.tables {
             guard let oldTable = old.table(for: table.entity.name) else { continue }
             if oldTable.primaryKey != table.primaryKey {
@@ -110,9 +110,9 @@ struct LayoutCopy {
         guard version != "1" else { return }
         let rows = "FROM old.\(quoteIdentifier(oldTable.name)) AS o WHERE \(version) <> 1"
         guard try Bool.fetchOne(db, sql: "SELECT count(*) > 0 \(rows)") == true else { return }
-        if try !db.tableExists(SQLiteStore.versionTable) { try SQLiteStore.createVersionTable(db) }
+        if try !db.tableExists(ObjectVersionTable.name) { try ObjectVersionTable.create(db) }
         try db.execute(sql: """
-            INSERT INTO main.\(SQLiteStore.versionTable) (entity, key, version)
+            INSERT INTO main.\(ObjectVersionTable.name) (entity, key, version)
             SELECT \(sqlLiteral(table.entity.name)), \(newKey(oldTable, table, alias: "o")), \(version) \(rows)
             """)
     }

@@ -55,34 +55,11 @@ public enum LayoutConversion {
             conventions: keepingCoreDataLayout ? oldSchema.coreDataConventions : nil, output: output, outputMode: outputMode)
     }
 
-    /// Re-stamps a seed for an app's own model (`SeedInstaller` does, on the device): the same rows,
-    /// in the same layout, stamped with the hashes of every entity of `model` and, in Core Data's
-    /// layout, numbered as `model` numbers entities — so Core Data opens it under that model with no
-    /// migration. Only when the seed's own entities (its configuration's) have the same hashes in
-    /// `model` as in the store: their data is then exactly what the app's model describes.
-    /// - Throws: ``StoreError`` naming each seed entity whose hash differs.
+    /// Re-stamps a seed for an app's own model: moved to SeedInstall, which the installer links.
+    @available(*, deprecated, message: "use StoreRestamp.restamp(_:for:output:outputMode:) from SeedInstall")
     @discardableResult
-    public static func restamp(_ source: String, for model: Model, output: String, outputMode: mode_t = 0o444) throws -> Result {
-        let (_, configuration, metadata, oldSchema) = try read(source, model: model)
-        guard let differing = metadata.seedEntityDifferences(from: model, configuration: configuration) else {
-            throw StoreError(
-                .refused, path: source,
-                "the app's model has no configuration \(configuration) for the seed, or the seed has an older hash encoding; publish a seed built for this model version")
-        }
-        guard differing.isEmpty else {
-            throw StoreError(
-                .refused, path: source,
-                "the seed's entities \(differing.joined(separator: ", ")) differ from the app's model, so re-stamping would misdescribe them; publish a seed built for this model version")
-        }
-        var restamped = metadata
-        restamped[StoreMetadata.Key.versionHashes] = .object(model.entityVersionHashes.mapValues { .string($0.hexString) })
-        restamped[StoreMetadata.Key.modelVersionIdentifiers] = .array(model.versionIdentifiers.map(JSONValue.string))
-        restamped["restampedFrom"] = .object(["versionHashes": metadata[StoreMetadata.Key.versionHashes] ?? .null])
-        // Numbered as the app's model numbers entities, in the layout, forms and names the seed has.
-        let conventions = oldSchema.coreDataConventions.map { CoreDataConventions(frameworkVersion: $0.frameworkVersion) }
-        return try write(
-            source, metadata: restamped, oldSchema: oldSchema, model: model, configuration: configuration, layout: oldSchema.layout,
-            conventions: conventions, output: output, outputMode: outputMode)
+    public static func restamp(_ source: String, for model: Model, output: String, outputMode: mode_t = 0o444) throws -> StoreMetadata {
+        try StoreRestamp.restamp(source, for: model, output: output, outputMode: outputMode)
     }
 
     /// - Parameter conventions: those the new store follows (``StoreSchema/init(model:configuration:layout:conventions:)``).

@@ -48,7 +48,7 @@ extension StoreSchema {
 
     /// Registers the functions derived values use on a connection.
     package static func registerDerivedFunctions(in db: Database) {
-        db.add(function: PredicateFunctions.fold)
+        db.add(function: TextFolding.function)
         db.add(function: uppercase)
     }
 

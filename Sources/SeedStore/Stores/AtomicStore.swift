@@ -31,51 +31,9 @@ public final class AtomicStore: SQLiteStore {
         }
     }
 
-    /// Reads a binary or XML store file's property list.
-    static func readPropertyList(at path: String) throws(StoreError) -> [String: Any] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw StoreError(.notFound, path: path, "no such store file; check the path")
-        }
-        guard let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
-            plist["metadata"] is String, plist["tables"] is [String: Any]
-        else {
-            throw StoreError(.notASeedStore, path: path, "not a binary or XML seed store: no metadata and tables in its property list")
-        }
-        return plist
-    }
-
-    /// Whether a file starts like a property list (binary `bplist` or XML).
-    static func isPropertyList(_ path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        let head = (try? handle.read(upToCount: 6)) ?? Data()
-        return head == Data("bplist".utf8) || head.starts(with: Data("<?xml".utf8))
-    }
-
-    static func metadata(in plist: [String: Any], path: String) throws(StoreError) -> StoreMetadata {
-        guard let text = plist["metadata"] as? String, case .object(let values)? = try? JSONValue(jsonText: text),
-            values[StoreMetadata.Key.versionHashes]?.objectValue != nil
-        else {
-            throw StoreError(.notASeedStore, path: path, "the store's metadata is not a JSON object with versionHashes; it is damaged or not written by seedbuild")
-        }
-        return StoreMetadata(values: values)
-    }
-
-    /// Rewrites a binary or XML store file with new metadata, keeping its format and rows.
-    static func writeMetadata(_ metadata: StoreMetadata, at path: String) throws(StoreError) {
-        var plist = try readPropertyList(at: path)
-        plist["metadata"] = JSONValue.object(metadata.values).jsonText
-        let isXML = (try? Data(contentsOf: URL(fileURLWithPath: path)).starts(with: Data("<?xml".utf8))) ?? false
-        try AtomicFile.replace(path) { temporary throws(StoreError) in
-            guard let data = try? PropertyListSerialization.data(fromPropertyList: plist, format: isXML ? .xml : .binary, options: 0),
-                FileManager.default.createFile(atPath: temporary, contents: data)
-            else { throw AtomicFile.ioError(temporary, "cannot write the store file") }
-        }
-    }
-
     private func load(from url: URL) throws {
-        let plist = try Self.readPropertyList(at: url.path)
-        metadata = try Self.metadata(in: plist, path: url.path)
+        let plist = try PropertyListStoreFile.readPropertyList(at: url.path)
+        metadata = try PropertyListStoreFile.metadata(in: plist, path: url.path)
         guard let tables = plist["tables"] as? [String: [[String: Any]]] else {
             throw StoreError(.notASeedStore, path: url.path, "the store file's tables are not lists of rows; it is damaged or not written by seedbuild")
         }
@@ -116,7 +74,7 @@ public final class AtomicStore: SQLiteStore {
         for join in schema.joinTables {
             types[join.name] = ["source": "INTEGER", "destination": "INTEGER", "position": "INTEGER"]
         }
-        types[Self.versionTable] = ["entity": "TEXT", "key": "ANY", "version": "INTEGER"]
+        types[ObjectVersionTable.name] = ["entity": "TEXT", "key": "ANY", "version": "INTEGER"]
         return types
     }
 
@@ -152,7 +110,7 @@ public final class AtomicStore: SQLiteStore {
     private func writeFile(_ db: Database) throws {
         guard let url = storeDescription.url else { return }
         var tables: [String: [[String: Any]]] = [:]
-        for name in schema.tables.map(\.name) + schema.joinTables.map(\.name) + [Self.versionTable] {
+        for name in schema.tables.map(\.name) + schema.joinTables.map(\.name) + [ObjectVersionTable.name] {
             var rows: [[String: Any]] = []
             let cursor = try Row.fetchCursor(db, sql: "SELECT * FROM \(quoteIdentifier(name))")
             while let row = try cursor.next() {

@@ -22,7 +22,7 @@ extension SQLiteStore {
     func copyContents(of source: SQLiteStore, metadata: StoreMetadata) throws {
         var tables: [(name: String, keys: [String])] = schema.tables.map { ($0.name, [$0.keyColumn]) }
         tables += schema.joinTables.map { ($0.name, ["source", "destination"]) }
-        if source.hasVersionTable { tables.append((Self.versionTable, ["entity", "key"])) }
+        if source.hasVersionTable { tables.append((ObjectVersionTable.name, ["entity", "key"])) }
         do {
             try queue.inDatabase { db in
                 try db.inTransaction {

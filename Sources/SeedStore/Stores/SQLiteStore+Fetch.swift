@@ -109,7 +109,7 @@ extension SQLiteStore {
         if let column = table.versionColumn { return "coalesce(\(alias).\(quoteIdentifier(column)), 1)" }
         let key = "\(alias).\(quoteIdentifier(table.keyColumn))"
         return hasVersionTable
-            ? "coalesce((SELECT version FROM \(Self.versionTable) WHERE entity = \(sqlLiteral(table.entity.name)) AND key = \(key)), 1)"
+            ? "coalesce((SELECT version FROM \(ObjectVersionTable.name) WHERE entity = \(sqlLiteral(table.entity.name)) AND key = \(key)), 1)"
             : "1"
     }
 

@@ -169,7 +169,7 @@ extension SQLiteStore {
         }
         try db.execute(sql: "DELETE FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(table.keyColumn)) = ?", arguments: [key.databaseValue])
         if hasVersionTable {
-            try db.execute(sql: "DELETE FROM \(Self.versionTable) WHERE entity = ? AND key = ?", arguments: [entity, key.databaseValue])
+            try db.execute(sql: "DELETE FROM \(ObjectVersionTable.name) WHERE entity = ? AND key = ?", arguments: [entity, key.databaseValue])
         }
     }
 }

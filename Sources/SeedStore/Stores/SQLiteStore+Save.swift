@@ -161,8 +161,8 @@ extension SQLiteStore {
         }
         // Versions are kept by table, so an object fetched as its parent entity has the same one.
         try db.execute(
-            sql: "INSERT INTO \(Self.versionTable) (entity, key, version) VALUES (?, ?, 2) ON CONFLICT (entity, key) DO UPDATE SET version = version + 1",
+            sql: "INSERT INTO \(ObjectVersionTable.name) (entity, key, version) VALUES (?, ?, 2) ON CONFLICT (entity, key) DO UPDATE SET version = version + 1",
             arguments: [table.entity.name, update.key.databaseValue])
-        return try Int64.fetchOne(db, sql: "SELECT version FROM \(Self.versionTable) WHERE entity = ? AND key = ?", arguments: [table.entity.name, update.key.databaseValue]) ?? 2
+        return try Int64.fetchOne(db, sql: "SELECT version FROM \(ObjectVersionTable.name) WHERE entity = ? AND key = ?", arguments: [table.entity.name, update.key.databaseValue]) ?? 2
     }
 }

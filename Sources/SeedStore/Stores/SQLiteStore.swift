@@ -8,9 +8,6 @@ import SeedModel
 /// Tables follow ``StoreSchema``; objects' version counters live in `seed_object_version`
 /// (absent rows mean version 1), so seed stores built by the pipeline need no extra column.
 public class SQLiteStore: PersistentStore {
-    /// The table of version counters for optimistic locking.
-    static let versionTable = "seed_object_version"
-
     public let storeDescription: StoreDescription
     public internal(set) var metadata: StoreMetadata
     public var isReadOnly: Bool { storeDescription.isReadOnly }
@@ -57,11 +54,11 @@ public class SQLiteStore: PersistentStore {
                 metadata = try queue.write { db in try Self.initialize(db, schema: schema, storeType: description.type) }
             } else {
                 metadata = try queue.inDatabase { db in
-                    if !schema.keepsVersionsInRows, !description.isReadOnly, try !db.tableExists(Self.versionTable) { try Self.createVersionTable(db) }
+                    if !schema.keepsVersionsInRows, !description.isReadOnly, try !db.tableExists(ObjectVersionTable.name) { try ObjectVersionTable.create(db) }
                     return try StoreMetadata.read(from: db)
                 }
             }
-            hasVersionTable = try !schema.keepsVersionsInRows && queue.read { db in try db.tableExists(Self.versionTable) }
+            hasVersionTable = try !schema.keepsVersionsInRows && queue.read { db in try db.tableExists(ObjectVersionTable.name) }
             if storePath != nil, !description.isReadOnly { try Self.setJournalMode(of: queue, description: description) }
         } catch {
             try? queue.close()
@@ -126,7 +123,7 @@ public class SQLiteStore: PersistentStore {
     static func initialize(_ db: Database, schema: StoreSchema, storeType: StoreType) throws -> StoreMetadata {
         for statement in schema.createTableStatements + schema.indexStatements { try db.execute(sql: statement) }
         // Core Data's layout keeps each row's version in its Z_OPT column.
-        if !schema.keepsVersionsInRows { try createVersionTable(db) }
+        if !schema.keepsVersionsInRows { try ObjectVersionTable.create(db) }
         typealias Key = StoreMetadata.Key
         var metadata = StoreMetadata()
         metadata[Key.storeType] = .string(storeType.rawValue)
@@ -140,10 +137,6 @@ public class SQLiteStore: PersistentStore {
         metadata[Key.storeFormatVersion] = .integer(Int64(StoreMetadata.storeFormatVersion))
         try metadata.stamp(db, schema: schema)
         return metadata
-    }
-
-    static func createVersionTable(_ db: Database) throws {
-        try db.execute(sql: "CREATE TABLE \(versionTable) (entity TEXT NOT NULL, key NOT NULL, version INTEGER NOT NULL, PRIMARY KEY (entity, key)) WITHOUT ROWID")
     }
 
     public func close() throws {

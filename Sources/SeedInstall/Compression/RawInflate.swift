@@ -1,0 +1,47 @@
+import CZlib
+import Foundation
+
+/// Inflates raw DEFLATE data held in memory: no zlib or gzip wrapper, as Core Data stores its
+/// cached model ([RFC 1951](https://www.rfc-editor.org/rfc/rfc1951)).
+package enum RawInflate {
+    /// Why the data does not inflate, without the file name.
+    package struct Failure: Error {
+        package let reason: String
+    }
+
+    /// - Parameter limit: the most bytes inflated before refusing (a bound against a deflate bomb).
+    package static func inflate(_ input: Data, limit: Int) throws(Failure) -> Data {
+        var stream = z_stream()
+        // -15: raw DEFLATE, 32 KiB window.
+        guard czlib_inflateInit2(&stream, -15) == Z_OK else { throw Failure(reason: "zlib could not start inflating") }
+        defer { inflateEnd(&stream) }
+        var output = Data()
+        let chunk = 1 << 16
+        var buffer = [UInt8](repeating: 0, count: chunk)
+        var code = Z_OK
+        let bytes = [UInt8](input)
+        try bytes.withUnsafeBufferPointer { (source) throws(Failure) in
+            stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
+            stream.avail_in = UInt32(source.count)
+            repeat {
+                code = buffer.withUnsafeMutableBufferPointer { target in
+                    stream.next_out = target.baseAddress
+                    stream.avail_out = UInt32(chunk)
+                    return CZlib.inflate(&stream, Z_NO_FLUSH)
+                }
+                let produced = chunk - Int(stream.avail_out)
+                guard code == Z_OK || code == Z_STREAM_END || (code == Z_BUF_ERROR && produced > 0) else {
+                    let message = stream.msg.map { String(cString: $0) }
+                    throw Failure(reason: code == Z_BUF_ERROR
+                        ? "the compressed data ends early; it is truncated"
+                        : "corrupt compressed data (\(message ?? "zlib error \(code)"))")
+                }
+                guard output.count + produced <= limit else {
+                    throw Failure(reason: "it inflates to more than \(limit) bytes; refusing it")
+                }
+                output.append(contentsOf: buffer[0..<produced])
+            } while code != Z_STREAM_END
+        }
+        return output
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+/// A store that cannot be opened, read or written, naming the file and saying what to do.
+public struct StoreError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// The file is missing.
+        case notFound
+        /// The file is not a seed store (not SQLite, wrong application id, missing tables).
+        case notASeedStore
+        /// The store carries no model to read it with: a Core Data store without a cached model
+        /// (`Z_MODELCACHE`, which Core Data before iOS 8 / OS X 10.10 did not write). Give the
+        /// model it was written with.
+        case noModel
+        /// SQLite reported an error.
+        case sqlite(code: Int32)
+        /// The operation is not allowed on this store (read-only, compressed, managed key).
+        case refused
+        /// A file-system operation failed.
+        case io
+    }
+
+    public let kind: Kind
+    public let path: String
+    public let message: String
+    /// The SQL that failed, when SQLite reported the error.
+    public let sql: String?
+
+    public init(_ kind: Kind, path: String, _ message: String, sql: String? = nil) {
+        self.kind = kind
+        self.path = path
+        self.message = message
+        self.sql = sql
+    }
+
+    public var description: String {
+        var text = "\(path): \(message)"
+        if let sql { text += "\n  SQL: \(sql)" }
+        return text
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The seed an app opens: the store `DIR/<dataset>.current` names, as the last install left it.
+public struct InstalledStore: Sendable, Hashable {
+    /// The store file, `DIR/<dataset>-<dataVersion>.sqlite`.
+    public var path: String
+    public var dataVersion: Int64
+}
+
+extension SeedInstaller {
+    /// The store installed in `directory` for `dataset`, or nil when none is: what an app adds to its
+    /// coordinator at launch, before (or without) fetching a newer release.
+    ///
+    /// ```swift
+    /// if let seed = SeedInstaller.installedStore(dataset: "postcodes", in: seedsFolder) {
+    ///     description = NSPersistentStoreDescription(url: URL(fileURLWithPath: seed.path))
+    /// }
+    /// ```
+    public static func installedStore(dataset: String, in directory: String) -> InstalledStore? {
+        guard ReleaseNames.isValidDataset(dataset) else { return nil }
+        let state = InstalledSeed(directory: directory, dataset: dataset)
+        guard let current = state.current, FileManager.default.fileExists(atPath: state.path(current.store)) else { return nil }
+        return InstalledStore(path: state.path(current.store), dataVersion: current.dataVersion)
+    }
+}
+
+/// `DIR/<dataset>.current`: which installed store is in use, switched atomically.
+struct InstalledSeed {
+    struct Current {
+        var store: String
+        var dataVersion: Int64
+    }
+
+    let directory: String
+    let dataset: String
+
+    var currentFile: String { (directory as NSString).appendingPathComponent("\(dataset).current") }
+
+    func path(_ name: String) -> String { (directory as NSString).appendingPathComponent(name) }
+
+    var current: Current? {
+        guard let data = FileManager.default.contents(atPath: currentFile), let text = String(data: data, encoding: .utf8),
+            let object = (try? JSONValue(jsonText: text))?.objectValue, let store = object["store"]?.stringValue,
+            let version = object["dataVersion"]?.integerValue, isStoreName(store)
+        else { return nil }
+        return Current(store: store, dataVersion: version)
+    }
+
+    /// Points `.current` at the new store, then removes the stores it no longer names.
+    func switchTo(storeFile: String, dataVersion: Int64, contentDigest: String) throws {
+        let value: JSONValue = .object(["store": .string(storeFile), "dataVersion": .integer(dataVersion), "contentDigest": .string(contentDigest)])
+        let temporary = AtomicFile.temporaryPath(for: currentFile)
+        defer { unlink(temporary) }
+        let file = try DownloadFile.create(temporary, mode: 0o644)
+        try file.write(Data((value.prettyText + "\n").utf8), at: 0)
+        try AtomicFile.commit(temporary, to: currentFile, mode: 0o644)
+        let others = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        for name in others where name != storeFile && isStoreName(name) {
+            // unlink removes the name only, never what a symlink there points to.
+            unlink(path(name))
+        }
+    }
+
+    /// `<dataset>-<digits>.sqlite`.
+    func isStoreName(_ name: String) -> Bool {
+        name.hasPrefix("\(dataset)-") && name.hasSuffix(".sqlite") && name.count > dataset.count + 8
+            && name.dropFirst(dataset.count + 1).dropLast(7).allSatisfy(\.isNumber)
+    }
+}

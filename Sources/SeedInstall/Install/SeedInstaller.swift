@@ -1,0 +1,141 @@
+import Crypto
+import Foundation
+import SeedModel
+
+/// Fetches a seed release, checks it, and installs it beside the app's data, switching atomically.
+///
+/// ```swift
+/// var installer = SeedInstaller()
+/// installer.trustedKeys = [try TrustedKey(pem: pem, path: "seedbuild-signing.pub")]  // or allowUnsigned = true
+/// installer.model = appSeedModel
+/// let result = try installer.install(from: "https://cdn.example.com/postcodes/2/", to: appSupport)
+/// ```
+/// Order of checks: the pointer and manifest (each at most 64 KiB, counted as they arrive), the
+/// signature by a trusted key before any field is used (or, only with ``allowUnsigned``, none), every
+/// name and checksum field's form, expiry, rollback, model compatibility — all before downloading; then
+/// the artifact (resumed if a partial download is there, never past its stated size), its SHA-256,
+/// the inflated store (never past its stated size) and its SHA-256, `quick_check`, the store's own
+/// metadata against the manifest. The whole fetch ends by ``deadline``. Only then is the
+/// store renamed into `DIR/<dataset>-<dataVersion>.sqlite` and `DIR/<dataset>.current` switched;
+/// any failure leaves the installed seed untouched and in use.
+public struct SeedInstaller: Sendable {
+    public var trustedKeys: [TrustedKey] = []
+    /// Installs releases nobody vouches for when no trusted key is given. Without a key, whoever can
+    /// change the server or the connection can change the seed; everything else is still checked.
+    public var allowUnsigned = false
+    /// Seconds the whole fetch may take, retries included, before it is given up.
+    public var deadline: TimeInterval = 300
+    /// The app's seed model; when set, the release's hashes must match its configuration.
+    public var model: Model?
+    public var now: @Sendable () -> Date = { Date() }
+    public var transport = HTTPTransport()
+
+    public init() {}
+
+    public struct Result: Sendable {
+        public enum Outcome: String, Sendable {
+            case installed
+            /// The same data version is installed already.
+            case alreadyInstalled
+        }
+
+        public var outcome: Outcome
+        /// The trusted key the manifest is signed by; nil when installed unsigned (``allowUnsigned``).
+        public var signedBy: String?
+        public var storePath: String
+        public var dataVersion: Int64
+        public var manifest: Manifest
+        /// When the release's model differs from the app's: the lightweight migration that opens it.
+        public var migration: MigrationPlan?
+        /// Whether the installed store was re-stamped on this device for the app's ``SeedInstaller/model``
+        /// (the release was stamped for a merged model whose user entities differ from the app's): it
+        /// opens directly under the app's model, with no migration.
+        public var restamped: Bool = false
+    }
+
+    /// - Throws: ``InstallError`` saying which check refused the release; ``TransferError`` for the network.
+    public func install(from channelURL: String, to directory: String) throws -> Result {
+        try install(from: channelURL, to: directory, run: .unobserved)
+    }
+
+    func install(from channelURL: String, to directory: String, run: InstallRun) throws -> Result {
+        run.report(.checkingRelease)
+        guard !trustedKeys.isEmpty || allowUnsigned else {
+            throw InstallError(.signature, "\(channelURL): no trusted key given; pass the publisher's public key (--trusted-key, SeedInstaller.trustedKeys), or accept an unsigned channel explicitly (--allow-unsigned, SeedInstaller.allowUnsigned)")
+        }
+        let deadline = Deadline(seconds: self.deadline)
+        let channel = try ReleaseChannel(channelURL, transport: transport, deadline: deadline)
+        let (pointer, manifest, manifestURL) = try readRelease(channel)
+        let signedBy = trustedKeys.first { $0.verify(manifest) }?.keyID
+        if !trustedKeys.isEmpty, signedBy == nil {
+            throw InstallError(.signature, "\(manifestURL): no valid signature by a trusted key (key ids \(trustedKeys.map(\.keyID).joined(separator: ", "))); refusing it")
+        }
+        let (dataset, dataVersion, artifact, store) = try checkFields(manifest, pointer: pointer, url: manifestURL)
+        let state = InstalledSeed(directory: directory, dataset: dataset)
+        // Checked before anything is written, and again under the folder's lock (another install may have just ended).
+        if let settled = try settled(state, dataVersion: dataVersion, manifest: manifest, url: manifestURL, signedBy: signedBy) { return settled }
+        let (plan, restamp) = try checkModel(manifest, url: manifestURL)
+        let folder = InstallFolder(directory: directory, dataset: dataset)
+        let lock = try folder.lock(until: deadline)
+        defer { withExtendedLifetime(lock) {} }
+        if let settled = try settled(state, dataVersion: dataVersion, manifest: manifest, url: manifestURL, signedBy: signedBy) { return settled }
+        try run.checkCancellation()
+        let path = try download(
+            artifact, store: store, manifest: manifest, from: channel, into: folder, dataVersion: dataVersion, run: run,
+            restampFor: restamp ? model : nil)
+        try state.switchTo(storeFile: path, dataVersion: dataVersion, contentDigest: manifest.values["contentDigest"]?.stringValue ?? "")
+        run.report(.installed)
+        return Result(
+            outcome: .installed, signedBy: signedBy, storePath: state.path(path), dataVersion: dataVersion, manifest: manifest, migration: plan,
+            restamped: restamp)
+    }
+
+    /// Refuses a data version older than the installed one; the same one is installed already.
+    private func settled(_ state: InstalledSeed, dataVersion: Int64, manifest: Manifest, url: String, signedBy: String?) throws -> Result? {
+        guard let installed = state.current else { return nil }
+        if dataVersion < installed.dataVersion {
+            throw InstallError(.rollback, "\(url): data version \(dataVersion) is older than the installed \(installed.dataVersion); refusing a rollback")
+        }
+        guard dataVersion == installed.dataVersion else { return nil }
+        let storePath = state.path(installed.store)
+        // Re-stamped when it was installed, as its metadata records.
+        let restamped = (try? StoreMetadata.read(at: URL(fileURLWithPath: storePath)))?[StoreMetadata.Key.restampedFrom] != nil
+        return Result(
+            outcome: .alreadyInstalled, signedBy: signedBy, storePath: storePath, dataVersion: dataVersion, manifest: manifest, migration: nil,
+            restamped: restamped)
+    }
+
+    /// The release's entity hashes must equal the app model's (every entity, Core Data's rule), or a
+    /// lightweight migration must be inferable from the model the manifest carries — before downloading.
+    /// What opening the release under the app's model takes: nothing (it was stamped for it), a
+    /// re-stamp on this device (only entities outside the seed differ), or a lightweight migration.
+    private func checkModel(_ manifest: Manifest, url: String) throws -> (plan: MigrationPlan?, restamp: Bool) {
+        guard let model else { return (nil, false) }
+        guard let configuration = manifest.configuration else { throw InstallError(.model, "\(url): the manifest names no configuration") }
+        guard (try? model.restricted(to: configuration)) != nil else {
+            throw InstallError(.model, "\(url): the app's model has no configuration \(configuration)")
+        }
+        let releaseModel = manifest.values["seedModel"].flatMap {
+            try? ModelLoader.load(json: Data($0.jsonText.utf8), source: ModelSource(file: url, version: "release"))
+        }
+        var stamp = StoreMetadata()
+        stamp[StoreMetadata.Key.versionHashes] = manifest.values["versionHashes"]
+        stamp[StoreMetadata.Key.hashEncodingVersion] = manifest.values["hashEncodingVersion"]
+        stamp[StoreMetadata.Key.configuration] = .string(configuration)
+        let differences = stamp.hashDifferences(from: model, embeddedModel: releaseModel)
+        guard !differences.isEmpty else { return (nil, false) }
+        // The app's other entities (its user model) differ, the seed's own do not: the data fits,
+        // only the stamp does not. Re-stamped here, the seed opens under the app's model directly.
+        if stamp.seedEntityDifferences(from: model, configuration: configuration)?.isEmpty == true {
+            return (nil, true)
+        }
+        guard let releaseModel else {
+            throw InstallError(.model, "\(url): the release's model differs from the app's for \(differences.map(\.description).joined(separator: ", ")) and the manifest carries no model to infer a migration from. Publish a release for this model version")
+        }
+        do {
+            return (try MappingInference.infer(from: releaseModel, to: model, configuration: configuration), false)
+        } catch {
+            throw InstallError(.model, "\(url): the release cannot be opened under the app's model: \(error.messages.joined(separator: "; "))")
+        }
+    }
+}

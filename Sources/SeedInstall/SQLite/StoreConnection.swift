@@ -1,0 +1,282 @@
+import Foundation
+#if canImport(SQLite3)
+internal import SQLite3
+#else
+internal import CSQLite
+#endif
+
+/// A connection to a store file through SQLite's C API: the one place SeedInstall calls `sqlite3_*`.
+///
+/// Every result code is checked where it is returned and becomes a ``StoreError`` of kind
+/// `sqlite(code:)` (the extended result code) carrying SQLite's message and the SQL. Statements are
+/// finalized and the connection closed when their objects go.
+///
+/// ```swift
+/// let store = try StoreConnection(path: path, mode: .immutable)
+/// let problems = try store.strings("PRAGMA quick_check")
+/// ```
+/// Not `Sendable`: one thread uses a connection at a time, as SQLite's
+/// [threading modes](https://www.sqlite.org/threadsafe.html) ask of a connection opened per use.
+package final class StoreConnection {
+    /// How a store file is opened.
+    package enum Mode: Sendable, Equatable {
+        /// Read-only and immutable (`mode=ro&immutable=1`): no locks, no journal, nothing beside the file.
+        case immutable
+        /// Read-write on an existing file, waiting up to `busyTimeout` seconds for other connections'
+        /// locks; a write-ahead log beside it is read (and folded in when this connection is the last).
+        case shared(busyTimeout: TimeInterval)
+        /// Read-write on an existing file this process owns (a temporary copy).
+        case writable
+    }
+
+    /// SQLite's storage classes.
+    package enum ColumnType: Sendable {
+        case null, integer, real, text, blob
+    }
+
+    /// A value bound to, or read from, SQL.
+    package enum Value: Sendable, Equatable {
+        case null
+        case integer(Int64)
+        case real(Double)
+        case text(String)
+        case blob(Data)
+    }
+
+    /// The file, for error messages.
+    package let path: String
+    private let handle: OpaquePointer
+    private let ownsHandle: Bool
+
+    /// Opens an existing store file.
+    /// - Throws: ``StoreError``: `notFound` when there is no file, `notASeedStore` when it is not
+    ///   SQLite, `sqlite(code:)` for other failures.
+    package init(path: String, mode: Mode) throws(StoreError) {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw StoreError(.notFound, path: path, "no such file; check the path")
+        }
+        let location: String
+        let flags: Int32
+        switch mode {
+        case .immutable:
+            location = Self.immutableURI(path)
+            flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
+        case .shared, .writable:
+            location = path
+            flags = SQLITE_OPEN_READWRITE
+        }
+        var opened: OpaquePointer?
+        let code = sqlite3_open_v2(location, &opened, flags, nil)
+        guard code == SQLITE_OK, let opened else {
+            let message = opened.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(opened)
+            throw StoreError(.sqlite(code: code), path: path, "cannot open the store: SQLite error \(code): \(message)")
+        }
+        self.path = path
+        handle = opened
+        ownsHandle = true
+        if case .shared(let timeout) = mode {
+            let code = sqlite3_busy_timeout(handle, Int32(min(timeout * 1000, Double(Int32.max))))
+            guard code == SQLITE_OK else { throw error(code, sql: nil) }
+        }
+        // Opening is lazy about the header; read it now so a file that is not SQLite fails here.
+        do throws(StoreError) {
+            _ = try strings("PRAGMA schema_version")
+        } catch {
+            guard error.kind == .sqlite(code: SQLITE_NOTADB) else { throw error }
+            throw StoreError(.notASeedStore, path: path, "not an SQLite database; give a seed store (.sqlite)")
+        }
+    }
+
+    /// Runs SeedInstall's SQL on a connection opened elsewhere (the runtime's GRDB connection, by its
+    /// `sqlite3` handle), on that connection's thread; the handle is never closed here.
+    package init(borrowing handle: OpaquePointer, path: String) {
+        self.path = path
+        self.handle = handle
+        ownsHandle = false
+    }
+
+    deinit {
+        // sqlite3_close_v2 defers the close until the last statement is finalized; statements are
+        // finalized by their own deinit, so nothing here can fail but a misuse, which it reports.
+        if ownsHandle { sqlite3_close_v2(handle) }
+    }
+
+    /// The URI filename opening `path` read-only and immutable, for opening or `ATTACH`.
+    package static func immutableURI(_ path: String) -> String {
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        let encoded = absolute.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? absolute
+        return "file:\(encoded)?mode=ro&immutable=1"
+    }
+
+    /// Runs every statement of `sql` (separated by `;`), with `arguments` bound to each in order.
+    package func execute(_ sql: String, _ arguments: [Value] = []) throws(StoreError) {
+        var remaining = Substring(sql)
+        while let statement = try prepareNext(&remaining) {
+            try statement.bind(arguments)
+            while try statement.step() {}
+        }
+    }
+
+    /// Calls `body` with each row `sql` gives; a row is valid only during its call.
+    package func forEachRow(_ sql: String, _ arguments: [Value] = [], _ body: (Row) throws(StoreError) -> Void) throws(StoreError) {
+        var remaining = Substring(sql)
+        guard let statement = try prepareNext(&remaining) else { return }
+        try statement.bind(arguments)
+        while try statement.step() {
+            try body(Row(statement: statement.handle))
+        }
+    }
+
+    /// Every row `sql` gives, as values.
+    package func rows(_ sql: String, _ arguments: [Value] = []) throws(StoreError) -> [[Value]] {
+        var rows: [[Value]] = []
+        try forEachRow(sql, arguments) { row in rows.append((0..<row.count).map(row.value)) }
+        return rows
+    }
+
+    /// The first column of every row, as text (`PRAGMA quick_check`'s findings).
+    package func strings(_ sql: String, _ arguments: [Value] = []) throws(StoreError) -> [String] {
+        try rows(sql, arguments).compactMap { row in
+            switch row.first {
+            case .text(let text): text
+            case .integer(let number): String(number)
+            default: nil
+            }
+        }
+    }
+
+    /// Whether the main database has a table of this name.
+    package func tableExists(_ name: String) throws(StoreError) -> Bool {
+        try !rows("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)]).isEmpty
+    }
+
+    /// Runs `body` in one transaction, committed when it returns and rolled back when it throws.
+    package func inTransaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        try execute("BEGIN IMMEDIATE")
+        do throws(StoreError) {
+            let value = try body()
+            try execute("COMMIT")
+            return value
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// The next statement of `sql`, advancing past it; nil when only blanks or comments remain.
+    private func prepareNext(_ sql: inout Substring) throws(StoreError) -> Statement? {
+        while !sql.isEmpty {
+            var prepared: OpaquePointer?
+            var consumed = 0
+            let text = String(sql)
+            let code = text.withCString { start in
+                var tail: UnsafePointer<CChar>?
+                let code = sqlite3_prepare_v2(handle, start, -1, &prepared, &tail)
+                if let tail { consumed = start.distance(to: tail) }
+                return code
+            }
+            guard code == SQLITE_OK else { throw error(code, sql: text) }
+            let statementText = String(decoding: text.utf8.prefix(consumed), as: UTF8.self)
+            sql = Substring(String(decoding: text.utf8.dropFirst(consumed), as: UTF8.self))
+            if let prepared { return Statement(handle: prepared, connection: self, sql: statementText) }
+            if consumed == 0 { break }
+        }
+        return nil
+    }
+
+    /// The error for a result code, with SQLite's message for this connection.
+    fileprivate func error(_ code: Int32, sql: String?) -> StoreError {
+        let extended = sqlite3_extended_errcode(handle)
+        let message = String(cString: sqlite3_errmsg(handle))
+        return StoreError(.sqlite(code: extended == 0 ? code : extended), path: path, "SQLite error \(code): \(message)", sql: sql)
+    }
+}
+
+extension StoreConnection {
+    /// A row of a statement being stepped: its columns read in place, valid only until the next step.
+    package struct Row {
+        fileprivate let statement: OpaquePointer
+
+        package var count: Int { Int(sqlite3_column_count(statement)) }
+
+        package func value(_ column: Int) -> Value {
+            switch type(column) {
+            case .integer: .integer(integer(column))
+            case .real: .real(real(column))
+            case .text: .text(withBytes(column) { String(decoding: $0, as: UTF8.self) })
+            case .blob: .blob(withBytes(column) { Data($0) })
+            case .null: .null
+            }
+        }
+
+        /// The column's storage class, without converting it.
+        package func type(_ column: Int) -> ColumnType {
+            switch sqlite3_column_type(statement, Int32(column)) {
+            case SQLITE_INTEGER: .integer
+            case SQLITE_FLOAT: .real
+            case SQLITE_TEXT: .text
+            case SQLITE_BLOB: .blob
+            default: .null
+            }
+        }
+
+        package func integer(_ column: Int) -> Int64 { sqlite3_column_int64(statement, Int32(column)) }
+        package func real(_ column: Int) -> Double { sqlite3_column_double(statement, Int32(column)) }
+
+        /// A text or blob column's bytes where SQLite holds them (no copy).
+        package func withBytes<T>(_ column: Int, _ body: (UnsafeRawBufferPointer) -> T) -> T {
+            let index = Int32(column)
+            // Text first when it is text: sqlite3_column_bytes after sqlite3_column_text counts its UTF-8.
+            let start: UnsafeRawPointer? =
+                sqlite3_column_type(statement, index) == SQLITE_TEXT
+                ? UnsafeRawPointer(sqlite3_column_text(statement, index)) : sqlite3_column_blob(statement, index)
+            let count = Int(sqlite3_column_bytes(statement, index))
+            return body(UnsafeRawBufferPointer(start: start, count: start == nil ? 0 : count))
+        }
+    }
+
+    /// A prepared statement, finalized when it goes.
+    fileprivate final class Statement {
+        let handle: OpaquePointer
+        let connection: StoreConnection
+        let sql: String
+
+        init(handle: OpaquePointer, connection: StoreConnection, sql: String) {
+            self.handle = handle
+            self.connection = connection
+            self.sql = sql
+        }
+
+        deinit { sqlite3_finalize(handle) }
+
+        func bind(_ values: [Value]) throws(StoreError) {
+            for (offset, value) in values.enumerated() {
+                let index = Int32(offset + 1)
+                let code: Int32
+                switch value {
+                case .null: code = sqlite3_bind_null(handle, index)
+                case .integer(let number): code = sqlite3_bind_int64(handle, index, number)
+                case .real(let number): code = sqlite3_bind_double(handle, index, number)
+                case .text(let text): code = sqlite3_bind_text(handle, index, text, -1, transient)
+                case .blob(let data) where data.isEmpty:
+                    // A null pointer would bind NULL, not an empty blob.
+                    code = sqlite3_bind_zeroblob(handle, index, 0)
+                case .blob(let data):
+                    code = data.withUnsafeBytes { bytes in sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), transient) }
+                }
+                guard code == SQLITE_OK else { throw connection.error(code, sql: sql) }
+            }
+        }
+
+        /// Steps once: true with a row to read, false when done.
+        func step() throws(StoreError) -> Bool {
+            let code = sqlite3_step(handle)
+            guard code == SQLITE_ROW || code == SQLITE_DONE else { throw connection.error(code, sql: sql) }
+            return code == SQLITE_ROW
+        }
+    }
+}
+
+/// `SQLITE_TRANSIENT`, a macro Swift cannot import: SQLite copies the bound bytes at once.
+private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)

@@ -1,0 +1,23 @@
+import Foundation
+package import GRDB
+import SeedModel
+
+extension CoreDataConventions {
+    /// The conventions of an open store: read from `Z_PRIMARYKEY` and `Z_METADATA` in Core Data's
+    /// layout, from the metadata of a plain store converted from it, nil for any other plain store.
+    package static func read(from db: Database) throws -> CoreDataConventions? {
+        guard try StoreFile.layout(of: db) == .coreData else {
+            guard try db.tableExists(StoreMetadata.tableName),
+                let text = try String.fetchOne(db, sql: "SELECT value FROM \(StoreMetadata.tableName) WHERE key = ?", arguments: [metadataKey])
+            else { return nil }
+            return CoreDataConventions(try? JSONValue(jsonText: text))
+        }
+        var conventions = CoreDataConventions(entityNumbers: try StoreFile.entityNumbers(in: db))
+        if let plist = try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA LIMIT 1"),
+            let list = try? PropertyListSerialization.propertyList(from: plist, format: nil) as? [String: Any],
+            let version = list[CoreDataMetadata.Key.framework] as? Int {
+            conventions.frameworkVersion = version
+        }
+        return conventions
+    }
+}
