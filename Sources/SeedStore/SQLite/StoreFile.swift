@@ -14,7 +14,7 @@ public enum StoreFile {
     }
 
     /// The URI filename opening `path` read-only and immutable, for opening or `ATTACH`.
-    static func immutableURI(_ path: String) -> String {
+    package static func immutableURI(_ path: String) -> String {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         let encoded = absolute.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? absolute
         return "file:\(encoded)?mode=ro&immutable=1"
