@@ -19,7 +19,10 @@ public final class DeltaWriter {
     public let header: DeltaHeader
     private let temporaryPath: String
     private let output: FileHandle
-    private var stream = z_stream()
+    /// zlib keeps pointers to the stream (its state points back at it) and to the gzip header until
+    /// the header is written: both live at fixed addresses until `deinit`.
+    private let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+    private let gzipHeader = UnsafeMutablePointer<gz_header>.allocate(capacity: 1)
     private var pending: [UInt8] = []
     private var order: DeltaOrder
     private var count: UInt64 = 0
@@ -36,19 +39,22 @@ public final class DeltaWriter {
               let handle = FileHandle(forWritingAtPath: temporaryPath)
         else { throw DeltaError(.io, "\(path): cannot create \(temporaryPath)") }
         output = handle
+        stream.initialize(to: z_stream())
+        gzipHeader.initialize(to: gz_header())
+        gzipHeader.pointee.os = 255
         // 31: a gzip wrapper around a 32 KiB window.
-        guard czlib_deflateInit2(&stream, level, Z_DEFLATED, 31, 9, Z_DEFAULT_STRATEGY) == Z_OK else {
-            try? handle.close()
+        guard czlib_deflateInit2(stream, level, Z_DEFLATED, 31, 9, Z_DEFAULT_STRATEGY) == Z_OK else {
+            // deinit (which runs: every property is set) closes and removes the file.
             throw DeltaError(.io, "\(path): zlib could not start deflating")
         }
-        var gzipHeader = gz_header()
-        gzipHeader.os = 255
-        deflateSetHeader(&stream, &gzipHeader)
+        deflateSetHeader(stream, gzipHeader)
         DeltaEncoding.append(header, to: &pending)
     }
 
     deinit {
-        deflateEnd(&stream)
+        deflateEnd(stream)
+        stream.deallocate()
+        gzipHeader.deallocate()
         if !finished {
             try? output.close()
             try? FileManager.default.removeItem(atPath: temporaryPath)
@@ -84,17 +90,17 @@ public final class DeltaWriter {
         var chunk = [UInt8](repeating: 0, count: Self.chunkSize)
         var code = Z_OK
         pending.withUnsafeMutableBufferPointer { input in
-            stream.next_in = input.baseAddress
-            stream.avail_in = UInt32(input.count)
+            stream.pointee.next_in = input.baseAddress
+            stream.pointee.avail_in = UInt32(input.count)
             repeat {
                 let produced = chunk.withUnsafeMutableBufferPointer { buffer in
-                    stream.next_out = buffer.baseAddress
-                    stream.avail_out = UInt32(buffer.count)
-                    code = deflate(&stream, finish ? Z_FINISH : Z_NO_FLUSH)
-                    return buffer.count - Int(stream.avail_out)
+                    stream.pointee.next_out = buffer.baseAddress
+                    stream.pointee.avail_out = UInt32(buffer.count)
+                    code = deflate(stream, finish ? Z_FINISH : Z_NO_FLUSH)
+                    return buffer.count - Int(stream.pointee.avail_out)
                 }
                 if produced > 0 { output.write(Data(chunk[0..<produced])) }
-            } while code == Z_OK && (stream.avail_out == 0 || finish)
+            } while code == Z_OK && (stream.pointee.avail_out == 0 || finish)
         }
         guard code == (finish ? Z_STREAM_END : Z_OK) || (!finish && code == Z_BUF_ERROR) else {
             throw DeltaError(.io, "\(path): zlib error \(code) while deflating")
