@@ -1,19 +1,21 @@
 import CZlib
 import Foundation
 
-/// Inflates raw DEFLATE data held in memory: no zlib or gzip wrapper, as Core Data stores its
-/// cached model ([RFC 1951](https://www.rfc-editor.org/rfc/rfc1951)).
+/// Inflates DEFLATE data held in memory: raw by default, as Core Data stores its cached model
+/// ([RFC 1951](https://www.rfc-editor.org/rfc/rfc1951)), or one gzip member, as a delta is stored.
 package enum RawInflate {
     /// Why the data does not inflate, without the file name.
     package struct Failure: Error {
         package let reason: String
     }
 
-    /// - Parameter limit: the most bytes inflated before refusing (a bound against a deflate bomb).
-    package static func inflate(_ input: Data, limit: Int) throws(Failure) -> Data {
+    /// - Parameters:
+    ///   - limit: the most bytes inflated before refusing (a bound against a deflate bomb).
+    ///   - windowBits: zlib's: -15 raw DEFLATE, 31 one gzip member (its CRC-32 and length checked,
+    ///     nothing allowed after it); both with a 32 KiB window.
+    package static func inflate(_ input: Data, limit: Int, windowBits: Int32 = -15) throws(Failure) -> Data {
         var stream = z_stream()
-        // -15: raw DEFLATE, 32 KiB window.
-        guard czlib_inflateInit2(&stream, -15) == Z_OK else { throw Failure(reason: "zlib could not start inflating") }
+        guard czlib_inflateInit2(&stream, windowBits) == Z_OK else { throw Failure(reason: "zlib could not start inflating") }
         defer { inflateEnd(&stream) }
         var output = Data()
         let chunk = 1 << 16
@@ -41,6 +43,7 @@ package enum RawInflate {
                 }
                 output.append(contentsOf: buffer[0..<produced])
             } while code != Z_STREAM_END
+            if windowBits > 15, stream.avail_in > 0 { throw Failure(reason: "bytes follow the gzip data") }
         }
         return output
     }

@@ -16,7 +16,7 @@ extension StoreFile {
     }
 
     /// The URI filename opening `path` read-only and immutable, for opening or `ATTACH`.
-    static func immutableURI(_ path: String) -> String { StoreConnection.immutableURI(path) }
+    package static func immutableURI(_ path: String) -> String { StoreConnection.immutableURI(path) }
 
     /// Opens an existing writable store to read it while other connections or processes may be
     /// writing it: locks are taken and waited for, and a write-ahead log is read (an immutable

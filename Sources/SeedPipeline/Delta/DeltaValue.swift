@@ -1,0 +1,62 @@
+import Foundation
+
+/// One SQLite value as a delta carries it: exact, never through a decimal or JSON round trip.
+///
+/// Equality is exact too: reals compare by their IEEE-754 bits (so `-0.0 != 0.0` and a NaN equals
+/// itself), text by its UTF-8 bytes (Swift's `String ==` would call composed and decomposed
+/// accents equal), and an integer never equals a real of the same value.
+public enum DeltaValue: Sendable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob([UInt8])
+
+    /// The tag byte of the encoding, as ``ContentDigest`` tags values.
+    var tag: UInt8 {
+        switch self {
+        case .null: 0
+        case .integer: 1
+        case .real: 2
+        case .text: 3
+        case .blob: 4
+        }
+    }
+}
+
+extension DeltaValue: Hashable {
+    public static func == (lhs: DeltaValue, rhs: DeltaValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case let (.integer(a), .integer(b)): a == b
+        case let (.real(a), .real(b)): a.bitPattern == b.bitPattern
+        case let (.text(a), .text(b)): a.utf8.elementsEqual(b.utf8)
+        case let (.blob(a), .blob(b)): a == b
+        default: false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(tag)
+        switch self {
+        case .null: break
+        case .integer(let value): hasher.combine(value)
+        case .real(let value): hasher.combine(value.bitPattern)
+        case .text(let value): for byte in value.utf8 { hasher.combine(byte) }
+        case .blob(let value): hasher.combine(value)
+        }
+    }
+}
+
+extension DeltaValue: CustomStringConvertible {
+    /// The value as SQL would quote it, for error messages naming a key.
+    public var description: String {
+        switch self {
+        case .null: "NULL"
+        case .integer(let value): String(value)
+        case .real(let value): String(value)
+        case .text(let value): "'\(value.replacingOccurrences(of: "'", with: "''"))'"
+        case .blob(let value): "X'\(value.map { String(format: "%02X", $0) }.joined())'"
+        }
+    }
+}

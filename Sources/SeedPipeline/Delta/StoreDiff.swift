@@ -1,0 +1,75 @@
+import Foundation
+import GRDB
+import SeedStore
+#if canImport(SQLite3)
+import SQLite3
+#elseif canImport(GRDBSQLite)
+import GRDBSQLite
+#endif
+
+/// What a diff wrote.
+public struct DeltaSummary: Sendable, Hashable {
+    public var header: DeltaHeader
+    public var operations: Int
+    /// The delta file's size.
+    public var bytes: Int64
+}
+
+/// Writes the row delta between two releases of one channel (same layout, same seed model version).
+///
+/// The new store is opened read-only with the base attached (`mode=ro&immutable=1`); each table is
+/// compared on its primary key with SQL joins, and only changed rows reach Swift, streamed into the
+/// ``DeltaWriter``: memory stays bounded whatever the stores' sizes.
+/// ```swift
+/// let summary = try StoreDiff().write(base: "7.sqlite", new: "8.sqlite", to: "7-8.delta.gz")
+/// ```
+public struct StoreDiff: Sendable {
+    public init() {}
+
+    /// - Throws: ``DeltaError`` (`schemaMismatch`, naming both files) when the stores' tables,
+    ///   columns or keys differ; `StoreError` when either is not a seed store.
+    @discardableResult
+    public func write(base: String, new: String, to output: String) throws -> DeltaSummary {
+        let header = DeltaHeader(from: try Self.release(base), to: try Self.release(new), tables: [])
+        let queue = try StoreFile.openReadOnly(new)
+        defer { try? queue.close() }
+        return try queue.inDatabase { db in
+            try db.execute(sql: "ATTACH DATABASE ? AS base", arguments: [StoreFile.immutableURI(base)])
+            defer { try? db.execute(sql: "DETACH DATABASE base") }
+            let tables = try Self.tables(db, schema: "main")
+            let baseTables = try Self.tables(db, schema: "base")
+            if let problem = DeltaPlan.difference(baseTables, tables, expected: "the base", actual: "the new store") {
+                throw DeltaError(.schemaMismatch, "\(base) and \(new) are not two releases of one channel: \(problem); a delta joins stores of the same layout and seed model version")
+            }
+            let writer = try DeltaWriter(path: output, header: DeltaHeader(from: header.from, to: header.to, tables: tables))
+            var operations = 0
+            for (index, table) in tables.enumerated() {
+                operations += try TableDiff(table: table, index: index, db: db, writer: writer).run()
+            }
+            try writer.finish()
+            let bytes = (try FileManager.default.attributesOfItem(atPath: output)[.size] as? NSNumber)?.int64Value ?? 0
+            return DeltaSummary(header: writer.header, operations: operations, bytes: bytes)
+        }
+    }
+
+    /// A store's data version and content digest, from its metadata.
+    public static func release(_ path: String) throws -> DeltaRelease {
+        let metadata = try StoreMetadata.read(at: URL(fileURLWithPath: path))
+        guard let version = metadata.dataVersion, let digest = metadata.contentDigest else {
+            throw DeltaError(.schemaMismatch, "\(path): the store has no data version or content digest; rebuild it with seedbuild")
+        }
+        return DeltaRelease(dataVersion: version, contentDigest: digest)
+    }
+
+    /// The tables of a store as a delta names them: every table in `sqlite_master` but `sqlite_%`,
+    /// by name, with the columns of `PRAGMA table_info` and its primary key (`pk` order).
+    public static func tables(_ db: Database, schema: String = "main") throws -> [DeltaTable] {
+        let names = try String.fetchAll(db, sql: "SELECT name FROM \(schema).sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
+        return try names.map { name in
+            let columns = try Row.fetchAll(db, sql: "SELECT name, pk FROM pragma_table_info(?, ?) ORDER BY cid", arguments: [name, schema])
+            let keys = columns.indices.filter { (columns[$0]["pk"] as Int) > 0 }.sorted { (columns[$0]["pk"] as Int) < (columns[$1]["pk"] as Int) }
+            return DeltaTable(name: name, columns: columns.map { $0["name"] }, keyColumns: keys)
+        }
+    }
+
+}

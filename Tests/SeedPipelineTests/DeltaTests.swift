@@ -1,0 +1,288 @@
+import Foundation
+import GRDB
+@testable import SeedPipeline
+import SeedStore
+import SeedTestSupport
+import Testing
+
+/// Row deltas between releases of one channel: diffed, written, read back, composed and applied.
+@Suite("Row deltas")
+struct DeltaTests {
+    let directory = TemporaryDirectory()
+
+    /// A release of `LinkFileTests`' library: its entity files and link files (many-to-many, self-referential, ordered).
+    typealias Release = [String: String]
+
+    static let first: Release = LinkFileTests.entityFiles.merging(LinkFileTests.linkFiles) { $1 }
+
+    /// A night's changes: Emma retitled, Solaris removed, Ubik added; a genre added; links moved.
+    static let second: Release = [
+        "books.csv": "uuid,title\nb1,Dune\nb2,Emma (annotated)\nb4,Ubik\n",
+        "genres.csv": "name,shelf\nScience,1\nFiction,2\nClassic,3\nPoetry,4\n",
+        "chapters.csv": "code\nc1\nc2\nc3\n",
+        "book_genres.csv": "book_uuid,genres_name,genres_shelf\nb1,Fiction,2\nb2,Classic,3\nb4,Science,1\nb4,Poetry,4\n",
+        "books_similar.csv": "book_uuid,similar_uuid\nb2,b1\nb1,b4\nb4,b1\n",
+        "book_chapters.csv": "Book UUID,chapter-code,chapters_order\nb1,c1,1\nb1,c2,3\nb1,c3,2\nb2,c1,\n",
+    ]
+
+    /// The next night: Dune removed, Emma's title back, Solaris again (a new row), a chapter gone.
+    static let third: Release = [
+        "books.csv": "uuid,title\nb2,Emma\nb4,Ubik\nb3,Solaris\n",
+        "genres.csv": "name,shelf\nScience,1\nFiction,2\nClassic,3\nPoetry,4\n",
+        "chapters.csv": "code\nc1\nc3\n",
+        "book_genres.csv": "book_uuid,genres_name,genres_shelf\nb2,Classic,3\nb4,Science,1\nb3,Poetry,4\n",
+        "books_similar.csv": "book_uuid,similar_uuid\nb3,b4\n",
+        "book_chapters.csv": "Book UUID,chapter-code,chapters_order\nb2,c1,\nb3,c3,\n",
+    ]
+
+    /// Builds a release into `out-<name>`, following `base` when given; returns the store's path.
+    private func build(_ name: String, _ files: Release, version: Int64, layout: StoreLayout, base: String? = nil) throws -> String {
+        let model = directory.write("model.json", LinkFileTests.modelJSON)
+        for (file, text) in files { directory.write("in-\(name)/\(file)", text) }
+        var options = BuildOptions(files: [directory.path("in-\(name)/books.csv")])
+        options.model = model
+        options.format = layout
+        options.base = base
+        options.dataVersion = version
+        options.outputDirectory = directory.path("out-\(name)")
+        var (request, _) = try options.resolve(project: nil)
+        request.buildTime = Date(timeIntervalSince1970: 1_700_000_000 + TimeInterval(version))
+        return try SeedBuilder().build(request).storePath
+    }
+
+    /// Applies a delta file to a copy of `base`, in one transaction as a device would; returns the copy.
+    private func apply(_ deltaPath: String, to base: String, as name: String) throws -> String {
+        let delta = try DeltaReader.read(deltaPath)
+        return try apply(delta, to: base, as: name)
+    }
+
+    private func apply(_ delta: Delta, to base: String, as name: String) throws -> String {
+        let copy = directory.path(name)
+        try FileManager.default.copyItem(atPath: base, toPath: copy)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: copy)
+        let target = DeltaTarget(tables: try tables(copy), release: try StoreDiff.release(copy))
+        let statements = try DeltaPlan.statements(for: delta, target: target)
+        let queue = try DatabaseQueue(path: copy)
+        defer { try? queue.close() }
+        try queue.inTransaction { db in
+            // Rows of one table may reference rows of another inserted later in the plan: the
+            // references are checked when the transaction commits.
+            try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+            for statement in statements {
+                try db.execute(sql: statement.sql, arguments: StatementArguments(statement.values.map(\.databaseValue)))
+            }
+            return .commit
+        }
+        return copy
+    }
+
+    private func tables(_ path: String) throws -> [DeltaTable] {
+        try StoreFile.openReadOnly(path).read { db in try StoreDiff.tables(db) }
+    }
+
+    /// Every table's rows, each value with its type, in key order.
+    private func contents(_ path: String) throws -> [String: [String]] {
+        try StoreFile.openReadOnly(path).read { db in
+            var result: [String: [String]] = [:]
+            for table in try StoreDiff.tables(db) {
+                let values = table.columns.map { "typeof(\(DeltaPlan.quote($0))) || ':' || quote(\(DeltaPlan.quote($0)))" }.joined(separator: " || '|' || ")
+                result[table.name] = try String.fetchAll(db, sql: "SELECT \(values) FROM \(DeltaPlan.quote(table.name)) ORDER BY 1")
+            }
+            return result
+        }
+    }
+
+    /// The result of applying matches `expected` table by table, and its recomputed content digest is the expected one.
+    private func expectSame(_ result: String, as expected: String) throws {
+        let (got, want) = (try contents(result), try contents(expected))
+        #expect(got.keys.sorted() == want.keys.sorted())
+        for (table, rows) in want { #expect(got[table] == rows, "table \(table)") }
+        let digest = try StoreMetadata.read(at: URL(fileURLWithPath: expected)).contentDigest
+        #expect(try storedDigest(result) == digest)
+        #expect(try StoreMetadata.read(at: URL(fileURLWithPath: result)).contentDigest == digest)
+    }
+
+    @Test(arguments: StoreLayout.allCases)
+    func aDeltaTurnsTheBaseIntoTheNextRelease(layout: StoreLayout) throws {
+        let one = try build("1", Self.first, version: 1, layout: layout)
+        let two = try build("2", Self.second, version: 2, layout: layout, base: one)
+        let summary = try StoreDiff().write(base: one, new: two, to: directory.path("1-2.delta.gz"))
+        #expect(summary.header.from.dataVersion == 1 && summary.header.to.dataVersion == 2)
+        let delta = try DeltaReader.read(directory.path("1-2.delta.gz"))
+        #expect(delta.operations.count == summary.operations)
+        // Join tables are keyed by both columns and change row by row, like the entities.
+        let joins = delta.header.tables.filter { $0.keyColumns.count == 2 }
+        #expect(!joins.isEmpty)
+        #expect(delta.operations.contains { joins.contains(delta.header.tables[$0.table]) })
+        try expectSame(try apply(directory.path("1-2.delta.gz"), to: one, as: "applied.sqlite"), as: two)
+        // An unchanged release gives an empty delta (but for its metadata tables).
+        let again = try StoreDiff().write(base: two, new: two, to: directory.path("2-2.delta.gz"))
+        #expect(again.operations == 0)
+    }
+
+    @Test(arguments: StoreLayout.allCases)
+    func composedDeltasSkipReleases(layout: StoreLayout) throws {
+        let one = try build("1", Self.first, version: 1, layout: layout)
+        let two = try build("2", Self.second, version: 2, layout: layout, base: one)
+        let three = try build("3", Self.third, version: 3, layout: layout, base: two)
+        try StoreDiff().write(base: one, new: two, to: directory.path("1-2.delta.gz"))
+        try StoreDiff().write(base: two, new: three, to: directory.path("2-3.delta.gz"))
+        let (first, second) = (try DeltaReader.read(directory.path("1-2.delta.gz")), try DeltaReader.read(directory.path("2-3.delta.gz")))
+        let composed = try Delta.compose(first, second)
+        #expect(composed.header.from == first.header.from && composed.header.to == second.header.to)
+        try expectSame(try apply(composed, to: one, as: "composed.sqlite"), as: three)
+        // Written and read back, the composed delta is the same.
+        let writer = try DeltaWriter(path: directory.path("1-3.delta.gz"), header: composed.header)
+        for operation in composed.operations { try writer.write(operation) }
+        try writer.finish()
+        #expect(try DeltaReader.read(directory.path("1-3.delta.gz")) == composed)
+        // Out of order, the chain does not join.
+        let backwards = #expect(throws: DeltaError.self) { try Delta.compose(second, first) }
+        #expect(backwards?.kind == .wrongBase)
+    }
+
+    @Test func composingRowByRow() throws {
+        let table = DeltaTable(name: "T", columns: ["id", "a", "b"], keyColumns: [0])
+        let (a, b, c) = (DeltaRelease(dataVersion: 1, contentDigest: "a"), DeltaRelease(dataVersion: 2, contentDigest: "b"), DeltaRelease(dataVersion: 3, contentDigest: "c"))
+        func row(_ id: Int64, _ value: String) -> [DeltaValue] { [.integer(id), .text(value), .null] }
+        let first = Delta(header: DeltaHeader(from: a, to: b, tables: [table]), operations: [
+            .delete(table: 0, key: [.integer(1)]), .delete(table: 0, key: [.integer(2)]),
+            .insert(table: 0, row: row(10, "new")), .insert(table: 0, row: row(11, "gone")),
+            .update(table: 0, key: [.integer(3)], changes: [DeltaChange(column: 1, value: .text("x"))]),
+            .update(table: 0, key: [.integer(4)], changes: [DeltaChange(column: 1, value: .text("y"))]),
+        ])
+        let second = Delta(header: DeltaHeader(from: b, to: c, tables: [table]), operations: [
+            .delete(table: 0, key: [.integer(11)]), .delete(table: 0, key: [.integer(4)]),
+            .insert(table: 0, row: row(1, "back")),
+            .update(table: 0, key: [.integer(10)], changes: [DeltaChange(column: 2, value: .integer(5))]),
+            .update(table: 0, key: [.integer(3)], changes: [DeltaChange(column: 2, value: .real(1))]),
+        ])
+        let composed = try Delta.compose(first, second)
+        #expect(composed.operations == [
+            .delete(table: 0, key: [.integer(1)]), .delete(table: 0, key: [.integer(2)]), .delete(table: 0, key: [.integer(4)]),
+            .insert(table: 0, row: row(1, "back")), .insert(table: 0, row: [.integer(10), .text("new"), .integer(5)]),
+            .update(table: 0, key: [.integer(3)], changes: [DeltaChange(column: 1, value: .text("x")), DeltaChange(column: 2, value: .real(1))]),
+        ])
+        let twice = Delta(header: DeltaHeader(from: b, to: c, tables: [table]), operations: [.insert(table: 0, row: row(10, "again"))])
+        let error = #expect(throws: DeltaError.self) { try Delta.compose(first, twice) }
+        #expect(error?.kind == .inconsistent && error?.message.contains("table T inserts the row id = 10") == true, "\(String(describing: error))")
+    }
+
+    @Test func aDeltaForAnotherStoreIsRefusedBeforeAnyWrite() throws {
+        let one = try build("1", Self.first, version: 1, layout: .coreData)
+        let two = try build("2", Self.second, version: 2, layout: .coreData, base: one)
+        let three = try build("3", Self.third, version: 3, layout: .coreData, base: two)
+        try StoreDiff().write(base: two, new: three, to: directory.path("2-3.delta.gz"))
+        let before = try FileDigest(of: one).sha256
+        let wrongBase = #expect(throws: DeltaError.self) { try apply(directory.path("2-3.delta.gz"), to: one, as: "wrong.sqlite") }
+        #expect(wrongBase?.kind == .wrongBase && wrongBase?.message.contains("data version 2") == true)
+        #expect(try FileDigest(of: directory.path("wrong.sqlite")).sha256 == before, "nothing written")
+        let plain = try build("plain", Self.second, version: 2, layout: .plain)
+        let schema = #expect(throws: DeltaError.self) { try apply(directory.path("2-3.delta.gz"), to: plain, as: "other.sqlite") }
+        #expect(schema?.kind == .schemaMismatch)
+        let diff = #expect(throws: DeltaError.self) { try StoreDiff().write(base: plain, new: three, to: directory.path("x.delta.gz")) }
+        #expect(diff?.kind == .schemaMismatch && diff?.message.contains(plain) == true && diff?.message.contains(three) == true)
+        #expect(!FileManager.default.fileExists(atPath: directory.path("x.delta.gz")))
+    }
+
+    @Test func aTruncatedOrDamagedDeltaIsRefused() throws {
+        let one = try build("1", Self.first, version: 1, layout: .plain)
+        let two = try build("2", Self.second, version: 2, layout: .plain, base: one)
+        try StoreDiff().write(base: one, new: two, to: directory.path("1-2.delta.gz"))
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: directory.path("1-2.delta.gz")))
+        for cut in [1, 8, bytes.count / 2, bytes.count - 1] {
+            #expect(throws: DeltaError.self) { try DeltaReader.decode(gzip: bytes.prefix(cut)) }
+        }
+        var damaged = bytes
+        damaged[bytes.count / 2] ^= 0x40
+        #expect(throws: DeltaError.self) { try DeltaReader.decode(gzip: damaged) }
+        #expect(throws: DeltaError.self) { try DeltaReader.decode(gzip: bytes + Data([0x1f, 0x8b])) }
+        // Inside the compression, every cut of the encoding is refused by the decoder itself.
+        let encoded = Array(try RawInflate.inflate(bytes, limit: 1 << 20, windowBits: 31))
+        for cut in stride(from: 0, to: encoded.count, by: max(1, encoded.count / 200)) {
+            var decoder = DeltaDecoder(Array(encoded.prefix(cut)))
+            #expect(throws: DeltaError.self) { try decoder.decode() }
+        }
+        var decoder = DeltaDecoder(encoded)
+        #expect(try decoder.decode() == DeltaReader.decode(gzip: bytes))
+    }
+
+    @Test func everyValueTypeRoundTripsExactly() throws {
+        let values: [DeltaValue] = [
+            .null, .integer(0), .integer(.max), .integer(.min), .integer(1 << 53 + 1),
+            .real(0), .real(-0.0), .real(.nan), .real(.infinity), .real(-.infinity), .real(.leastNonzeroMagnitude), .real(0.1),
+            .text(""), .text("é"), .text("e\u{301}"), .text("a\0b"), .blob([]), .blob([0, 255, 0]),
+        ]
+        #expect(DeltaValue.real(-0.0) != .real(0) && DeltaValue.integer(1) != .real(1) && DeltaValue.text("é") != .text("e\u{301}"))
+        #expect(DeltaValue.text("") != .null && DeltaValue.blob([]) != .text(""))
+        let table = DeltaTable(name: "v", columns: ["id", "value"], keyColumns: [0])
+        let header = DeltaHeader(from: DeltaRelease(dataVersion: 1, contentDigest: "a"), to: DeltaRelease(dataVersion: 2, contentDigest: "b"), tables: [table])
+        let operations = values.enumerated().map { DeltaOperation.insert(table: 0, row: [.integer(Int64($0.offset)), $0.element]) }
+        let writer = try DeltaWriter(path: directory.path("values.delta.gz"), header: header)
+        for operation in operations { try writer.write(operation) }
+        try writer.finish()
+        let delta = try DeltaReader.read(directory.path("values.delta.gz"))
+        #expect(delta == Delta(header: header, operations: operations))
+
+        // Through SQLite, in a column without affinity: every value as stored but NaN, which SQLite stores as NULL.
+        let queue = try DatabaseQueue(path: directory.path("values.sqlite"))
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE v (id INTEGER PRIMARY KEY, value)")
+            let kept = values.filter { if case .text(let text) = $0 { !text.contains("\0") } else { true } }
+            let storable = Delta(header: header, operations: kept.enumerated().map { .insert(table: 0, row: [.integer(Int64($0.offset)), $0.element]) })
+            for statement in try DeltaPlan.statements(for: storable, target: DeltaTarget(tables: [table], release: header.from)) {
+                try db.execute(sql: statement.sql, arguments: StatementArguments(statement.values.map(\.databaseValue)))
+            }
+            // NaN is stored as NULL by SQLite; text with a NUL is left out above (GRDB binds text up to its first NUL).
+            let stored = try DatabaseValue.fetchAll(db, sql: "SELECT value FROM v ORDER BY id").map(DeltaValue.init)
+            #expect(stored == kept.map { if case .real(let number) = $0, number.isNaN { .null } else { $0 } })
+        }
+    }
+
+    /// The diff sees a change of type alone (SQLite's `1 = 1.0`) and of NULL to a value and back.
+    @Test func theDiffSeesTypeChanges() throws {
+        let (base, new) = (directory.path("base.sqlite"), directory.path("new.sqlite"))
+        for (path, values) in [(base, "(1, 1), (2, NULL), (3, 'x'), (4, 5)"), (new, "(1, 1.0), (2, ''), (3, NULL), (4, 5)")] {
+            let queue = try DatabaseQueue(path: path)
+            try queue.write { db in try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, value); INSERT INTO t VALUES \(values)") }
+            try queue.close()
+        }
+        let queue = try StoreFile.openReadOnly(new)
+        let table = DeltaTable(name: "t", columns: ["id", "value"], keyColumns: [0])
+        let release = DeltaRelease(dataVersion: 1, contentDigest: "")
+        let writer = try DeltaWriter(path: directory.path("t.delta.gz"), header: DeltaHeader(from: release, to: release, tables: [table]))
+        try queue.inDatabase { db in
+            try db.execute(sql: "ATTACH DATABASE ? AS base", arguments: [StoreFile.immutableURI(base)])
+            #expect(try TableDiff(table: table, index: 0, db: db, writer: writer).run() == 3)
+        }
+        try writer.finish()
+        #expect(try DeltaReader.read(directory.path("t.delta.gz")).operations == [
+            .update(table: 0, key: [.integer(1)], changes: [DeltaChange(column: 1, value: .real(1))]),
+            .update(table: 0, key: [.integer(2)], changes: [DeltaChange(column: 1, value: .text(""))]),
+            .update(table: 0, key: [.integer(3)], changes: [DeltaChange(column: 1, value: .null)]),
+        ])
+    }
+}
+
+extension DeltaValue {
+    /// The value as GRDB binds it (tests apply plans with GRDB, as the build side may).
+    var databaseValue: DatabaseValue {
+        switch self {
+        case .null: .null
+        case .integer(let number): number.databaseValue
+        case .real(let number): number.databaseValue
+        case .text(let text): text.databaseValue
+        case .blob(let bytes): Data(bytes).databaseValue
+        }
+    }
+
+    init(_ value: DatabaseValue) {
+        switch value.storage {
+        case .null: self = .null
+        case .int64(let number): self = .integer(number)
+        case .double(let number): self = .real(number)
+        case .string(let text): self = .text(text)
+        case .blob(let data): self = .blob(Array(data))
+        }
+    }
+}
