@@ -53,7 +53,8 @@ struct CoreDataRenumbering {
             digest = metadata.contentDigest!
         }
         metadata[StoreMetadata.Key.contentDigest] = .string(digest)
-        metadata[StoreMetadata.Key.storeUUID] = .string(ContentDigest.storeUUID(fromDigest: digest))
+        // The seed's UUID is its channel's: Core Data's object IDs name it, so a re-stamp keeps it.
+        if metadata.storeUUID == nil { metadata[StoreMetadata.Key.storeUUID] = .string(ContentDigest.storeUUID(fromDigest: digest)) }
         // The whole model the store is now stamped for, as a build for it would embed it.
         var written = metadata
         written[StoreMetadata.CoreDataKey.model] = .string(String(decoding: model.canonicalJSON(), as: UTF8.self))

@@ -89,10 +89,7 @@ public enum StoreRestamp {
         } catch {
             throw StoreError(.refused, path: store.path, "cannot embed the app's model: \(error)")
         }
-        // The rows are the same, so is their digest; the store UUID derives from it, as a build's does.
-        if let digest = metadata.contentDigest {
-            metadata[StoreMetadata.Key.storeUUID] = .string(ContentDigest.storeUUID(fromDigest: digest))
-        }
+        // The rows are the same, so is their digest, and the UUID stays the channel's (Core Data's object IDs name it).
         try metadata.write(to: store)
         try StoreMetadata.writeEmbeddedModel(json, configuration: configuration, to: store)
     }
