@@ -54,6 +54,8 @@ def main():
     parser.add_argument("--layouts", default="coredata,plain")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--work", required=True)
+    parser.add_argument("--nightly", action="store_true",
+                        help="also measure the next night's build following this one as its base (mutate.py's changes)")
     args = parser.parse_args()
     work = args.work
     os.makedirs(work, exist_ok=True)
@@ -113,6 +115,9 @@ def measure_order(args, data, order, layouts, work, logs):
             channel = next(root for root, _, files in os.walk(dist) if "latest.json" in files)
             fs, fkib = timed([args.binary, "fetch", "file://" + channel + "/", "--to", app, "--allow-unsigned", "--model", model],
                              os.path.join(logs, f"fetch-{layout}.log"))
+            nightly = {}
+            if args.nightly:
+                nightly = measure_nightly(args, data, model, layout, out, work, logs)
             r[layout] = {
                 "s": s, "kib": max(kib, ckib), "load": phases.get("load Postcode", 0) + phases.get("load County", 0),
                 # Core Data's layout builds the key's unique index right after a load whose keys left
@@ -121,11 +126,37 @@ def measure_order(args, data, order, layouts, work, logs):
                 "store": os.path.getsize(store), "artifact": os.path.getsize(artifact),
                 "compress_s": cs, "gzip6_s": gz_s, "pigz_s": pigz_s,
                 "gzip6": os.path.getsize(os.path.join(work, "gzip6.gz")), "pigz": os.path.getsize(os.path.join(work, "pigz6.gz")),
-                "verify_s": vs, "verify_kib": vkib, "fetch_s": fs, "fetch_kib": fkib,
+                "verify_s": vs, "verify_kib": vkib, "fetch_s": fs, "fetch_kib": fkib, **nightly,
             }
         rounds.append(r)
         print(f"  {order} round {round_index + 1}/{args.repeat} done", file=sys.stderr, flush=True)
     report(rows, size, order, layouts, rounds)
+
+
+def measure_nightly(args, data, model, layout, out, work, logs):
+    """The next night: the script on the changed export, against seedbuild following `out` as its base."""
+    night = os.path.join(data, "night-2")
+    if not os.path.exists(os.path.join(night, "postcodes.csv")):
+        os.makedirs(night, exist_ok=True)
+        subprocess.run([sys.executable, os.path.join(HERE, "mutate.py"), os.path.join(data, "postcodes.csv"), os.path.join(night, "postcodes.csv")], check=True)
+        shutil.copy(os.path.join(data, "counties.csv"), night)
+    base = os.path.join(work, "baseline-night.sqlite")
+    for path in [base, base + ".gz"]:
+        if os.path.exists(path):
+            os.remove(path)
+    with open(os.path.join(HERE, "sqlite-baseline.sql")) as script:
+        script_s, _ = timed(["sqlite3", base], os.path.join(logs, "baseline-night.log"), cwd=night, stdin=script)
+    gzip_s, _ = shell(f"gzip -6 -c '{base}' > '{base}.gz'", os.path.join(logs, "baseline-night-gzip.log"))
+    following = os.path.join(work, f"out-night-{layout}")
+    shutil.rmtree(following, ignore_errors=True)
+    build_json = os.path.join(logs, f"build-night-{layout}.json")
+    with open(build_json, "w") as stdout:
+        s, kib = timed([args.binary, "build", os.path.join(night, "postcodes.csv"), "--model", model, "--out", following,
+                        "--dataset", "bench", "--json", "--format", layout, "--base", os.path.join(out, "bench.sqlite")],
+                       os.path.join(logs, f"build-night-{layout}.log"), stdout=stdout)
+    phases = {t["phase"]: t["seconds"] for t in json.load(open(build_json))["timings"]}
+    return {"night_s": s, "night_script_s": script_s + gzip_s, "night_kib": kib,
+            "night_keys_s": sum(v for k, v in phases.items() if k.startswith("keys after the base"))}
 
 
 def median(values):
@@ -161,6 +192,11 @@ def report(rows, size, order, layouts, rounds):
             print(f"  {'':{len(layout)}}  load and the key's unique index built after it: {load_indexed:,.0f} rows/s")
         print(f"  {'':{len(layout)}}  compression {speed:.2f}x pigz -6 -p 2's speed (>= 1), {gz_speed:.2f}x gzip -6's; artifact {size_ratio:.3f}x gzip -6's (<= 1.0)")
         print(f"  {'':{len(layout)}}  verify {verify:.2f}x gunzip + quick_check (<= 1.0); fetch from a folder {fetch:.0f} MB/s of store (>= 200)")
+        if "night_s" in rounds[0][layout]:
+            night = ratio(lambda r, l: l["night_s"] / l["night_script_s"])
+            keys = median([r[layout]["night_keys_s"] for r in rounds])
+            print(f"  {'':{len(layout)}}  next night following this build as its base: build + compress {night:.2f}x the script's (target <= 0.5), "
+                  f"{keys:.2f} s numbering rows after the base")
 
 if __name__ == "__main__":
     main()
