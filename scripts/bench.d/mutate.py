@@ -29,12 +29,12 @@ def main():
     taken = {row.split(",", 1)[0] for row in rows}
     for index in sorted(random.sample(range(len(rows)), count // 2000), reverse=True):
         fields = rows[index].split(",")
-        for suffix in "ZYXW":
-            key = fields[0][:-1] + suffix
-            if key not in taken:
-                break
-        taken.add(key)
-        fields[0] = key
+        # A new unit beside its neighbour: the same sector, a unit letter not taken yet.
+        free = [fields[0][:-1] + unit for unit in "ZYXWVUTSRQPNMLKJHGFEDBA" if fields[0][:-1] + unit not in taken]
+        if not free:
+            continue
+        taken.add(free[0])
+        fields[0] = free[0]
         rows.insert(index + 1, ",".join(fields))
     with open(args.target, "w") as f:
         f.write(header)
