@@ -49,6 +49,19 @@ struct HostileFetchTests {
         #expect(FileManager.default.fileExists(atPath: app + "/postcodes-7.sqlite"))
     }
 
+    /// A cache in between (a CDN) must ask the origin again for latest.json, the one object ever
+    /// replaced: its request says so; the immutable objects' requests leave caching to the cache.
+    @Test func thePointerIsAskedForPastCaches() throws {
+        _ = try installedSevenPublishedEight()
+        let server = try HostileServer(root: directory.path("dist"), target: "no-such-object", attack: .endless)
+        defer { withExtendedLifetime(server) {} }
+        _ = try installer().install(from: server.url + "postcodes/1/", to: app)
+        let gets = server.requests.filter { $0.hasPrefix("GET") }
+        #expect(gets.contains { $0.contains("latest.json") && $0.contains("cache=no-cache") }, "\(gets)")
+        #expect(gets.filter { $0.contains("/artifacts/") || $0.contains("/manifests/") }.allSatisfy { $0.contains("cache=None") }, "\(gets)")
+        #expect(gets.contains { $0.contains("/artifacts/") })
+    }
+
     @Test func oversizedPointerIsRefusedBeforeItsBody() throws {
         _ = try installedSevenPublishedEight()
         let before = snapshot(directory.path, except: app)

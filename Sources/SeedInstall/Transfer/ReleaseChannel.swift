@@ -58,8 +58,10 @@ public struct ReleaseChannel: Sendable {
             return data
         case .http(let base):
             let url = url(path, base)
+            // latest.json is the one object replaced: a cache in between (a CDN) must ask the origin again.
+            let headers = path == ReleasePointer.fileName ? ["Cache-Control": "no-cache"] : [:]
             let response = try transport.retrying("GET", url, deadline: deadline) { () throws(TransferError) in
-                try transport.send("GET", url, maxBytes: maxBytes, deadline: deadline).throwingIfTransient("GET", url)
+                try transport.send("GET", url, headers: headers, maxBytes: maxBytes, deadline: deadline).throwingIfTransient("GET", url)
             }
             if response.status == 404 { return nil }
             guard response.status == 200 else { throw TransferError(.status(response.status), method: "GET", url: url.absoluteString) }

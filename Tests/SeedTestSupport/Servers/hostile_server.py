@@ -132,7 +132,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def log(self):
         with open(args.log, "a") as log:
-            log.write(f"{self.command} {self.path} range={self.headers.get('Range')}\n")
+            log.write(f"{self.command} {self.path} cache={self.headers.get('Cache-Control')} range={self.headers.get('Range')}\n")
 
 
 server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
