@@ -1,4 +1,5 @@
 import Foundation
+import SeedInstall
 import SeedPipeline
 import SeedTestSupport
 import Testing

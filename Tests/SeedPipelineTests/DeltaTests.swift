@@ -1,4 +1,5 @@
 import Foundation
+import SeedInstall
 import GRDB
 @testable import SeedPipeline
 import SeedStore
@@ -56,24 +57,11 @@ struct DeltaTests {
         return try apply(delta, to: base, as: name)
     }
 
+    /// Through the device's applier (SeedInstall): a copy, one transaction, the result checked.
     private func apply(_ delta: Delta, to base: String, as name: String) throws -> String {
-        let copy = directory.path(name)
-        try FileManager.default.copyItem(atPath: base, toPath: copy)
-        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: copy)
-        let target = DeltaTarget(tables: try tables(copy), release: try StoreDiff.release(copy))
-        let statements = try DeltaPlan.statements(for: delta, target: target)
-        let queue = try DatabaseQueue(path: copy)
-        defer { try? queue.close() }
-        try queue.inTransaction { db in
-            // Rows of one table may reference rows of another inserted later in the plan: the
-            // references are checked when the transaction commits.
-            try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
-            for statement in statements {
-                try db.execute(sql: statement.sql, arguments: StatementArguments(statement.values.map(\.databaseValue)))
-            }
-            return .commit
-        }
-        return copy
+        let output = directory.path(name)
+        _ = try DeltaApplier.apply(delta, to: base, output: output)
+        return output
     }
 
     private func tables(_ path: String) throws -> [DeltaTable] {
@@ -176,13 +164,30 @@ struct DeltaTests {
         let before = try FileDigest(of: one).sha256
         let wrongBase = #expect(throws: DeltaError.self) { try apply(directory.path("2-3.delta.gz"), to: one, as: "wrong.sqlite") }
         #expect(wrongBase?.kind == .wrongBase && wrongBase?.message.contains("data version 2") == true)
-        #expect(try FileDigest(of: directory.path("wrong.sqlite")).sha256 == before, "nothing written")
+        #expect(try FileDigest(of: one).sha256 == before, "the base is untouched")
+        #expect(!FileManager.default.fileExists(atPath: directory.path("wrong.sqlite")), "nothing is left under the output's name")
         let plain = try build("plain", Self.second, version: 2, layout: .plain)
         let schema = #expect(throws: DeltaError.self) { try apply(directory.path("2-3.delta.gz"), to: plain, as: "other.sqlite") }
         #expect(schema?.kind == .schemaMismatch)
         let diff = #expect(throws: DeltaError.self) { try StoreDiff().write(base: plain, new: three, to: directory.path("x.delta.gz")) }
         #expect(diff?.kind == .schemaMismatch && diff?.message.contains(plain) == true && diff?.message.contains(three) == true)
         #expect(!FileManager.default.fileExists(atPath: directory.path("x.delta.gz")))
+    }
+
+    /// A delta whose rows do not give the release it states (built for other content, or tampered
+    /// with before signing) is refused once applied: the digest is recomputed from the rows.
+    @Test func aDeltaWhoseResultIsNotItsReleaseIsRefused() throws {
+        let one = try build("1", Self.first, version: 1, layout: .coreData)
+        let two = try build("2", Self.second, version: 2, layout: .coreData, base: one)
+        try StoreDiff().write(base: one, new: two, to: directory.path("1-2.delta.gz"))
+        var delta = try DeltaReader.read(directory.path("1-2.delta.gz"))
+        // Drop one row change but keep the metadata that states the release's digest.
+        let metadataTables = Set(["Z_METADATA", "Z_PRIMARYKEY", "Z_MODELCACHE"])
+        let dropped = try #require(delta.operations.firstIndex { !metadataTables.contains(delta.header.tables[$0.table].name) })
+        delta.operations.remove(at: dropped)
+        let error = #expect(throws: DeltaError.self) { try DeltaApplier.apply(delta, to: one, output: directory.path("bad.sqlite")) }
+        #expect(error?.kind == .inconsistent && error?.message.contains("content digest") == true, "\(String(describing: error))")
+        #expect(!FileManager.default.fileExists(atPath: directory.path("bad.sqlite")))
     }
 
     @Test func aTruncatedOrDamagedDeltaIsRefused() throws {

@@ -9,7 +9,7 @@ import Testing
 struct LayerAuditTests {
     /// Each target's folders, lowest layer first; folders of one layer may use each other.
     static let layers: [(target: String, layers: [[String]])] = [
-        ("SeedInstall", [["Errors", "JSON"], ["Files", "SQLite"], ["Compression", "Transfer"], ["Metadata"], ["Artifact", "CoreData"], ["Install"]]),
+        ("SeedInstall", [["Errors", "JSON"], ["Files", "SQLite"], ["Compression", "Transfer"], ["Metadata"], ["Artifact", "CoreData"], ["Install", "Delta"]]),
         ("SeedStore", [["Values"], ["SQLite"], ["CoreData"], ["Schema"], ["Predicate", "Migration"], ["Coordinator", "Stores"], ["Context"], ["Records"]]),
     ]
 

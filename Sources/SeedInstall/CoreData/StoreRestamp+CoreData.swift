@@ -48,7 +48,7 @@ struct CoreDataRenumbering {
 
         let digest: String
         if rewritten || metadata.contentDigest == nil {
-            digest = try ContentDigest.compute(store, tables: Self.dumps(new))
+            digest = try ContentDigest.compute(store, tables: new.contentDumps)
         } else {
             digest = metadata.contentDigest!
         }
@@ -144,16 +144,5 @@ struct CoreDataRenumbering {
             try store.execute(statement)
         }
         return !stale.isEmpty || !missing.isEmpty
-    }
-
-    /// Each table's dump for ``ContentDigest``: its columns in the app's layout order, rows by key.
-    private static func dumps(_ schema: CoreDataSchema) -> [(name: String, select: String)] {
-        schema.tables.map { table in
-            (table.name, "SELECT \(table.columns.map(\.name).joined(separator: ", ")) FROM \(table.name) ORDER BY Z_PK")
-        }
-            + schema.joinTables.map { join in
-                let names = join.columns.map(\.name)
-                return (join.name, "SELECT \(names.joined(separator: ", ")) FROM \(join.name) ORDER BY \(names[0]), \(names[1])")
-            }
     }
 }

@@ -25,22 +25,15 @@ public enum StoreRestamp {
     ///   the source cannot be read or the output written.
     @discardableResult
     public static func restamp(_ source: String, for model: Model, output: String, outputMode: mode_t = 0o444) throws(StoreError) -> StoreMetadata {
-        guard FileManager.default.fileExists(atPath: source) else {
-            throw StoreError(.notFound, path: source, "no such file; check the path")
-        }
-        try AtomicFile.checkFolder(for: output)
-        try StoreFile.foldWriteAheadLog(source)
-        let temporary = AtomicFile.temporaryPath(for: output)
-        defer { unlink(temporary) }
+        if FileManager.default.fileExists(atPath: source) { try StoreFile.foldWriteAheadLog(source) }
         do {
-            try FileManager.default.copyItem(atPath: source, toPath: temporary)
-            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: temporary)
+            return try AtomicFile.changeCopy(of: source, to: output, mode: outputMode) { temporary in try restamp(inPlace: temporary, for: model) }
+        } catch let error as StoreError {
+            throw error
         } catch {
-            throw StoreError(.io, path: output, "cannot copy \(source) beside it: \(error.localizedDescription)")
+            // Unreached: the copy and the re-stamp throw StoreError only.
+            throw StoreError(.io, path: output, "cannot re-stamp the store: \(error)")
         }
-        let metadata = try restamp(inPlace: temporary, for: model)
-        try AtomicFile.commit(temporary, to: output, mode: outputMode)
-        return metadata
     }
 
     /// Re-stamps a store file this process owns (the installer's checked temporary file), in place.

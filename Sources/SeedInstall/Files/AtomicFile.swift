@@ -49,6 +49,27 @@ package enum AtomicFile {
         }
     }
 
+    /// Copies `source` beside `output` under a temporary name (writable; fold a store's write-ahead
+    /// log into it first), lets `change` work on the copy, and renames it to `output` with `mode`; a failure
+    /// leaves nothing under `output` and `source` untouched.
+    package static func changeCopy<T>(of source: String, to output: String, mode: mode_t, _ change: (String) throws -> T) throws -> T {
+        guard FileManager.default.fileExists(atPath: source) else {
+            throw StoreError(.notFound, path: source, "no such file; check the path")
+        }
+        try checkFolder(for: output)
+        let temporary = temporaryPath(for: output)
+        defer { unlink(temporary) }
+        do {
+            try FileManager.default.copyItem(atPath: source, toPath: temporary)
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: temporary)
+        } catch {
+            throw StoreError(.io, path: output, "cannot copy \(source) beside it: \(error.localizedDescription)")
+        }
+        let result = try change(temporary)
+        try commit(temporary, to: output, mode: mode)
+        return result
+    }
+
     /// Writes the file's data to the disk (the first half of `commit`, for starting it early; the
     /// commit's own sync then finds nothing left to write).
     package static func sync(_ path: String) throws(StoreError) {

@@ -1,5 +1,6 @@
 import CZlib
 import Foundation
+import SeedInstall
 
 /// Writes a delta file as its operations come, gzip-compressed on the way, in bounded memory.
 ///

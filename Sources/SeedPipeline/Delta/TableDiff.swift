@@ -1,4 +1,5 @@
 import GRDB
+import SeedInstall
 #if canImport(SQLite3)
 import SQLite3
 #elseif canImport(GRDBSQLite)

@@ -1,26 +1,26 @@
 import Foundation
 
 /// The uncompressed bytes of a delta: big-endian numbers, length-prefixed strings, tagged values.
-enum DeltaEncoding {
-    static let magic = Array("SEEDDLTA".utf8)
-    static let version: UInt32 = 1
+package enum DeltaEncoding {
+    package static let magic = Array("SEEDDLTA".utf8)
+    package static let version: UInt32 = 1
     /// The operation byte ending the operations, followed by their count.
-    static let end: UInt8 = 0
+    package static let end: UInt8 = 0
 
-    static func append(_ number: UInt32, to bytes: inout [UInt8]) {
+    package static func append(_ number: UInt32, to bytes: inout [UInt8]) {
         withUnsafeBytes(of: number.bigEndian) { bytes += $0 }
     }
 
-    static func append(_ number: UInt64, to bytes: inout [UInt8]) {
+    package static func append(_ number: UInt64, to bytes: inout [UInt8]) {
         withUnsafeBytes(of: number.bigEndian) { bytes += $0 }
     }
 
-    static func append(field: some Collection<UInt8>, to bytes: inout [UInt8]) {
+    package static func append(field: some Collection<UInt8>, to bytes: inout [UInt8]) {
         append(UInt32(field.count), to: &bytes)
         bytes += field
     }
 
-    static func append(_ value: DeltaValue, to bytes: inout [UInt8]) {
+    package static func append(_ value: DeltaValue, to bytes: inout [UInt8]) {
         bytes.append(value.tag)
         switch value {
         case .null: break
@@ -31,7 +31,7 @@ enum DeltaEncoding {
         }
     }
 
-    static func append(_ header: DeltaHeader, to bytes: inout [UInt8]) {
+    package static func append(_ header: DeltaHeader, to bytes: inout [UInt8]) {
         bytes += magic
         append(version, to: &bytes)
         for release in [header.from, header.to] {
@@ -48,7 +48,7 @@ enum DeltaEncoding {
         }
     }
 
-    static func append(_ operation: DeltaOperation, to bytes: inout [UInt8]) {
+    package static func append(_ operation: DeltaOperation, to bytes: inout [UInt8]) {
         bytes.append(operation.code)
         append(UInt32(operation.table), to: &bytes)
         switch operation {
@@ -69,16 +69,16 @@ enum DeltaEncoding {
 }
 
 /// Reads the uncompressed bytes of a delta, checking every length and index against what is left.
-struct DeltaDecoder {
+package struct DeltaDecoder {
     let bytes: [UInt8]
     var offset = 0
 
-    init(_ bytes: [UInt8]) {
+    package init(_ bytes: [UInt8]) {
         self.bytes = bytes
     }
 
     /// The whole delta, or an error saying where it stops making sense.
-    mutating func decode() throws(DeltaError) -> Delta {
+    package mutating func decode() throws(DeltaError) -> Delta {
         guard bytes.starts(with: DeltaEncoding.magic) else { throw DeltaError(.corrupt, "not a seedbuild delta (no SEEDDLTA magic)") }
         offset = DeltaEncoding.magic.count
         let version = try uint32()
@@ -189,16 +189,16 @@ struct DeltaDecoder {
 /// The rules every delta's operations keep, checked as they are written and as they are read:
 /// apply order, keyed operations only on keyed tables, inserts into a table without a key only
 /// after it is cleared, updates never of a key column.
-struct DeltaOrder {
-    let tables: [DeltaTable]
+package struct DeltaOrder {
+    package let tables: [DeltaTable]
     private var last: (table: Int, rank: Int) = (0, 0)
     private var cleared: Int?
 
-    init(tables: [DeltaTable]) {
+    package init(tables: [DeltaTable]) {
         self.tables = tables
     }
 
-    mutating func check(_ operation: DeltaOperation) throws(DeltaError) {
+    package mutating func check(_ operation: DeltaOperation) throws(DeltaError) {
         let table = tables[operation.table]
         guard (operation.table, operation.rank) >= last else {
             throw DeltaError(.inconsistent, "operations out of apply order at table \(table.name) (tables in header order; clear, deletes, inserts, updates)")

@@ -1,6 +1,4 @@
 import Foundation
-// RawInflate only: zlib over memory, no GRDB (it moves with this file to the device library).
-import SeedStore
 
 /// Reads a whole delta file into memory and checks it, before anything is applied.
 public enum DeltaReader {

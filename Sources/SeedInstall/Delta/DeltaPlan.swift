@@ -62,7 +62,7 @@ public enum DeltaPlan {
     }
 
     /// The first difference between two table lists, worded with the names of their holders, or nil.
-    static func difference(_ expected: [DeltaTable], _ actual: [DeltaTable], expected expectedName: String, actual actualName: String) -> String? {
+    package static func difference(_ expected: [DeltaTable], _ actual: [DeltaTable], expected expectedName: String, actual actualName: String) -> String? {
         let left = Dictionary(expected.map { ($0.name, $0) }, uniquingKeysWith: { $1 })
         let right = Dictionary(actual.map { ($0.name, $0) }, uniquingKeysWith: { $1 })
         guard let name = Set(left.keys).union(right.keys).sorted().first(where: { left[$0] != right[$0] }) else { return nil }
@@ -80,7 +80,7 @@ public enum DeltaPlan {
     }
 
     /// An SQL identifier in double quotes.
-    static func quote(_ name: String) -> String {
+    package static func quote(_ name: String) -> String {
         "\"\(name.replacingOccurrences(of: "\"", with: "\"\""))\""
     }
 }

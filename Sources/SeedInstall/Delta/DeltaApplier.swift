@@ -1,0 +1,114 @@
+import Foundation
+import SeedModel
+
+/// Applies a nightly delta to a copy of an installed store: the device's side of ``DeltaPlan``.
+///
+/// ```swift
+/// let delta = try DeltaReader.read(downloadedPath)
+/// let metadata = try DeltaApplier.apply(delta, to: installedStore, output: nextStore)
+/// ```
+/// The copy is checked before it is written under `output`: the delta's tables and base release
+/// against the store's (before any statement), every statement in one transaction with foreign keys
+/// deferred (a row may point at one inserted later), `quick_check`, and the result's content digest —
+/// recomputed from its rows in Core Data's layout, where the store carries the model that names its
+/// tables — against the delta's. Any failure leaves nothing under `output`, and `base` untouched.
+public enum DeltaApplier {
+    /// - Returns: the result's metadata (its data version and digest are the delta's `to`).
+    /// - Throws: ``DeltaError`` (another schema or base, a conflict, a wrong result), ``StoreError``
+    ///   (files, SQLite).
+    public static func apply(_ delta: Delta, to base: String, output: String, outputMode: mode_t = 0o444) throws -> StoreMetadata {
+        if FileManager.default.fileExists(atPath: base) { try StoreFile.foldWriteAheadLog(base) }
+        return try AtomicFile.changeCopy(of: base, to: output, mode: outputMode) { temporary in try apply(delta, inPlace: temporary, base: base) }
+    }
+
+    /// Applies `delta` to a store file this process owns, in place; `base` names the store in messages.
+    static func apply(_ delta: Delta, inPlace path: String, base: String) throws -> StoreMetadata {
+        let store = try StoreConnection(path: path, mode: .writable)
+        let before = try StoreMetadata.read(from: store)
+        let target = DeltaTarget(
+            tables: try tables(of: store),
+            release: DeltaRelease(dataVersion: before.dataVersion ?? 0, contentDigest: before.contentDigest ?? ""))
+        let statements: [DeltaStatement]
+        do {
+            statements = try DeltaPlan.statements(for: delta, target: target)
+        } catch {
+            throw DeltaError(error.kind, "\(base): \(error.message)")
+        }
+        try store.inTransaction { () throws(StoreError) in
+            try store.execute("PRAGMA defer_foreign_keys = ON")
+            for statement in statements {
+                try store.execute(statement.sql, statement.values.map(\.storeValue))
+            }
+        }
+        let problems = try store.strings("PRAGMA quick_check")
+        guard problems == ["ok"] else {
+            throw DeltaError(.inconsistent, "\(base): quick_check after the delta: \(problems.prefix(3).joined(separator: "; ")); fetch the full artifact")
+        }
+        let after = try StoreMetadata.read(from: store)
+        guard after.contentDigest == delta.header.to.contentDigest, after.dataVersion == delta.header.to.dataVersion else {
+            throw DeltaError(.inconsistent, "\(base): the delta's result states data version \(after.dataVersion ?? 0), not \(delta.header.to.dataVersion); fetch the full artifact")
+        }
+        if let digest = try recomputedDigest(store, metadata: after), digest != delta.header.to.contentDigest {
+            throw DeltaError(
+                .inconsistent,
+                "\(base): the rows after the delta have content digest \(digest.prefix(12))…, the release states \(delta.header.to.contentDigest.prefix(12))…; fetch the full artifact")
+        }
+        return after
+    }
+
+    /// The store's tables as a delta names them (``DeltaTable``): every table but `sqlite_%`, by name,
+    /// with its columns in table order and its primary key in key order.
+    static func tables(of store: StoreConnection) throws(StoreError) -> [DeltaTable] {
+        var tables: [DeltaTable] = []
+        for name in try store.strings("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name") {
+            var columns: [String] = []
+            var keys: [(position: Int64, column: Int)] = []
+            try store.forEachRow("SELECT name, pk FROM pragma_table_info(?) ORDER BY cid", [.text(name)]) { row in
+                if case .text(let column) = row.value(0) { columns.append(column) }
+                if case .integer(let position) = row.value(1), position > 0 { keys.append((position, columns.count - 1)) }
+            }
+            tables.append(DeltaTable(name: name, columns: columns, keyColumns: keys.sorted { $0.position < $1.position }.map(\.column)))
+        }
+        return tables
+    }
+
+    /// The content digest of the store's rows, recomputed in Core Data's layout from the model the
+    /// store carries; nil in the plain layout, whose tables only the runtime's schema names.
+    private static func recomputedDigest(_ store: StoreConnection, metadata: StoreMetadata) throws -> String? {
+        guard try StoreFile.layout(of: store) == .coreData,
+            case .blob(let plist)? = try store.rows("SELECT Z_PLIST FROM Z_METADATA LIMIT 1").first?.first,
+            let list = try? PropertyListSerialization.propertyList(from: plist, format: nil) as? [String: Any],
+            let json = list[StoreMetadata.CoreDataKey.model] as? String
+        else { return nil }
+        let model = try ModelLoader.load(json: Data(json.utf8), source: ModelSource(file: store.path, version: "embedded"))
+        let configuration = metadata.configuration ?? SeedModel.Configuration.defaultName
+        let schema = try CoreDataSchema(model: model, configuration: configuration, conventions: CoreDataConventions(entityNumbers: try StoreFile.entityNumbers(in: store)))
+        return try ContentDigest.compute(store, tables: schema.contentDumps)
+    }
+}
+
+extension DeltaValue {
+    /// The value bound to SQLite.
+    var storeValue: StoreConnection.Value {
+        switch self {
+        case .null: .null
+        case .integer(let number): .integer(number)
+        case .real(let number): .real(number)
+        case .text(let text): .text(text)
+        case .blob(let bytes): .blob(Data(bytes))
+        }
+    }
+}
+
+extension CoreDataSchema {
+    /// Each table's dump for ``ContentDigest``: its columns in table order, rows by key.
+    package var contentDumps: [(name: String, select: String)] {
+        tables.map { table in
+            (table.name, "SELECT \(table.columns.map(\.name).joined(separator: ", ")) FROM \(table.name) ORDER BY Z_PK")
+        }
+            + joinTables.map { join in
+                let names = join.columns.map(\.name)
+                return (join.name, "SELECT \(names.joined(separator: ", ")) FROM \(join.name) ORDER BY \(names[0]), \(names[1])")
+            }
+    }
+}
