@@ -97,7 +97,7 @@ struct LocalRelease {
         if let mismatch = try MatchingSet.storeMismatch(manifestPath: manifestPath, manifest: manifest) {
             throw IngestError(.badData, file: manifestPath, mismatch)
         }
-        modelVersion = manifest.values["versionIdentifiers"]?.arrayValue?.first?.stringValue
-            ?? String((Data(base64Encoded: Model.versionChecksum(of: manifest.versionHashes)) ?? Data()).hexString.prefix(12))
+        modelVersion = BaseRelease.modelVersion(
+            identifiers: (manifest.values["versionIdentifiers"]?.arrayValue ?? []).compactMap(\.stringValue), versionHashes: manifest.versionHashes)
     }
 }
