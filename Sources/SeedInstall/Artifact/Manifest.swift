@@ -63,6 +63,12 @@ public struct Manifest: Sendable, Equatable {
     /// The compressed artifact: `fileName`, `encoding`, `bytes`, `sha256`, `segments`.
     public var artifact: FileEntry? { FileEntry(values["artifact"]) }
 
+    /// The deltas published with this release, one per earlier release it can be reached from in one
+    /// hop (`deltas`, in `docs/publishing.md`); empty when there are none or the manifest predates them.
+    public var deltas: [DeltaEntry] {
+        (values["deltas"]?.arrayValue ?? []).compactMap(DeltaEntry.init)
+    }
+
     public var expires: Date? {
         values["expires"]?.stringValue.flatMap { ISO8601DateFormatter().date(from: $0) }
     }
@@ -106,6 +112,61 @@ public struct Manifest: Sendable, Equatable {
             sha256 = sha
             encoding = object["encoding"]?.stringValue
             segments = GzipSegments(object["segments"])
+        }
+    }
+
+    /// A delta from an earlier release straight to this one, as the manifest lists it. Published at
+    /// `ReleasePointer.deltaPath(sha256:)` in the channel; `fileName` is its name beside the build's
+    /// manifest.
+    ///
+    /// ```json
+    /// {"fromDataVersion": 202611251200, "fromContentDigest": "…", "fromStoreSHA256": "…",
+    ///  "fileName": "postcodes-from-202611251200.delta.gz", "bytes": 20731, "sha256": "…",
+    ///  "toContentDigest": "…"}
+    /// ```
+    public struct DeltaEntry: Sendable, Equatable {
+        /// The base release: its data version, content digest and its store's SHA-256 as published.
+        public var fromDataVersion: Int64
+        public var fromContentDigest: String
+        public var fromStoreSHA256: String
+        public var fileName: String
+        /// The delta file (gzip) as published: never downloaded past this size.
+        public var bytes: Int64
+        public var sha256: String
+        /// The content digest of the store the delta gives: this release's.
+        public var toContentDigest: String
+
+        public init(
+            fromDataVersion: Int64, fromContentDigest: String, fromStoreSHA256: String, fileName: String, bytes: Int64, sha256: String,
+            toContentDigest: String
+        ) {
+            self.fromDataVersion = fromDataVersion
+            self.fromContentDigest = fromContentDigest
+            self.fromStoreSHA256 = fromStoreSHA256
+            self.fileName = fileName
+            self.bytes = bytes
+            self.sha256 = sha256
+            self.toContentDigest = toContentDigest
+        }
+
+        init?(_ value: JSONValue) {
+            guard let object = value.objectValue, let from = object["fromDataVersion"]?.integerValue,
+                let fromDigest = object["fromContentDigest"]?.stringValue, let fromSHA = object["fromStoreSHA256"]?.stringValue,
+                let name = object["fileName"]?.stringValue, let bytes = object["bytes"]?.integerValue, bytes >= 0,
+                let sha = object["sha256"]?.stringValue, let toDigest = object["toContentDigest"]?.stringValue
+            else { return nil }
+            self.init(
+                fromDataVersion: from, fromContentDigest: fromDigest, fromStoreSHA256: fromSHA, fileName: name, bytes: bytes, sha256: sha,
+                toContentDigest: toDigest)
+        }
+
+        /// The entry as the manifest writes it.
+        public var jsonValue: JSONValue {
+            .object([
+                "fromDataVersion": .integer(fromDataVersion), "fromContentDigest": .string(fromContentDigest),
+                "fromStoreSHA256": .string(fromStoreSHA256), "fileName": .string(fileName), "bytes": .integer(bytes),
+                "sha256": .string(sha256), "toContentDigest": .string(toContentDigest),
+            ])
         }
     }
 }

@@ -51,6 +51,9 @@ public struct ReleasePointer: Sendable, Equatable {
     /// `artifacts/<sha256>.sqlite.gz`: artifacts are named by their checksum, so they never change.
     public static func artifactPath(sha256: String) -> String { "artifacts/\(sha256).sqlite.gz" }
 
+    /// `deltas/<sha256>.delta.gz`: a delta, named by its checksum like an artifact (``Manifest/DeltaEntry``).
+    public static func deltaPath(sha256: String) -> String { "deltas/\(sha256).delta.gz" }
+
     public static func manifestPath(dataVersion: Int64) -> String { "manifests/\(dataVersion).json" }
 
     /// `manifests/<version>-<first 16 hex of its SHA-256>.json`: a refreshed manifest of a data version
