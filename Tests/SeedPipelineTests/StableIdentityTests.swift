@@ -42,6 +42,10 @@ struct StableIdentityTests {
     /// Builds `files` into `out-<name>`, following `base` when given.
     @discardableResult
     private func build(_ name: String, _ files: (counties: String, postcodes: String, visits: String), layout: StoreLayout, base: String? = nil, dataset: String? = nil) throws -> String {
+        try buildStore(name, files, layout: layout, base: base, dataset: dataset).storePath
+    }
+
+    private func buildStore(_ name: String, _ files: (counties: String, postcodes: String, visits: String), layout: StoreLayout, base: String? = nil, dataset: String? = nil) throws -> BuiltStore {
         let input = "in-\(name)"
         directory.write("\(input)/counties.csv", files.counties)
         directory.write("\(input)/postcodes.csv", files.postcodes)
@@ -54,7 +58,7 @@ struct StableIdentityTests {
         options.dataset = dataset ?? "places"
         var (request, _) = try options.resolve(project: nil)
         request.buildTime = Date(timeIntervalSince1970: 1_700_000_000)
-        return try SeedBuilder().build(request).storePath
+        return try SeedBuilder().build(request)
     }
 
     /// The store's own tables as they are (``query(_:_:)`` shows Core Data's through the plain layout).
@@ -92,6 +96,35 @@ struct StableIdentityTests {
         // Visits have no key: unchanged rows keep their numbers, alike rows pair in order, the rest are new.
         let visits = try raw(two) { db in try Row.fetchAll(db, sql: "SELECT ZDAY, Z_PK FROM ZVISIT ORDER BY Z_PK").map { "\($0[0] as String)=\($0[1] as Int64)" } }
         #expect(visits == ["mon=1", "mon=2", "tue=3", "thu=5"])
+    }
+
+    /// Thousands of postcodes, so rows fill several batches: a night removes some, adds some between
+    /// their neighbours, changes some and moves one row from the end to the top. The loader numbers
+    /// the rows itself (no renumbering phase), survivors keep their numbers, new rows are numbered
+    /// above `Z_MAX` in file order, and the digest hashed while loading is the one read back.
+    @Test(arguments: [false, true])
+    func theLoaderNumbersAKeyedTableItself(movesARow: Bool) throws {
+        let codes = (0..<9000).map { String(format: "AB%d %dXY", $0 / 100, $0 % 100) }
+        func postcodes(_ list: [String], ward: (String) -> String) -> String {
+            "postcode,county_code,ward\n" + list.map { "\($0),KEN,\(ward($0))\n" }.joined()
+        }
+        let first = (Self.first.counties, postcodes(codes) { _ in "Park" }, Self.first.visits)
+        var next = codes.enumerated().filter { $0.offset % 500 != 7 }.map(\.element)
+        for place in stride(from: 6000, to: 100, by: -1500) { next.insert("ZZ\(place) 1AA", at: place) }
+        if movesARow { next.insert(next.removeLast(), at: 0) }
+        let second = (Self.first.counties, postcodes(next) { $0.hasSuffix("3XY") ? "Lake" : "Park" }, Self.first.visits)
+        let one = try build("1", first, layout: .coreData)
+        let built = try buildStore("2", second, layout: .coreData, base: one)
+        #expect(!built.timings.phases.contains { $0.name == "keys after the base Postcode" }, "numbered as the rows were read")
+        let (before, after) = (try numbers(one, table: "ZPOSTCODE", key: "ZPOSTCODE"), try numbers(built.storePath, table: "ZPOSTCODE", key: "ZPOSTCODE"))
+        for code in next where before[code] != nil { #expect(after[code] == before[code], "\(code) kept its number") }
+        let added = next.filter { before[$0] == nil }
+        #expect(added.map { after[$0] } == added.indices.map { Int64(9001 + $0) }, "new rows above Z_MAX, in file order")
+        #expect(built.metadata.contentDigest == (try storedDigest(built.storePath)))
+        try raw(built.storePath) { db in
+            let (count, zmax) = (try Int.fetchOne(db, sql: "SELECT count(*) FROM ZPOSTCODE"), try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Postcode'"))
+            #expect(count == next.count && zmax == 9000 + Int64(added.count))
+        }
     }
 
     @Test func thePlainLayoutKeepsNumberedTablesToo() throws {

@@ -67,9 +67,27 @@ package struct TableDigest: ~Copyable {
     /// The bytes not hashed yet: the first `count` of the buffer.
     @usableFromInline let buffer: UnsafeMutableRawPointer
     @usableFromInline var count = 0
+    /// When recording: the bytes appended so far, kept instead of hashed (``recorded``).
+    private var recording: [UInt8]?
 
     package init() {
         buffer = .allocate(byteCount: Self.capacity, alignment: 8)
+    }
+
+    /// A digest that keeps its bytes rather than hashing them: rows hashed ahead of their place,
+    /// appended to the real digest once the rows before them are in (``appendRaw(_:)``).
+    package init(recording _: Void) {
+        self.init()
+        self.recording = []
+    }
+
+    /// How many bytes a recording digest holds.
+    package var recordedCount: Int { (recording?.count ?? 0) + count }
+
+    /// A recording digest's bytes so far.
+    package mutating func recorded() -> [UInt8] {
+        flush()
+        return recording ?? []
     }
 
     deinit { buffer.deallocate() }
@@ -96,7 +114,7 @@ package struct TableDigest: ~Copyable {
     }
 
     /// Bytes as they are, without tag or length.
-    mutating func appendRaw(_ bytes: [UInt8]) {
+    package mutating func appendRaw(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { update(with: $0) }
     }
 
@@ -139,7 +157,11 @@ package struct TableDigest: ~Copyable {
 
     @usableFromInline mutating func flush() {
         guard count > 0 else { return }
-        hasher.update(bufferPointer: UnsafeRawBufferPointer(start: buffer, count: count))
+        if recording != nil {
+            recording!.append(contentsOf: UnsafeRawBufferPointer(start: buffer, count: count))
+        } else {
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(start: buffer, count: count))
+        }
         count = 0
     }
 

@@ -47,8 +47,8 @@ final class BatchWriter {
     }
 
     /// Adds the row written into ``batch``; sends the batch when it is full.
-    func commit(line: Int, placement: RowBatch.Placement) throws {
-        batch.commitRow(line: line, placement: placement)
+    func commit(line: Int, placement: RowBatch.Placement, number: Int64 = 0) throws {
+        batch.commitRow(line: line, placement: placement, number: number)
         if batch.isFull {
             channel.send(batch)
             // Take a fresh batch before stopping: the last one sent must not be sent again as the

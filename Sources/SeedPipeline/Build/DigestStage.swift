@@ -3,13 +3,21 @@ import SeedStore
 
 /// A table's content digest hashed while its rows are loaded, in the order ``ContentDigest`` reads
 /// the table back: a keyed table's rows in key order (any row out of it spoils the digest, and the
-/// table is read back), a rowid table's numbered 1, 2, 3… as SQLite numbers them.
+/// table is read back), a rowid table's numbered 1, 2, 3… as SQLite numbers them — or, numbered
+/// after a base release (``BaseNumbers``), its kept rows by their numbers, which must ascend, then
+/// its new rows, numbered above the base's, in the order they came.
 struct LoadDigest: ~Copyable {
     private var digest = TableDigest()
     private(set) var isHashing: Bool
     private let stored: [RowBatch.StoredForm]?
     private let numbersRows: Bool
     private var rowid: Int64 = 0
+    /// The base's high-water mark when rows carry their numbers: rows above it are new.
+    private let numberedAbove: Int64?
+    /// New rows, hashed as they come and appended after the kept ones.
+    private var newRows = TableDigest(recording: ())
+    /// The new rows recorded at most: beyond, the table is read back instead.
+    static let maxNewRowBytes = 16 << 20
 
     init(loader: EntityLoader) {
         let forms = loader.storedForms
@@ -17,6 +25,7 @@ struct LoadDigest: ~Copyable {
         // Nil when every value is kept as bound, which keeps the hashing loop lean.
         stored = forms?.contains { $0 != .asBound } == true ? forms : nil
         numbersRows = loader.isRowidTable
+        numberedAbove = loader.numbering?.highWater
     }
 
     /// The rows did not all go in: the table is read back.
@@ -30,7 +39,22 @@ struct LoadDigest: ~Copyable {
         for row in 0..<batch.count {
             if !numbersRows && batch.placements[row] != .direct { isHashing = false }
             guard isHashing else { return }
-            if numbersRows {
+            if let numberedAbove {
+                let number = batch.numbers[row]
+                if number > numberedAbove {
+                    newRows.append(integer: number)
+                    batch.hash(row: row, into: &newRows, arena: arena, stored: stored)
+                    if newRows.recordedCount > Self.maxNewRowBytes { isHashing = false }
+                    continue
+                }
+                // Kept rows out of their numbers' order: the table is read back.
+                guard number > rowid else {
+                    isHashing = false
+                    return
+                }
+                rowid = number
+                digest.append(integer: number)
+            } else if numbersRows {
                 rowid += 1
                 digest.append(integer: rowid)
             }
@@ -38,7 +62,11 @@ struct LoadDigest: ~Copyable {
         }
     }
 
-    mutating func finalize() -> Data? { isHashing ? digest.finalize() : nil }
+    mutating func finalize() -> Data? {
+        guard isHashing else { return nil }
+        if numberedAbove != nil { digest.appendRaw(newRows.recorded()) }
+        return digest.finalize()
+    }
 }
 
 /// Hashes the loaded batches on a thread of its own, in the order they went in, and gives each back

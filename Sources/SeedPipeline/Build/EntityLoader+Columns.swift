@@ -4,7 +4,7 @@ import SeedStore
 extension EntityLoader {
     /// The columns the `INSERT` names, in feed order (``ColumnMapping/feeds``).
     var insertColumns: [String] {
-        valueColumns.map(\.name)
+        (numbering != nil ? [table.keyColumn] : []) + valueColumns.map(\.name)
     }
 
     /// The table's columns but a rowid primary key: one per feed.
@@ -21,9 +21,10 @@ extension EntityLoader {
     var placeholders: String {
         let literals = self.literals
         let dates = storesCoreDataDate
-        return valueColumns.enumerated().map { index, column in
+        let values = valueColumns.enumerated().map { index, column in
             literals[index] ?? (dates[index] ? "?" : table.boundExpression(for: column))
-        }.joined(separator: ", ")
+        }
+        return ((numbering != nil ? ["?"] : []) + values).joined(separator: ", ")
     }
 
     /// Per feed, the SQL literal of a column no field feeds whose value is NULL or a whole number

@@ -44,13 +44,17 @@ final class EntityLoader: @unchecked Sendable {
     /// built once the file is in, proving them unique in one sort (``keyIndexPending``); when that
     /// fails the build loads again with this off, and the index keeps each key unique as it goes in.
     let indexesKeyAfterLoad: Bool
+    /// When the build follows a base release and the producer numbers the rows (``BaseNumbers``):
+    /// the base store and the highest number its channel issued for the entity.
+    let numbering: (base: String, highWater: Int64)?
 
     init(
         table: EntityTable, mapping: ColumnMapping, file: String, header: [String],
         references: [String: ReferenceKeys], sourceFiles: [String: String], rejects: RejectCollector,
-        indexesKeyAfterLoad: Bool = false
+        indexesKeyAfterLoad: Bool = false, numbering: (base: String, highWater: Int64)? = nil
     ) {
         self.indexesKeyAfterLoad = indexesKeyAfterLoad
+        self.numbering = numbering
         self.table = table
         self.mapping = mapping
         self.file = file
@@ -73,6 +77,9 @@ final class EntityLoader: @unchecked Sendable {
         let chunk = Self.rowsPerStatement
         let boundList = boundFeeds
         let width = boundList.count
+        // A numbered row binds its key first, then its values.
+        let numbered = numbering != nil
+        let stride = width + (numbered ? 1 : 0)
         let bound = UnsafeMutableBufferPointer<Int>.allocate(capacity: width)
         _ = bound.initialize(from: boundList)
         defer { bound.deallocate() }
@@ -106,7 +113,10 @@ final class EntityLoader: @unchecked Sendable {
                         var row = 0
                         while row < batch.count {
                             if row + chunk <= batch.count, let together = try targets.chunk(batch, rows: row..<(row + chunk), arena: arena) {
-                                for k in 0..<chunk { batch.bind(row: row + k, columns: UnsafeBufferPointer(bound), to: together, arena: arena, offset: k * width) }
+                                for k in 0..<chunk {
+                                    if numbered { together.bind(Int32(k * stride + 1), batch.numbers[row + k]) }
+                                    batch.bind(row: row + k, columns: UnsafeBufferPointer(bound), to: together, arena: arena, offset: k * stride + (stride - width))
+                                }
                                 // A failed constraint aborts the whole statement; then the rows go one by one below.
                                 if try together.step() == .inserted {
                                     result.rowsLoaded += chunk
@@ -116,7 +126,8 @@ final class EntityLoader: @unchecked Sendable {
                             }
                             defer { row += 1 }
                             let target = try targets.single(batch, row: row)
-                            batch.bind(row: row, columns: UnsafeBufferPointer(bound), to: target, arena: arena)
+                            if numbered { target.bind(1, batch.numbers[row]) }
+                            batch.bind(row: row, columns: UnsafeBufferPointer(bound), to: target, arena: arena, offset: stride - width)
                             let outcome = try target.step()
                             if case .constraintViolation = outcome, [.run, .descent].contains(batch.placements[row]) {
                                 // An out-of-order key the table (or its key's index) holds: a duplicate, whose
@@ -186,6 +197,10 @@ final class EntityLoader: @unchecked Sendable {
             lookups.deinitialize().deallocate()
         }
         let defaults = feedDefaults()
+        let numbers = try numbering.map { numbering in
+            try BaseNumbers(base: numbering.base, table: table.name, keyColumn: trackedKeyColumn ?? "", primaryKey: table.keyColumn, highWater: numbering.highWater)
+        }
+        let numberFeed = keyFeed?.feed ?? 0
         while let record = try nextRecord(source, result: &result, replayedBelow: replayedBelow) {
             result.rowsRead += 1
             if result.rowsRead - lastProgress >= 65_536 {
@@ -237,7 +252,12 @@ final class EntityLoader: @unchecked Sendable {
                     if !deferredKey { placement = observation.placement }
                 }
             }
-            try writer.commit(line: record.line, placement: placement)
+            var number: Int64 = 0
+            if let numbers {
+                let key = batch.pending(numberFeed)
+                number = numbers.number(for: key.slot, arena: key.arena)
+            }
+            try writer.commit(line: record.line, placement: placement, number: number)
         }
         progress(result.rowsRead, source.bytesRead)
         if let fileHash {

@@ -21,6 +21,8 @@ final class RowBatch: @unchecked Sendable {
     let slots: UnsafeMutablePointer<Slot>
     let lines: UnsafeMutablePointer<Int>
     let placements: UnsafeMutablePointer<Placement>
+    /// Each row's primary key, when the producer numbers rows (``BaseNumbers``); 0 otherwise.
+    let numbers: UnsafeMutablePointer<Int64>
     /// The text and blobs of the rows, `arenaCount` bytes, grown by doubling when a batch needs more.
     @exclusivity(unchecked) private var arenaBase: UnsafeMutableRawPointer
     @exclusivity(unchecked) private var arenaCount = 0
@@ -44,6 +46,8 @@ final class RowBatch: @unchecked Sendable {
         lines.initialize(repeating: 0, count: Self.capacity)
         placements = .allocate(capacity: Self.capacity)
         placements.initialize(repeating: .direct, count: Self.capacity)
+        numbers = .allocate(capacity: Self.capacity)
+        numbers.initialize(repeating: 0, count: Self.capacity)
         arenaBase = .allocate(byteCount: arenaCapacity, alignment: 16)
     }
 
@@ -52,6 +56,7 @@ final class RowBatch: @unchecked Sendable {
         slots.deallocate()
         lines.deallocate()
         placements.deallocate()
+        numbers.deallocate()
         arenaBase.deallocate()
     }
 
@@ -130,9 +135,10 @@ final class RowBatch: @unchecked Sendable {
     }
 
     /// Adds the row being written.
-    func commitRow(line: Int, placement: Placement) {
+    func commitRow(line: Int, placement: Placement, number: Int64 = 0) {
         lines[count] = line
         placements[count] = placement
+        numbers[count] = number
         count += 1
         committedArena = arenaCount
     }

@@ -186,7 +186,8 @@ public struct SeedBuilder: Sendable {
                     loads.tableDigests[table.name] = table.isTree ? nil : tableDigest
                     loads.rowCounts[entity] = source.rowsLoaded
                 }
-                if let base = request.baseRelease, try loads.timings.measure("keys after the base \(table.entity.name)", { try StableKeys.renumber(table, base: base, db: db) }) {
+                if let base = request.baseRelease, try Self.numbering(table, request: request, db: db) == nil,
+                    try loads.timings.measure("keys after the base \(table.entity.name)", { try StableKeys.renumber(table, base: base, db: db) }) {
                     // The table was rewritten: what was hashed and indexed while it loaded is gone.
                     loads.tableDigests[table.name] = nil
                     builtIndexes = builtIndexes.filter { !$0.contains(" ON \(table.name) (") && !$0.contains(" ON \(quoteIdentifier(table.name)) (") }
@@ -279,12 +280,25 @@ public struct SeedBuilder: Sendable {
         }
         let loader = EntityLoader(
             table: table, mapping: mapping, file: file, header: reader.header, references: references,
-            sourceFiles: request.sources, rejects: rejects, indexesKeyAfterLoad: indexKeyAfterLoad)
+            sourceFiles: request.sources, rejects: rejects, indexesKeyAfterLoad: indexKeyAfterLoad,
+            numbering: try Self.numbering(table, request: request, db: db))
         let total = reader.fileSize
         let result = try loader.load(reader, into: db) { rows, bytes in
             progress?(BuildProgress(entity: entity, file: file, rowsRead: rows, bytesRead: bytes, totalBytes: total))
         }
         return (reader, loader, result)
+    }
+
+    /// Where the loader numbers `table`'s rows after the base release itself (``BaseNumbers``): a
+    /// Core Data table of one entity keyed by a single attribute the base holds as the file gives it.
+    /// Nil for any other table, which ``StableKeys`` renumbers after its load.
+    static func numbering(_ table: EntityTable, request: BuildRequest, db: Database) throws -> (base: String, highWater: Int64)? {
+        guard let base = request.baseRelease, table.primaryKey == .rowid, table.layout == .coreData, !table.isTree,
+            let key = table.entity.singleAttributeKey, table.entity.uniquenessConstraints.first == [key.name],
+            ![.uuid, .decimal, .binary, .transformable].contains(key.type),
+            try db.tableExists(table.name, in: "base")
+        else { return nil }
+        return (base.path, base.highWater[table.entity.name] ?? 0)
     }
 
     /// Whether every source can be read a second time: a key index that finds a duplicate
