@@ -112,6 +112,11 @@ final class RowBatch: @unchecked Sendable {
         slots[count * width + column] = .text(start: store(bytes), count: bytes.count)
     }
 
+    /// Sets `column` of the row being written to a copy of `bytes` as a BLOB.
+    func setBlob(_ column: Int, _ bytes: UnsafeRawBufferPointer) {
+        slots[count * width + column] = .blob(start: store(bytes), count: bytes.count)
+    }
+
     /// Sets `column` of the row being written to any converted value: `.fieldText` is the record's
     /// field `field`.
     func set(_ column: Int, value: FieldValue, record: CSVRecord, field: Int?) {
