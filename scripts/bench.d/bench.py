@@ -17,6 +17,8 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# Data versions of the nights after the first build (whose version is its build time, yyyyMMddHHmm): above it.
+NIGHT_VERSION = 300_000_000_000
 
 
 def timed(command, log, stdout=subprocess.DEVNULL, cwd=None, stdin=None):
@@ -56,6 +58,9 @@ def main():
     parser.add_argument("--work", required=True)
     parser.add_argument("--nightly", action="store_true",
                         help="also measure the next night's build following this one as its base (mutate.py's changes)")
+    parser.add_argument("--nights", type=int, default=1,
+                        help="with --nightly: nights published into a channel before the one measured, which then "
+                             "follows the channel and composes its deltas (8 gives the measured night 7 deltas)")
     args = parser.parse_args()
     work = args.work
     os.makedirs(work, exist_ok=True)
@@ -134,12 +139,23 @@ def measure_order(args, data, order, layouts, work, logs):
 
 
 def measure_nightly(args, data, model, layout, out, work, logs):
-    """The next night: the script on the changed export, against seedbuild following `out` as its base."""
-    night = os.path.join(data, "night-2")
-    if not os.path.exists(os.path.join(night, "postcodes.csv")):
-        os.makedirs(night, exist_ok=True)
-        subprocess.run([sys.executable, os.path.join(HERE, "mutate.py"), os.path.join(data, "postcodes.csv"), os.path.join(night, "postcodes.csv")], check=True)
-        shutil.copy(os.path.join(data, "counties.csv"), night)
+    """The next night: the script on the changed export, against seedbuild following the night before.
+
+    With one night, the base is the first build's store. With --nights N, the first build and the
+    N-1 nights after it are published into a folder channel (not timed), each following the channel
+    and publishing its deltas; night N is measured following the channel, so it fetches the current
+    release as its base (reported apart) and composes the deltas that release lists. Then an app
+    holding night N-1 fetches night N (by delta), against a full fetch of night N into an empty folder."""
+    exports = [data]
+    for night in range(1, args.nights + 1):
+        folder = os.path.join(data, f"night-{night + 1}")
+        if not os.path.exists(os.path.join(folder, "postcodes.csv")):
+            os.makedirs(folder, exist_ok=True)
+            subprocess.run([sys.executable, os.path.join(HERE, "mutate.py"), os.path.join(exports[-1], "postcodes.csv"),
+                            os.path.join(folder, "postcodes.csv"), "--seed", str(night + 1)], check=True)
+            shutil.copy(os.path.join(data, "counties.csv"), folder)
+        exports.append(folder)
+    night = exports[-1]
     base = os.path.join(work, "baseline-night.sqlite")
     for path in [base, base + ".gz"]:
         if os.path.exists(path):
@@ -147,16 +163,53 @@ def measure_nightly(args, data, model, layout, out, work, logs):
     with open(os.path.join(HERE, "sqlite-baseline.sql")) as script:
         script_s, _ = timed(["sqlite3", base], os.path.join(logs, "baseline-night.log"), cwd=night, stdin=script)
     gzip_s, _ = shell(f"gzip -6 -c '{base}' > '{base}.gz'", os.path.join(logs, "baseline-night-gzip.log"))
+    chain = os.path.join(work, f"chain-{layout}")
+    app = os.path.join(work, f"app-night-{layout}")
+    following_base = os.path.join(out, "bench.sqlite")
+    if args.nights > 1:
+        shutil.rmtree(chain, ignore_errors=True)
+        shutil.rmtree(app, ignore_errors=True)
+        timed([args.binary, "publish", out, "--to", chain], os.path.join(logs, f"chain-publish-{layout}.log"))
+        channel = next(root for root, _, files in os.walk(chain) if "latest.json" in files)
+        for index, export in enumerate(exports[1:-1], start=2):
+            built = os.path.join(work, f"chain-out-{layout}")
+            shutil.rmtree(built, ignore_errors=True)
+            timed([args.binary, "build", os.path.join(export, "postcodes.csv"), "--model", model, "--out", built, "--dataset", "bench",
+                   "--format", layout, "--base", channel, "--data-version", str(NIGHT_VERSION + index)], os.path.join(logs, f"chain-build-{layout}.log"))
+            timed([args.binary, "publish", built, "--to", chain], os.path.join(logs, f"chain-publish-{layout}.log"))
+        # The app holds the night before the one measured.
+        timed([args.binary, "fetch", "file://" + channel + "/", "--to", app, "--allow-unsigned", "--model", model],
+              os.path.join(logs, f"fetch-night-before-{layout}.log"))
+        following_base = channel
     following = os.path.join(work, f"out-night-{layout}")
     shutil.rmtree(following, ignore_errors=True)
     build_json = os.path.join(logs, f"build-night-{layout}.json")
     with open(build_json, "w") as stdout:
         s, kib = timed([args.binary, "build", os.path.join(night, "postcodes.csv"), "--model", model, "--out", following,
-                        "--dataset", "bench", "--json", "--format", layout, "--base", os.path.join(out, "bench.sqlite")],
+                        "--dataset", "bench", "--json", "--format", layout, "--base", following_base,
+                        "--data-version", str(NIGHT_VERSION + args.nights + 1)],
                        os.path.join(logs, f"build-night-{layout}.log"), stdout=stdout)
-    phases = {t["phase"]: t["seconds"] for t in json.load(open(build_json))["timings"]}
-    return {"night_s": s, "night_script_s": script_s + gzip_s, "night_kib": kib,
-            "night_keys_s": sum(v for k, v in phases.items() if k.startswith("keys after the base"))}
+    built = json.load(open(build_json))
+    phases = {t["phase"]: t["seconds"] for t in built["timings"]}
+    result = {"night_s": s, "night_script_s": script_s + gzip_s, "night_kib": kib,
+              "night_keys_s": sum(v for k, v in phases.items() if k.startswith("keys after the base")),
+              "night_base_s": phases.get("base release", 0), "night_deltas_s": sum(v for k, v in phases.items() if k.startswith("delta")),
+              "night_artifact": built["artifact"]["bytes"],
+              "night_deltas": {d["fromDataVersion"]: d["bytes"] for d in built.get("deltas", [])}}
+    if args.nights > 1:
+        timed([args.binary, "publish", following, "--to", chain], os.path.join(logs, f"chain-publish-{layout}.log"))
+        fetch_json = os.path.join(logs, f"fetch-delta-{layout}.json")
+        with open(fetch_json, "w") as stdout:
+            ds, dkib = timed([args.binary, "fetch", "file://" + channel + "/", "--to", app, "--allow-unsigned", "--model", model, "--json"],
+                             os.path.join(logs, f"fetch-delta-{layout}.log"), stdout=stdout)
+        fetched = json.load(open(fetch_json))
+        full_app = os.path.join(work, f"app-night-full-{layout}")
+        shutil.rmtree(full_app, ignore_errors=True)
+        fs, _ = timed([args.binary, "fetch", "file://" + channel + "/", "--to", full_app, "--allow-unsigned", "--model", model],
+                      os.path.join(logs, f"fetch-night-full-{layout}.log"))
+        result.update({"apply_s": ds, "apply_kib": dkib, "apply_via": fetched.get("via"), "apply_fallback": fetched.get("fallback"),
+                       "apply_bytes": fetched.get("downloadedBytes"), "full_fetch_s": fs})
+    return result
 
 
 def median(values):
@@ -197,6 +250,18 @@ def report(rows, size, order, layouts, rounds):
             keys = median([r[layout]["night_keys_s"] for r in rounds])
             print(f"  {'':{len(layout)}}  next night following this build as its base: build + compress {night:.2f}x the script's (target <= 0.5), "
                   f"{keys:.2f} s numbering rows after the base")
+            last = rounds[-1][layout]
+            if last.get("night_deltas"):
+                base_s = median([r[layout]["night_base_s"] for r in rounds])
+                without = ratio(lambda r, l: (l["night_s"] - l["night_base_s"]) / l["night_script_s"])
+                shares = ", ".join(f"from {v}: {b:,} B ({100 * b / last['night_artifact']:.3f}%)" for v, b in sorted(last["night_deltas"].items(), reverse=True))
+                print(f"  {'':{len(layout)}}  that night with {len(last['night_deltas'])} deltas: {without:.2f}x the script's without the base's fetch "
+                      f"({base_s:.2f} s, counted in the ratio above); deltas (target <= 0.5% of the artifact): {shares}")
+            if "apply_s" in last:
+                apply = ratio(lambda r, l: l["apply_s"] / l["full_fetch_s"])
+                print(f"  {'':{len(layout)}}  fetch of that night by an app holding the night before: via {last['apply_via']}"
+                      f"{' (' + str(last['apply_fallback']) + ')' if last.get('apply_fallback') else ''}, {last['apply_bytes']:,} bytes downloaded, "
+                      f"{apply:.2f}x a full fetch's time (target <= 0.2), peak {last['apply_kib'] / 1024:.1f} MiB (< 64)")
 
 if __name__ == "__main__":
     main()
