@@ -1,0 +1,143 @@
+import Crypto
+import Foundation
+import SeedInstall
+import SeedModel
+
+/// The deltas a build following a base writes for its release: the one-hop delta from the base
+/// (the diff of the two stores), and one from each release the base's manifest has a delta from,
+/// composed with it (`Delta.compose`) — the nightly job needs the base and its deltas, never the
+/// older stores.
+///
+/// Nothing here fails the build: a previous delta that is missing, damaged or does not chain is
+/// left out, and said so (``OmittedDelta``).
+struct DeltaStage {
+    let policy: DeltaPolicy
+    var transport = HTTPTransport()
+
+    /// Writes the deltas under temporary names beside `store` (the new release's, in its output folder).
+    func run(base: BaseRelease, store: String, dataset: String) -> PendingDeltas {
+        var files: [PendingDeltas.File] = []
+        var omitted: [OmittedDelta] = []
+        guard policy.count > 0 else { return PendingDeltas(files: [], omitted: [], maxShare: policy.maxShare) }
+        let folder = (store as NSString).deletingLastPathComponent
+        func temporary(_ from: Int64) -> String {
+            AtomicFile.temporaryPath(for: (folder as NSString).appendingPathComponent(PendingDeltas.fileName(dataset: dataset, from: from)))
+        }
+        let target: DeltaRelease
+        do {
+            target = try StoreDiff.release(store)
+        } catch {
+            return PendingDeltas(files: [], omitted: [OmittedDelta(fromDataVersion: base.metadata.dataVersion, reason: "\(error)")], maxShare: policy.maxShare)
+        }
+        guard let baseVersion = base.metadata.dataVersion, let baseDigest = base.metadata.contentDigest else {
+            let reason = "the base (\(base.location)) has no data version or content digest, so no delta can name it; follow a release seedbuild built"
+            return PendingDeltas(files: [], omitted: [OmittedDelta(fromDataVersion: nil, reason: reason)], maxShare: policy.maxShare)
+        }
+        guard baseVersion <= target.dataVersion else {
+            let reason = "the base's data version is newer than this build's \(target.dataVersion); a delta never leads back"
+            return PendingDeltas(files: [], omitted: [OmittedDelta(fromDataVersion: baseVersion, reason: reason)], maxShare: policy.maxShare)
+        }
+
+        // The one-hop delta: base → this release.
+        let oneHopPath = temporary(baseVersion)
+        do {
+            try StoreDiff().write(base: base.path, new: store, to: oneHopPath)
+        } catch {
+            unlink(oneHopPath)
+            let reason = "the diff of the base (\(base.location)) and this release failed: \(error); no delta is published with this release"
+            return PendingDeltas(files: [], omitted: [OmittedDelta(fromDataVersion: baseVersion, reason: reason)], maxShare: policy.maxShare)
+        }
+        var oneHopListed = false
+        // Kept only when listed; read first when composing.
+        defer { if !oneHopListed { unlink(oneHopPath) } }
+        if baseVersion < target.dataVersion {
+            do {
+                // The store as published (the manifest's), else the file given as the base.
+                let baseStoreSHA256 = try base.manifest?.store?.sha256 ?? FileDigest(of: base.path).sha256
+                files.append(try file(oneHopPath, from: baseVersion, baseDigest, baseStoreSHA256, to: target, dataset: dataset))
+                oneHopListed = true
+            } catch {
+                omitted.append(OmittedDelta(fromDataVersion: baseVersion, reason: "\(error)"))
+            }
+        } else {
+            // A rebuild of the base's own data version (a refresh) publishes the base's deltas again, composed.
+            omitted.append(OmittedDelta(fromDataVersion: baseVersion, reason: "the base is this data version itself"))
+        }
+
+        // Deltas from the releases before the base: each composed with the one-hop delta.
+        let listed = base.manifest?.values["deltas"]?.arrayValue?.count ?? 0
+        let entries = base.manifest?.deltas ?? []
+        if entries.count < listed {
+            omitted.append(OmittedDelta(fromDataVersion: nil, reason: "\(listed - entries.count) of the base manifest's deltas lack a field or have a wrong one, and are skipped"))
+        }
+        var seen: Set<Int64> = [baseVersion]
+        let previous = entries.sorted { $0.fromDataVersion > $1.fromDataVersion }
+            .filter { $0.fromDataVersion < baseVersion && seen.insert($0.fromDataVersion).inserted }
+            .prefix(policy.count - 1)
+        guard !previous.isEmpty else { return PendingDeltas(files: files, omitted: omitted, maxShare: policy.maxShare) }
+        let oneHop: Delta
+        do {
+            oneHop = try DeltaReader.read(oneHopPath)
+        } catch {
+            omitted += previous.map { OmittedDelta(fromDataVersion: $0.fromDataVersion, reason: "the one-hop delta written could not be read back: \(error)") }
+            return PendingDeltas(files: files, omitted: omitted, maxShare: policy.maxShare)
+        }
+        for entry in previous {
+            let path = temporary(entry.fromDataVersion)
+            do {
+                let (earlier, source) = try read(entry, of: base)
+                guard earlier.header.from == DeltaRelease(dataVersion: entry.fromDataVersion, contentDigest: entry.fromContentDigest),
+                    earlier.header.to == DeltaRelease(dataVersion: baseVersion, contentDigest: baseDigest)
+                else {
+                    throw DeltaError(.wrongBase, "\(source) joins data versions \(earlier.header.from.dataVersion) → \(earlier.header.to.dataVersion), not the \(entry.fromDataVersion) → \(baseVersion) its manifest entry says")
+                }
+                try DeltaWriter.write(try Delta.compose(earlier, oneHop), to: path)
+                files.append(try file(path, from: entry.fromDataVersion, entry.fromContentDigest, entry.fromStoreSHA256, to: target, dataset: dataset))
+            } catch {
+                unlink(path)
+                omitted.append(OmittedDelta(
+                    fromDataVersion: entry.fromDataVersion,
+                    reason: "the base's delta from it cannot be used (\(error)); apps on that release download the full artifact"))
+            }
+        }
+        return PendingDeltas(files: files, omitted: omitted, maxShare: policy.maxShare)
+    }
+
+    /// A written delta with its manifest entry.
+    private func file(
+        _ path: String, from version: Int64, _ digest: String, _ storeSHA256: String, to target: DeltaRelease, dataset: String
+    ) throws -> PendingDeltas.File {
+        let written = try FileDigest(of: path)
+        return PendingDeltas.File(temporary: path, entry: Manifest.DeltaEntry(
+            fromDataVersion: version, fromContentDigest: digest, fromStoreSHA256: storeSHA256,
+            fileName: PendingDeltas.fileName(dataset: dataset, from: version), bytes: written.bytes, sha256: written.sha256,
+            toContentDigest: target.contentDigest))
+    }
+
+    /// One of the base's deltas, read no further than its stated size and checked against its SHA-256;
+    /// returns it and where it was read, for messages.
+    private func read(_ entry: Manifest.DeltaEntry, of base: BaseRelease) throws -> (Delta, String) {
+        let data: Data?
+        let source: String
+        switch base.deltaLocation {
+        case .channel(let location)?:
+            guard PendingDeltas.isSHA256(entry.sha256) else { throw DeltaError(.corrupt, "its manifest entry's sha256 \"\(entry.sha256)\" is not a SHA-256") }
+            let channel = try ReleaseChannel(location, transport: transport)
+            let path = ReleasePointer.deltaPath(sha256: entry.sha256)
+            source = channel.describe(path)
+            data = try channel.read(path, maxBytes: entry.bytes)
+        case .folder(let folder)?:
+            guard PendingDeltas.isPlainFileName(entry.fileName) else { throw DeltaError(.corrupt, "its manifest entry names \"\(entry.fileName)\", not a file beside the manifest") }
+            source = (folder as NSString).appendingPathComponent(entry.fileName)
+            data = try ReleaseChannel(folder, transport: transport).read(entry.fileName, maxBytes: entry.bytes)
+        case nil:
+            throw DeltaError(.io, "the base came without the place of its deltas")
+        }
+        guard let data else { throw DeltaError(.io, "\(source) is missing") }
+        let sha256 = Data(SHA256.hash(data: data)).hexString
+        guard Int64(data.count) == entry.bytes, sha256 == entry.sha256 else {
+            throw DeltaError(.corrupt, "\(source) has \(data.count) bytes with SHA-256 \(sha256), the base's manifest says \(entry.bytes) with \(entry.sha256)")
+        }
+        return (try DeltaReader.decode(gzip: data, name: source), source)
+    }
+}
