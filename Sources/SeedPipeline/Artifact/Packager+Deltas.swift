@@ -89,8 +89,16 @@ extension Packager {
         percent(artifactBytes > 0 ? Double(bytes) / Double(artifactBytes) : 0)
     }
 
-    static func percent(_ fraction: Double) -> String {
+    /// `50%`, `0.12%`, `0.0031%`: a fraction as a percentage, with the digits a small one needs.
+    public static func percent(_ fraction: Double) -> String {
         let value = fraction * 100
         return value >= 10 ? String(format: "%.0f%%", value) : value >= 0.01 || value == 0 ? String(format: "%.2f%%", value) : String(format: "%.4f%%", value)
+    }
+}
+
+extension PackagedArtifact {
+    /// A delta's size as a fraction of the artifact's.
+    public func share(of delta: Manifest.DeltaEntry) -> Double {
+        gzip.outputBytes > 0 ? Double(delta.bytes) / Double(gzip.outputBytes) : 0
     }
 }
