@@ -61,6 +61,10 @@ public struct ProjectFile: Sendable, Equatable {
         func resolve(_ value: String) -> String {
             value.hasPrefix("/") ? value : base.appendingPathComponent(value).standardizedFileURL.relativePath(from: FileManager.default.currentDirectoryPath)
         }
+        // JSONSerialization gives true and false as NSNumbers too (of type "c"), which `as? Int` takes.
+        func isBoolean(_ value: Any) -> Bool {
+            (value as? NSNumber).map { String(cString: $0.objCType) == "c" } ?? false
+        }
         func string(_ key: String) throws(IngestError) -> String? {
             guard let value = object[key] else { return nil }
             guard let string = value as? String else { throw fail("\"\(key)\" must be a string") }
@@ -84,11 +88,11 @@ public struct ProjectFile: Sendable, Equatable {
         project.out = try string("out").map(resolve)
         project.publish = try string("publish").map { $0.contains("://") ? $0 : resolve($0) }
         if let value = object["deltas"] {
-            guard let count = value as? Int, !(value is Bool), count >= 0 else { throw fail("\"deltas\" must be a whole number, 0 or more (0: no deltas)") }
+            guard let count = value as? Int, !isBoolean(value), count >= 0 else { throw fail("\"deltas\" must be a whole number, 0 or more (0: no deltas)") }
             project.deltas = count
         }
         if let value = object["deltaMaxShare"] {
-            guard let share = (value as? NSNumber)?.doubleValue, !(value is Bool), share > 0, share <= 1 else {
+            guard let share = (value as? NSNumber)?.doubleValue, !isBoolean(value), share > 0, share <= 1 else {
                 throw fail("\"deltaMaxShare\" must be a number more than 0 and at most 1, such as 0.5 (50% of the artifact)")
             }
             project.deltaMaxShare = share
