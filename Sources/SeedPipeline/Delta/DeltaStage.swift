@@ -70,10 +70,16 @@ struct DeltaStage {
         if entries.count < listed {
             omitted.append(OmittedDelta(fromDataVersion: nil, reason: "\(listed - entries.count) of the base manifest's deltas lack a field or have a wrong one, and are skipped"))
         }
-        var seen: Set<Int64> = [baseVersion]
-        let previous = entries.sorted { $0.fromDataVersion > $1.fromDataVersion }
-            .filter { $0.fromDataVersion < baseVersion && seen.insert($0.fromDataVersion).inserted }
-            .prefix(policy.count - 1)
+        var seen: Set<Int64> = []
+        var usable: [Manifest.DeltaEntry] = []
+        for entry in entries.sorted(by: { $0.fromDataVersion > $1.fromDataVersion }) {
+            guard entry.fromDataVersion < baseVersion, seen.insert(entry.fromDataVersion).inserted else {
+                omitted.append(OmittedDelta(fromDataVersion: entry.fromDataVersion, reason: "the base's manifest lists a delta from it twice, or from a release not older than the base, and is not followed"))
+                continue
+            }
+            usable.append(entry)
+        }
+        let previous = usable.prefix(policy.count - 1)
         guard !previous.isEmpty else { return PendingDeltas(files: files, omitted: omitted, maxShare: policy.maxShare) }
         let oneHop: Delta
         do {

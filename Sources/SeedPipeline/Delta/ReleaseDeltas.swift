@@ -83,7 +83,7 @@ public final class PendingDeltas: @unchecked Sendable {
 
     /// Whether `name` is a plain file name a manifest may give a delta: no folder, nothing hidden.
     static func isPlainFileName(_ name: String) -> Bool {
-        !name.isEmpty && !name.contains("/") && !name.hasPrefix(".") && name != ".."
+        !name.isEmpty && !name.contains("/") && !name.hasPrefix(".")
     }
 
     /// Whether `text` is a SHA-256 as manifests write it: 64 lowercase hex digits.
