@@ -82,6 +82,15 @@ struct ReleaseDeltaTests {
         #expect(again.deltas == three.deltas)
     }
 
+    /// Rebuilding the current release (its data version again, following the channel) lists no delta
+    /// from itself but publishes the base's deltas again, composed with nothing changed.
+    @Test func aRebuildOfTheCurrentReleaseKeepsItsDeltas() throws {
+        let (_, _, three) = try threeNights()
+        let again = try nights.build("3-again", night: 3, base: channel)
+        #expect(again.deltas == three.deltas, "\(again.omittedDeltas)")
+        #expect(again.omittedDeltas.isEmpty)
+    }
+
     @Test func deltasZeroGivesNoneAndOneOnlyTheOneHop() throws {
         try twoNightsPublished()
         let none = try nights.build("3", night: 3, base: channel, deltas: 0)

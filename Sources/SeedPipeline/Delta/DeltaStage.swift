@@ -16,107 +16,115 @@ struct DeltaStage {
 
     /// Writes the deltas under temporary names beside `store` (the new release's, in its output folder).
     func run(base: BaseRelease, store: String, dataset: String) -> PendingDeltas {
+        var work = Work(folder: (store as NSString).deletingLastPathComponent, dataset: dataset)
+        if policy.count > 0 { write(base: base, store: store, into: &work) }
+        return PendingDeltas(files: work.files, omitted: work.omitted, maxShare: policy.maxShare)
+    }
+
+    /// What the stage has written and left out so far.
+    private struct Work {
+        let folder: String
+        let dataset: String
         var files: [PendingDeltas.File] = []
         var omitted: [OmittedDelta] = []
-        guard policy.count > 0 else { return PendingDeltas(files: [], omitted: [], maxShare: policy.maxShare) }
-        let folder = (store as NSString).deletingLastPathComponent
-        func temporary(_ from: Int64) -> String {
-            AtomicFile.temporaryPath(for: (folder as NSString).appendingPathComponent(PendingDeltas.fileName(dataset: dataset, from: from)))
+
+        func temporary(from version: Int64) -> String {
+            AtomicFile.temporaryPath(for: (folder as NSString).appendingPathComponent(PendingDeltas.fileName(dataset: dataset, from: version)))
         }
+
+        mutating func omit(_ version: Int64?, _ reason: String) {
+            omitted.append(OmittedDelta(fromDataVersion: version, reason: reason))
+        }
+    }
+
+    private func write(base: BaseRelease, store: String, into work: inout Work) {
         let target: DeltaRelease
         do {
             target = try StoreDiff.release(store)
         } catch {
-            return PendingDeltas(files: [], omitted: [OmittedDelta(fromDataVersion: base.metadata.dataVersion, reason: "\(error)")], maxShare: policy.maxShare)
+            return work.omit(base.metadata.dataVersion, "\(error)")
         }
         guard let baseVersion = base.metadata.dataVersion, let baseDigest = base.metadata.contentDigest else {
-            let reason = "the base (\(base.location)) has no data version or content digest, so no delta can name it; follow a release seedbuild built"
-            return PendingDeltas(files: [], omitted: [OmittedDelta(fromDataVersion: nil, reason: reason)], maxShare: policy.maxShare)
+            return work.omit(nil, "the base (\(base.location)) has no data version or content digest, so no delta can name it; follow a release seedbuild built")
         }
         guard baseVersion <= target.dataVersion else {
-            let reason = "the base's data version is newer than this build's \(target.dataVersion); a delta never leads back"
-            return PendingDeltas(files: [], omitted: [OmittedDelta(fromDataVersion: baseVersion, reason: reason)], maxShare: policy.maxShare)
+            return work.omit(baseVersion, "the base's data version is newer than this build's \(target.dataVersion); a delta never leads back")
         }
+        let from = DeltaRelease(dataVersion: baseVersion, contentDigest: baseDigest)
 
-        // The one-hop delta: base → this release.
-        let oneHopPath = temporary(baseVersion)
+        // The one-hop delta: base → this release; kept only when listed, read first when composing.
+        let oneHopPath = work.temporary(from: baseVersion)
         do {
             try StoreDiff().write(base: base.path, new: store, to: oneHopPath)
         } catch {
             unlink(oneHopPath)
-            let reason = "the diff of the base (\(base.location)) and this release failed: \(error); no delta is published with this release"
-            return PendingDeltas(files: [], omitted: [OmittedDelta(fromDataVersion: baseVersion, reason: reason)], maxShare: policy.maxShare)
+            return work.omit(baseVersion, "the diff of the base (\(base.location)) and this release failed: \(error); no delta is published with this release")
         }
         var oneHopListed = false
-        // Kept only when listed; read first when composing.
         defer { if !oneHopListed { unlink(oneHopPath) } }
+        // A rebuild of the base's own data version lists no delta from itself, but the base's deltas again.
         if baseVersion < target.dataVersion {
             do {
                 // The store as published (the manifest's), else the file given as the base.
                 let baseStoreSHA256 = try base.manifest?.store?.sha256 ?? FileDigest(of: base.path).sha256
-                files.append(try file(oneHopPath, from: baseVersion, baseDigest, baseStoreSHA256, to: target, dataset: dataset))
+                work.files.append(try file(oneHopPath, from: from, storeSHA256: baseStoreSHA256, to: target, dataset: work.dataset))
                 oneHopListed = true
             } catch {
-                omitted.append(OmittedDelta(fromDataVersion: baseVersion, reason: "\(error)"))
+                work.omit(baseVersion, "\(error)")
             }
-        } else {
-            // A rebuild of the base's own data version (a refresh) publishes the base's deltas again, composed.
-            omitted.append(OmittedDelta(fromDataVersion: baseVersion, reason: "the base is this data version itself"))
         }
+        let previous = previousDeltas(of: base, before: baseVersion, into: &work)
+        guard !previous.isEmpty else { return }
+        let oneHop: Delta
+        do {
+            oneHop = try DeltaReader.read(oneHopPath)
+        } catch {
+            for entry in previous { work.omit(entry.fromDataVersion, "the one-hop delta written could not be read back: \(error)") }
+            return
+        }
+        for entry in previous {
+            let path = work.temporary(from: entry.fromDataVersion)
+            do {
+                let (earlier, source) = try read(entry, of: base)
+                let stated = DeltaRelease(dataVersion: entry.fromDataVersion, contentDigest: entry.fromContentDigest)
+                guard earlier.header.from == stated, earlier.header.to == from else {
+                    throw DeltaError(.wrongBase, "\(source) joins data versions \(earlier.header.from.dataVersion) → \(earlier.header.to.dataVersion), not the \(entry.fromDataVersion) → \(baseVersion) its manifest entry says")
+                }
+                try DeltaWriter.write(try Delta.compose(earlier, oneHop), to: path)
+                work.files.append(try file(path, from: stated, storeSHA256: entry.fromStoreSHA256, to: target, dataset: work.dataset))
+            } catch {
+                unlink(path)
+                work.omit(entry.fromDataVersion, "the base's delta from it cannot be used (\(error)); apps on that release download the full artifact")
+            }
+        }
+    }
 
-        // Deltas from the releases before the base: each composed with the one-hop delta.
+    /// The deltas the base's manifest lists that can be composed, newest first, at most K-1; entries
+    /// that cannot be followed are reported.
+    private func previousDeltas(of base: BaseRelease, before baseVersion: Int64, into work: inout Work) -> [Manifest.DeltaEntry] {
         let listed = base.manifest?.values["deltas"]?.arrayValue?.count ?? 0
         let entries = base.manifest?.deltas ?? []
         if entries.count < listed {
-            omitted.append(OmittedDelta(fromDataVersion: nil, reason: "\(listed - entries.count) of the base manifest's deltas lack a field or have a wrong one, and are skipped"))
+            work.omit(nil, "\(listed - entries.count) of the base manifest's deltas lack a field or have a wrong one, and are skipped")
         }
         var seen: Set<Int64> = []
         var usable: [Manifest.DeltaEntry] = []
         for entry in entries.sorted(by: { $0.fromDataVersion > $1.fromDataVersion }) {
             guard entry.fromDataVersion < baseVersion, seen.insert(entry.fromDataVersion).inserted else {
-                omitted.append(OmittedDelta(fromDataVersion: entry.fromDataVersion, reason: "the base's manifest lists a delta from it twice, or from a release not older than the base, and is not followed"))
+                work.omit(entry.fromDataVersion, "the base's manifest lists a delta from it twice, or from a release not older than the base, and is not followed")
                 continue
             }
             usable.append(entry)
         }
-        let previous = usable.prefix(policy.count - 1)
-        guard !previous.isEmpty else { return PendingDeltas(files: files, omitted: omitted, maxShare: policy.maxShare) }
-        let oneHop: Delta
-        do {
-            oneHop = try DeltaReader.read(oneHopPath)
-        } catch {
-            omitted += previous.map { OmittedDelta(fromDataVersion: $0.fromDataVersion, reason: "the one-hop delta written could not be read back: \(error)") }
-            return PendingDeltas(files: files, omitted: omitted, maxShare: policy.maxShare)
-        }
-        for entry in previous {
-            let path = temporary(entry.fromDataVersion)
-            do {
-                let (earlier, source) = try read(entry, of: base)
-                guard earlier.header.from == DeltaRelease(dataVersion: entry.fromDataVersion, contentDigest: entry.fromContentDigest),
-                    earlier.header.to == DeltaRelease(dataVersion: baseVersion, contentDigest: baseDigest)
-                else {
-                    throw DeltaError(.wrongBase, "\(source) joins data versions \(earlier.header.from.dataVersion) → \(earlier.header.to.dataVersion), not the \(entry.fromDataVersion) → \(baseVersion) its manifest entry says")
-                }
-                try DeltaWriter.write(try Delta.compose(earlier, oneHop), to: path)
-                files.append(try file(path, from: entry.fromDataVersion, entry.fromContentDigest, entry.fromStoreSHA256, to: target, dataset: dataset))
-            } catch {
-                unlink(path)
-                omitted.append(OmittedDelta(
-                    fromDataVersion: entry.fromDataVersion,
-                    reason: "the base's delta from it cannot be used (\(error)); apps on that release download the full artifact"))
-            }
-        }
-        return PendingDeltas(files: files, omitted: omitted, maxShare: policy.maxShare)
+        return Array(usable.prefix(policy.count - 1))
     }
 
     /// A written delta with its manifest entry.
-    private func file(
-        _ path: String, from version: Int64, _ digest: String, _ storeSHA256: String, to target: DeltaRelease, dataset: String
-    ) throws -> PendingDeltas.File {
+    private func file(_ path: String, from: DeltaRelease, storeSHA256: String, to target: DeltaRelease, dataset: String) throws -> PendingDeltas.File {
         let written = try FileDigest(of: path)
         return PendingDeltas.File(temporary: path, entry: Manifest.DeltaEntry(
-            fromDataVersion: version, fromContentDigest: digest, fromStoreSHA256: storeSHA256,
-            fileName: PendingDeltas.fileName(dataset: dataset, from: version), bytes: written.bytes, sha256: written.sha256,
+            fromDataVersion: from.dataVersion, fromContentDigest: from.contentDigest, fromStoreSHA256: storeSHA256,
+            fileName: PendingDeltas.fileName(dataset: dataset, from: from.dataVersion), bytes: written.bytes, sha256: written.sha256,
             toContentDigest: target.contentDigest))
     }
 
