@@ -40,6 +40,8 @@ enum BuildStep {
             try ProjectFile.load(inDirectory: FileManager.default.currentDirectoryPath)
         }
         var (request, warnings) = try CommandFailure.exitOnError { try flags.options.resolve(project: project) }
+        // Deltas are listed by the manifest, which --no-compress does not write.
+        if flags.noCompress { request.deltas.count = 0 }
         if let destination, flags.base == nil, !flags.noBase {
             let channel = try CommandFailure.exitOnError { try request.channel(under: destination) }
             switch BuildRequest.hasRelease(channel) {

@@ -62,6 +62,12 @@ struct BuildFlags: ParsableArguments {
     @Flag(name: .customLong("no-base"), help: "Number every object afresh, following no earlier release (a new channel).")
     var noBase = false
 
+    @Option(name: .customLong("deltas"), help: ArgumentHelp("Publish with the release a delta from each of the last K releases (the base and those its manifest has deltas from), so apps there download only the changed rows; 0 for none (default: seedbuild.json's \"deltas\", else 7).", valueName: "K"))
+    var deltas: Int?
+
+    @Option(name: .customLong("delta-max-share"), help: ArgumentHelp("Leave out a delta unless it is smaller than this share of the artifact: a fraction such as 0.5 or a percentage such as 50% (default: seedbuild.json's \"deltaMaxShare\", else 0.5).", valueName: "share"))
+    var deltaMaxShare: String?
+
     @Flag(name: .customLong("allow-unsigned"), help: "The default command publishes an unsigned manifest even where the current release is signed.")
     var allowUnsigned = false
 
@@ -94,9 +100,16 @@ struct BuildFlags: ParsableArguments {
         if let dataVersion, dataVersion < 0 { throw ValidationError("--data-version must be 0 or more") }
         if let compressionLevel, !(1...9).contains(compressionLevel) { throw ValidationError("--compression-level must be 1 to 9") }
         if let expiresIn, expiresIn < 1 { throw ValidationError("--expires-in must be 1 day or more") }
+        if let deltas, deltas < 0 { throw ValidationError("--deltas must be 0 (none) or more") }
+        if let deltaMaxShare, Self.share(deltaMaxShare) == nil {
+            throw ValidationError("--delta-max-share takes a fraction more than 0 and at most 1 (0.5) or a percentage (50%), got \"\(deltaMaxShare)\"")
+        }
         if json && quiet { throw ValidationError("--json and --quiet exclude each other") }
         if noCompress {
-            let packaging = [("--compression-level", compressionLevel != nil), ("--expires-in", expiresIn != nil), ("--sign-key", signKey != nil)]
+            let packaging = [
+                ("--compression-level", compressionLevel != nil), ("--expires-in", expiresIn != nil), ("--sign-key", signKey != nil),
+                ("--deltas", deltas != nil), ("--delta-max-share", deltaMaxShare != nil),
+            ]
             if let (name, _) = packaging.first(where: \.1) {
                 throw ValidationError("\(name) applies to the artifact and manifest, which --no-compress does not write")
             }
@@ -105,11 +118,22 @@ struct BuildFlags: ParsableArguments {
 
     private func validateBase() throws {
         if base != nil && noBase { throw ValidationError("--base and --no-base exclude each other; give one") }
+        if noBase, let name = deltaFlag {
+            throw ValidationError("\(name) applies to a build following a base, and --no-base follows none")
+        }
+    }
+
+    /// The first delta option given, if any.
+    private var deltaFlag: String? {
+        deltas != nil ? "--deltas" : deltaMaxShare != nil ? "--delta-max-share" : nil
     }
 
     /// Refuses the options only the default command uses (publishing), for `seedbuild build`.
     func validateWithoutPublishing() throws {
         try validateBase()
+        if base == nil, let name = deltaFlag {
+            throw ValidationError("\(name) applies to a build following a base: give --base (seedbuild build follows none by default)")
+        }
         let publishing = [("--publish", publish != nil), ("--no-publish", noPublish), ("--allow-unsigned", allowUnsigned), ("--all-versions", allVersions)]
         if let (name, _) = publishing.first(where: \.1) {
             throw ValidationError("\(name) applies to the default command (seedbuild [run]), which verifies and publishes; seedbuild build does neither (use seedbuild verify or publish)")
@@ -140,6 +164,8 @@ struct BuildFlags: ParsableArguments {
         options.format = format
         options.ignoredColumns = ignoredColumns
         options.base = noBase ? nil : base
+        options.deltaCount = deltas
+        options.deltaMaxShare = deltaMaxShare.flatMap(Self.share)
         if let size = maxRecordSize.flatMap(Self.bytes) { options.maxRecordBytes = size }
         for pair in sources {
             let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
@@ -155,6 +181,14 @@ struct BuildFlags: ParsableArguments {
         guard let number = Int(unit == nil ? text : String(text.dropLast())), number > 0 else { return nil }
         let (value, overflow) = number.multipliedReportingOverflow(by: unit ?? 1)
         return overflow || value < 64 ? nil : value
+    }
+
+    /// `0.5` or `50%` → 0.5; nil unless more than 0 and at most 1.
+    static func share(_ text: String) -> Double? {
+        let percent = text.hasSuffix("%")
+        guard let number = Double(percent ? String(text.dropLast()) : text), number.isFinite else { return nil }
+        let share = percent ? number / 100 : number
+        return share > 0 && share <= 1 ? share : nil
     }
 
     var effectiveCompressionLevel: Int32 { compressionLevel ?? 6 }

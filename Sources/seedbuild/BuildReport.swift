@@ -23,8 +23,15 @@ enum BuildReport {
             let gzip = packaged.gzip
             let ratio = gzip.inputBytes > 0 ? Double(gzip.outputBytes) / Double(gzip.inputBytes) * 100 : 0
             Swift.print("compressed \(packaged.artifactPath): \(ProgressDisplay.bytes(Int(gzip.outputBytes))) (\(String(format: "%.0f", ratio))% of \(ProgressDisplay.bytes(Int(gzip.inputBytes)))); manifest \(packaged.manifestPath)")
+            for delta in packaged.deltas {
+                Swift.print("delta from \(delta.fromDataVersion): \(delta.fileName), \(ProgressDisplay.bytes(Int(delta.bytes))) (\(Packager.percent(packaged.share(of: delta))) of the artifact)")
+            }
+        }
+        if !flags.quiet, let packaged {
+            for omitted in packaged.omittedDeltas { CommandFailure.printError("warning: \(omitted)") }
         }
     }
+
 
     static func json(_ built: BuiltStore, packaged: PackagedArtifact?) -> String {
         RunReport.text(object(built, packaged: packaged))
@@ -51,6 +58,17 @@ enum BuildReport {
                 "storeBytes": packaged.gzip.inputBytes, "storeSHA256": packaged.gzip.inputSHA256,
             ] as [String: Any]
             object["manifest"] = packaged.manifestPath
+            object["deltas"] = packaged.deltas.map { delta in
+                [
+                    "fromDataVersion": delta.fromDataVersion, "file": delta.fileName, "bytes": delta.bytes, "sha256": delta.sha256,
+                    "shareOfArtifact": packaged.share(of: delta),
+                ] as [String: Any]
+            }
+            object["deltasLeftOut"] = packaged.omittedDeltas.map { omitted in
+                var entry: [String: Any] = ["reason": omitted.reason]
+                if let from = omitted.fromDataVersion { entry["fromDataVersion"] = from }
+                return entry
+            }
         }
         return object
     }

@@ -54,6 +54,8 @@ struct CompressCommand: ParsableCommand {
             defer { display?.finish() }
             return try packager.package(store: store) { done, total in display?.updateBytes("compressing", done: done, total: total) }
         }
+        // Deltas the folder's manifest listed that no longer fit this store are dropped: say so.
+        for omitted in packaged.omittedDeltas { CommandFailure.printError("warning: \(omitted)") }
         if json {
             print(String(decoding: packaged.manifest.fileData, as: UTF8.self), terminator: "")
         } else {

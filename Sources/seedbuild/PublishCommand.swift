@@ -94,6 +94,9 @@ enum PublishStep {
         case .unchanged: print("already published: \(result.channel) has this content (data version \(result.dataVersion))\(expires); nothing to do")
         }
         if result.outcome == .unchanged, let reason = result.reason { CommandFailure.printError("warning: \(reason)") }
+        if result.outcome != .unchanged {
+            for delta in result.deltas { print("delta from \(delta.fromDataVersion): \(delta.url)") }
+        }
         for path in result.pruned { print("pruned \(path)") }
     }
 }

@@ -61,6 +61,7 @@ final class RunReport {
             "outcome": result.outcome.rawValue, "channel": result.channel, "dataVersion": result.dataVersion,
             "pointerURL": result.pointerURL, "manifestURL": result.manifestURL, "artifactURL": result.artifactURL,
             "pruned": result.pruned,
+            "deltas": result.deltas.map { ["fromDataVersion": $0.fromDataVersion, "url": $0.url, "bytes": $0.bytes] as [String: Any] },
         ]
         if let expires = result.expires { object["expires"] = ISO8601DateFormatter().string(from: expires) }
         if let reason = result.reason { object["reason"] = reason }

@@ -16,25 +16,23 @@ public struct Packager: Sendable {
     /// Compresses the store and writes the manifest; the artifact first, the manifest last, each
     /// under a temporary name then renamed, so a manifest never names a missing artifact.
     public func package(_ built: BuiltStore, progress: ((Int64, Int64) -> Void)? = nil) throws -> PackagedArtifact {
-        try package(store: built.storePath, metadata: built.metadata, progress: progress)
+        let compressed = compress(store: built.storePath, reading: built.storePath, progress: progress)
+        return try commit(compressed.result.get(), metadata: built.metadata, storePath: built.storePath, deltas: .built(built.deltas))
     }
 
     /// Writes the manifest for an artifact compressed while the build synced its store
     /// (`SeedBuilder.build(_:progress:whileSyncing:)`): the artifact first, the manifest last.
     /// Throws the compression's error, if it failed, naming the store under its final name.
     public func package(_ built: BuiltStore, compressed: Compressed) throws -> PackagedArtifact {
-        try commit(compressed.result.get(), metadata: built.metadata, storePath: built.storePath)
+        try commit(compressed.result.get(), metadata: built.metadata, storePath: built.storePath, deltas: .built(built.deltas))
     }
 
-    /// Packages an existing store (after `inspect --set`, or to change the level or signature).
+    /// Packages an existing store (after `inspect --set`, or to change the level or signature); the
+    /// deltas the folder's manifest lists for this store's content stay listed.
     public func package(store storePath: String, progress: ((Int64, Int64) -> Void)? = nil) throws -> PackagedArtifact {
         let metadata = try StoreMetadata.read(at: URL(fileURLWithPath: storePath))
-        return try package(store: storePath, metadata: metadata, progress: progress)
-    }
-
-    private func package(store storePath: String, metadata: StoreMetadata, progress: ((Int64, Int64) -> Void)?) throws -> PackagedArtifact {
         let compressed = compress(store: storePath, reading: storePath, progress: progress)
-        return try commit(compressed.result.get(), metadata: metadata, storePath: storePath)
+        return try commit(compressed.result.get(), metadata: metadata, storePath: storePath, deltas: .listed)
     }
 
     /// An artifact under its temporary name, or why it could not be written; the file is removed
@@ -81,18 +79,24 @@ public struct Packager: Sendable {
         })
     }
 
-    private func commit(_ written: Compressed.Written, metadata: StoreMetadata, storePath: String) throws -> PackagedArtifact {
+    private func commit(_ written: Compressed.Written, metadata: StoreMetadata, storePath: String, deltas source: DeltaSource) throws -> PackagedArtifact {
         let (temporary, artifactPath, gzip) = (written.temporary, written.artifactPath, written.gzip)
+        let manifestPath = ((storePath as NSString).deletingLastPathComponent as NSString).appendingPathComponent(Manifest.fileName)
+        // Read before anything is replaced: the deltas the folder's manifest lists, to keep.
+        let kept = source.isListed ? listedDeltas(manifestPath: manifestPath, contentDigest: metadata.contentDigest) : nil
         try AtomicFile.commit(temporary, to: artifactPath, mode: 0o444)
+        let deltas = try kept ?? commitDeltas(source.pending, artifactBytes: gzip.outputBytes)
 
         var manifest = makeManifest(metadata, storePath: storePath, artifactPath: artifactPath, gzip: gzip)
+        if !deltas.entries.isEmpty { manifest.values["deltas"] = .array(deltas.entries.map(\.jsonValue)) }
         // The store's own model (its seed_model), so an app can infer a migration before downloading.
         let (model, _, _) = try Migrator.embeddedModel(of: storePath)
         manifest.values["seedModel"] = try JSONValue(jsonText: String(decoding: model.canonicalJSON(), as: UTF8.self))
         try signingKey?.sign(&manifest)
-        let manifestPath = ((storePath as NSString).deletingLastPathComponent as NSString).appendingPathComponent(Manifest.fileName)
         try writeAtomically(manifest.fileData, to: manifestPath, mode: 0o644)
-        return PackagedArtifact(artifactPath: artifactPath, manifestPath: manifestPath, manifest: manifest, gzip: gzip)
+        removeUnlistedDeltas(beside: manifestPath, dataset: manifest.dataset ?? "", listed: deltas.entries)
+        return PackagedArtifact(
+            artifactPath: artifactPath, manifestPath: manifestPath, manifest: manifest, gzip: gzip, deltas: deltas.entries, omittedDeltas: deltas.omitted)
     }
 
     func makeManifest(_ metadata: StoreMetadata, storePath: String, artifactPath: String, gzip: GzipResult) -> Manifest {
@@ -134,4 +138,8 @@ public struct PackagedArtifact: Sendable {
     public var manifestPath: String
     public var manifest: Manifest
     public var gzip: GzipResult
+    /// The deltas the manifest lists, each a file beside it.
+    public var deltas: [Manifest.DeltaEntry] = []
+    /// The deltas left out, and why: while building (a previous delta missing or damaged) or here (the size rule).
+    public var omittedDeltas: [OmittedDelta] = []
 }

@@ -21,6 +21,11 @@ struct BaseRelease: Sendable {
     let highWater: [String: Int64]
     /// Where the base came from, for messages.
     let location: String
+    /// The base's manifest, when it was given as a manifest.json or fetched from a channel: its store's
+    /// SHA-256 and the deltas published with it, which the build composes into its own (``DeltaStage``).
+    let manifest: Manifest?
+    /// Where the deltas that manifest lists are.
+    let deltaLocation: DeltaLocation?
     /// Removed with the base: the temporary folder a fetched or inflated base was put in.
     private let temporary: String?
 
@@ -33,10 +38,13 @@ struct BaseRelease: Sendable {
     /// - Throws: ``IngestError`` naming the base and the check it failed, saying to pass `--no-base`
     ///   for a first release of a new channel.
     static func open(_ location: String, for request: BuildRequest, schema: StoreSchema) throws -> BaseRelease {
-        let (path, temporary) = try locate(location, request: request)
+        let located = try locate(location, request: request)
+        let (path, temporary) = (located.path, located.temporary)
         do {
             let metadata = try StoreMetadata.read(at: URL(fileURLWithPath: path))
-            let base = BaseRelease(path: path, metadata: metadata, highWater: try highWater(path, schema: schema), location: location, temporary: temporary)
+            let base = BaseRelease(
+                path: path, metadata: metadata, highWater: try highWater(path, schema: schema), location: location,
+                manifest: located.manifest, deltaLocation: located.deltas, temporary: temporary)
             try base.check(request: request, schema: schema)
             return base
         } catch {
@@ -51,8 +59,23 @@ struct BaseRelease: Sendable {
         if let temporary { try? FileManager.default.removeItem(atPath: temporary) }
     }
 
+    /// The deltas of a base's manifest: beside a manifest.json by their `fileName`, or in the
+    /// channel at `ReleasePointer.deltaPath(sha256:)`.
+    enum DeltaLocation: Sendable, Equatable {
+        case folder(String)
+        case channel(String)
+    }
+
+    /// A base found: its store as a local file, the temporary folder holding it, its manifest and deltas.
+    private struct Located {
+        var path: String
+        var temporary: String?
+        var manifest: Manifest? = nil
+        var deltas: DeltaLocation? = nil
+    }
+
     /// The base's store as a local file: as it is, inflated, or fetched from its channel.
-    private static func locate(_ location: String, request: BuildRequest) throws -> (String, String?) {
+    private static func locate(_ location: String, request: BuildRequest) throws -> Located {
         // A URL other than file:// is a channel; files are read where they are.
         if location.contains("://"), !location.hasPrefix("file://") {
             return try fetch(channel: location, request: request)
@@ -68,11 +91,15 @@ struct BaseRelease: Sendable {
             guard let entry = manifest.artifact else {
                 throw IngestError(.badData, file: path, "the base manifest names no artifact; give the store or its artifact as --base, or --no-base")
             }
-            let artifact = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(entry.fileName).path
-            return try inflate(artifact, expected: entry.sha256)
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+            let (store, temporary) = try inflate(folder.appendingPathComponent(entry.fileName).path, expected: entry.sha256)
+            return Located(path: store, temporary: temporary, manifest: manifest, deltas: .folder(folder.path))
         }
-        if StoreFile.isGzip(path) { return try inflate(path, expected: nil) }
-        return (path, nil)
+        if StoreFile.isGzip(path) {
+            let (store, temporary) = try inflate(path, expected: nil)
+            return Located(path: store, temporary: temporary)
+        }
+        return Located(path: path, temporary: nil)
     }
 
     private static func inflate(_ artifact: String, expected sha256: String?) throws -> (String, String?) {
@@ -92,14 +119,14 @@ struct BaseRelease: Sendable {
     }
 
     /// The channel's current release, installed into a temporary folder with every check an app's fetch makes.
-    private static func fetch(channel: String, request: BuildRequest) throws -> (String, String?) {
+    private static func fetch(channel: String, request: BuildRequest) throws -> Located {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("seedbuild-base-\(UUID().uuidString)").path
         var installer = SeedInstaller()
         // The job's own channel: its releases are checked by hash and quick_check, signed or not.
         installer.allowUnsigned = true
         do {
             let installed = try installer.install(from: channel, to: folder)
-            return (installed.storePath, folder)
+            return Located(path: installed.storePath, temporary: folder, manifest: installed.manifest, deltas: .channel(channel))
         } catch {
             try? FileManager.default.removeItem(atPath: folder)
             throw IngestError(.badData, file: channel, "the base release could not be fetched from its channel: \(error); fix the channel, or build with --no-base")

@@ -31,6 +31,8 @@ public struct BuildRequest: Sendable {
     public var base: String?
     /// The base, opened and checked, while the build runs.
     var baseRelease: BaseRelease?
+    /// The deltas written for the release when the build follows a base (``DeltaStage``).
+    public var deltas = DeltaPolicy()
 
     public init(
         model: Model, userModels: [Model] = [], configuration: String, sources: [String: String],
@@ -107,6 +109,8 @@ public struct BuiltStore: Sendable {
     public var metadata: StoreMetadata
     /// Seconds per phase.
     public var timings: PhaseTimings
+    /// The deltas from earlier releases, when the build followed a base, until the packager lists them in the manifest.
+    public var deltas: PendingDeltas? = nil
 }
 
 /// Progress of a build: each phase as it starts, and while reading, about every 65,536 rows.

@@ -85,7 +85,8 @@ public struct SeedBuilder: Sendable {
         }
         // The folder holds one matching set: the old manifest goes first, then its artifact, so from
         // here on an interruption never leaves a manifest beside a store it does not describe.
-        for stale in [request.outputFile(Manifest.fileName), request.storePath + ".gz"] { unlink(stale) }
+        let staleDeltas = PendingDeltas.deltaFiles(in: request.outputDirectory, dataset: request.dataset)
+        for stale in [request.outputFile(Manifest.fileName), request.storePath + ".gz"] + staleDeltas { unlink(stale) }
         var syncing: BackgroundWork<Void>?
         if let whileSyncing {
             syncing = BackgroundWork { [working] () throws -> Void in try AtomicFile.sync(working) }
@@ -103,6 +104,9 @@ public struct SeedBuilder: Sendable {
             // A rejects file left by an earlier build would describe rows this build accepted.
             try? FileManager.default.removeItem(atPath: request.rejectsPath)
         }
+        let deltas = request.baseRelease.map { base in
+            loads.timings.measure("deltas") { DeltaStage(policy: request.deltas).run(base: base, store: request.storePath, dataset: request.dataset) }
+        }
         return BuiltStore(
             storePath: request.storePath, rejectsPath: rejectsPath, rowCounts: loads.rowCounts,
             sources: loads.sources.map { source in
@@ -111,7 +115,7 @@ public struct SeedBuilder: Sendable {
                 return source
             },
             rejected: rejects.count, shownRejects: rejects.shown, warnings: loads.warnings, metadata: metadata,
-            timings: loads.timings)
+            timings: loads.timings, deltas: deltas)
     }
 
     struct Loads {

@@ -24,6 +24,10 @@ public struct BuildOptions: Sendable {
     public var format: StoreLayout?
     /// The release the build follows (``BuildRequest/base``).
     public var base: String?
+    /// K: deltas from the last K releases (``DeltaPolicy``); nil takes `seedbuild.json`'s, else 7.
+    public var deltaCount: Int?
+    /// The share of the artifact a delta must stay under; nil takes `seedbuild.json`'s, else 0.5.
+    public var deltaMaxShare: Double?
 
     public static let defaultOutputDirectory = "build/seed"
 
@@ -82,6 +86,9 @@ public struct BuildOptions: Sendable {
             dataset: dataset, maxRejects: maxRejects, dataVersion: dataVersion)
         request.links = resolved.links
         request.base = base
+        request.deltas = DeltaPolicy(
+            count: deltaCount ?? project?.deltas ?? DeltaPolicy.defaultCount,
+            maxShare: deltaMaxShare ?? project?.deltaMaxShare ?? DeltaPolicy.defaultMaxShare)
         request.maxRecordBytes = maxRecordBytes
         request.layout = format ?? project?.format ?? .coreData
         return (request, warnings)

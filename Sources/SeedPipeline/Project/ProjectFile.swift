@@ -12,7 +12,9 @@ import SeedStore
 ///   "sources": { "County": "seeds/counties.csv" },
 ///   "mapping": "seeds/mapping.json",
 ///   "out": "build/seed",
-///   "publish": "dist"
+///   "publish": "dist",
+///   "deltas": 7,
+///   "deltaMaxShare": 0.5
 /// }
 /// ```
 /// Every key is optional; paths are relative to the file's folder; command-line flags override them.
@@ -30,6 +32,10 @@ public struct ProjectFile: Sendable, Equatable {
     public var publish: String?
     /// The store layout: `coredata` (the default) or `plain`.
     public var format: StoreLayout?
+    /// K: deltas from the last K releases, 0 for none (``DeltaPolicy``).
+    public var deltas: Int?
+    /// The share of the artifact a delta must stay under, more than 0 and at most 1.
+    public var deltaMaxShare: Double?
 
     public init() {}
 
@@ -55,12 +61,16 @@ public struct ProjectFile: Sendable, Equatable {
         func resolve(_ value: String) -> String {
             value.hasPrefix("/") ? value : base.appendingPathComponent(value).standardizedFileURL.relativePath(from: FileManager.default.currentDirectoryPath)
         }
+        // JSONSerialization gives true and false as NSNumbers too (of type "c"), which `as? Int` takes.
+        func isBoolean(_ value: Any) -> Bool {
+            (value as? NSNumber).map { String(cString: $0.objCType) == "c" } ?? false
+        }
         func string(_ key: String) throws(IngestError) -> String? {
             guard let value = object[key] else { return nil }
             guard let string = value as? String else { throw fail("\"\(key)\" must be a string") }
             return string
         }
-        let allowed: Set<String> = ["model", "userModels", "configuration", "dataset", "sources", "mapping", "out", "publish", "format"]
+        let allowed: Set<String> = ["model", "userModels", "configuration", "dataset", "sources", "mapping", "out", "publish", "format", "deltas", "deltaMaxShare"]
         if let unknown = object.keys.filter({ !allowed.contains($0) }).sorted().first {
             throw fail("unknown key \"\(unknown)\"; allowed keys are \(allowed.sorted().joined(separator: ", "))")
         }
@@ -77,6 +87,16 @@ public struct ProjectFile: Sendable, Equatable {
         project.mapping = try string("mapping").map(resolve)
         project.out = try string("out").map(resolve)
         project.publish = try string("publish").map { $0.contains("://") ? $0 : resolve($0) }
+        if let value = object["deltas"] {
+            guard let count = value as? Int, !isBoolean(value), count >= 0 else { throw fail("\"deltas\" must be a whole number, 0 or more (0: no deltas)") }
+            project.deltas = count
+        }
+        if let value = object["deltaMaxShare"] {
+            guard let share = (value as? NSNumber)?.doubleValue, !isBoolean(value), share > 0, share <= 1 else {
+                throw fail("\"deltaMaxShare\" must be a number more than 0 and at most 1, such as 0.5 (50% of the artifact)")
+            }
+            project.deltaMaxShare = share
+        }
         if let value = object["userModels"] {
             guard let models = value as? [String] else { throw fail("\"userModels\" must be a list of paths") }
             project.userModels = models.map(resolve)

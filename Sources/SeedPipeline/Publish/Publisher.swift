@@ -4,7 +4,7 @@ import SeedStore
 
 /// The publish stage: a build's artifact and manifest → `<dataset>/<model-version>/` on a server.
 ///
-/// Layout: `artifacts/<sha256>.sqlite.gz` and `manifests/<data-version>.json` (immutable), then
+/// Layout: `artifacts/<sha256>.sqlite.gz`, `deltas/<sha256>.delta.gz` and `manifests/<data-version>.json` (immutable), then
 /// `latest.json` (the only object ever replaced) written last, after every upload was checked.
 /// A failure before the pointer is replaced leaves the previous release fully valid. Publishing a
 /// build whose content equals the current release's uploads no artifact; it refreshes the manifest
@@ -53,6 +53,15 @@ public struct Publisher: Sendable {
         public var expires: Date?
         /// Why a refresh was made (or why one was due but this build's manifest is no fresher).
         public var reason: String?
+        /// The deltas the current release's manifest lists, where they are published.
+        public var deltas: [PublishedDelta] = []
+    }
+
+    /// A delta of the current release in the channel.
+    public struct PublishedDelta: Sendable, Equatable {
+        public var fromDataVersion: Int64
+        public var url: String
+        public var bytes: Int64
     }
 
     /// - Parameters:
@@ -95,17 +104,27 @@ public struct Publisher: Sendable {
         return result(refreshReason == nil ? .published : .refreshed, channel, pointer, manifest: local.manifest, pruned: pruned, reason: refreshReason)
     }
 
-    /// Uploads the artifact (a no-op when the same bytes are there) and the manifest, reads both back,
+    /// Uploads the artifact (a no-op when the same bytes are there), the deltas and the manifest, reads them back,
     /// then replaces `latest.json`; nil when another publish put the same content there meanwhile.
     private func upload(_ local: LocalRelease, to channel: PublishDestination, refreshing: Bool) throws -> ReleasePointer? {
         let remoteArtifact = ReleasePointer.artifactPath(sha256: local.artifactSHA256)
         try channel.putImmutable(file: local.artifactPath, sha256: local.artifactSHA256, at: remoteArtifact)
+        // The deltas before the manifest that lists them, immutable like the artifact.
+        for delta in local.deltas {
+            try channel.putImmutable(file: delta.path, sha256: delta.entry.sha256, at: ReleasePointer.deltaPath(sha256: delta.entry.sha256))
+        }
         let manifestSHA = try FileDigest(of: local.manifestPath).sha256
         let remoteManifest = try manifestPath(for: local.dataVersion, sha256: manifestSHA, in: channel)
         try channel.putImmutable(file: local.manifestPath, sha256: manifestSHA, at: remoteManifest)
         // Read back before the pointer moves: what apps will download must be what was built.
         guard let (remoteBytes, remoteSHA) = try channel.checksum(remoteArtifact), remoteBytes == local.artifactBytes, remoteSHA == local.artifactSHA256 else {
             throw PublishError(url: channel.describe(remoteArtifact), method: "GET", status: nil, "the uploaded artifact does not read back with the built bytes")
+        }
+        for delta in local.deltas {
+            let remote = ReleasePointer.deltaPath(sha256: delta.entry.sha256)
+            guard let (bytes, sha) = try channel.checksum(remote), bytes == delta.entry.bytes, sha == delta.entry.sha256 else {
+                throw PublishError(url: channel.describe(remote), method: "GET", status: nil, "the uploaded delta from data version \(delta.entry.fromDataVersion) does not read back with the built bytes")
+            }
         }
         guard let (_, remoteManifestSHA) = try channel.checksum(remoteManifest), remoteManifestSHA == manifestSHA else {
             throw PublishError(url: channel.describe(remoteManifest), method: "GET", status: nil, "the uploaded manifest does not read back with the built bytes")
@@ -143,7 +162,10 @@ public struct Publisher: Sendable {
             outcome: outcome, channel: channel.describe(""), dataVersion: pointer.dataVersion, pruned: pruned,
             pointerURL: channel.describe(ReleasePointer.fileName), manifestURL: channel.describe(pointer.manifest),
             artifactURL: manifest?.artifact.map { channel.describe(ReleasePointer.artifactPath(sha256: $0.sha256)) } ?? "",
-            expires: manifest?.expires, reason: reason)
+            expires: manifest?.expires, reason: reason,
+            deltas: (manifest?.deltas ?? []).map { entry in
+                PublishedDelta(fromDataVersion: entry.fromDataVersion, url: channel.describe(ReleasePointer.deltaPath(sha256: entry.sha256)), bytes: entry.bytes)
+            })
     }
 
     private func notNewer(_ dataVersion: Int64, _ published: Int64, _ channel: PublishDestination) -> PublishError {
@@ -193,50 +215,5 @@ public struct Publisher: Sendable {
         }
         let signer = S3Signer(credentials: .init(accessKey: accessKey, secretKey: secretKey, sessionToken: environment["AWS_SESSION_TOKEN"]), region: region)
         return S3Destination(endpoint: endpoint, bucket: bucket, prefix: prefix + channel, signer: signer, transport: transport, acl: s3ACL, cachePolicy: cachePolicy)
-    }
-
-    /// Removes manifests, and the artifacts only they named, beyond the newest `keep` releases.
-    /// Where a destination cannot list its folders (plain WebDAV), `latest.json`'s release list tells
-    /// what is published; after pruning, the pointer is rewritten with the releases kept.
-    private func prune(_ channel: PublishDestination, pointer: ReleasePointer) throws -> [String] {
-        guard let keep else { return [] }
-        let current = pointer.dataVersion
-        let listedNames = try channel.list("manifests")
-        let listed = listedNames.map { Set($0.compactMap(Self.dataVersion(ofManifestNamed:))) }
-        let versions = (listed.map(Array.init) ?? pointer.releases).sorted(by: >)
-        let kept = Set(versions.prefix(max(keep, 1))).union([current])
-        var keptArtifacts = Set<String>()
-        for version in kept {
-            if let data = try channel.read(ReleasePointer.manifestPath(dataVersion: version), maxBytes: ReleasePointer.maxBytes),
-                let sha = (try? Manifest(data: data, path: ""))?.artifact?.sha256 {
-                keptArtifacts.insert(ReleasePointer.artifactPath(sha256: sha))
-            }
-        }
-        var pruned: [String] = []
-        for version in versions where !kept.contains(version) {
-            let path = ReleasePointer.manifestPath(dataVersion: version)
-            if let data = try channel.read(path, maxBytes: ReleasePointer.maxBytes),
-                let sha = (try? Manifest(data: data, path: ""))?.artifact?.sha256,
-                !keptArtifacts.contains(ReleasePointer.artifactPath(sha256: sha)) {
-                try channel.delete(ReleasePointer.artifactPath(sha256: sha))
-                pruned.append(ReleasePointer.artifactPath(sha256: sha))
-            }
-            try channel.delete(path)
-            pruned.append(path)
-            // Its refreshed manifests too (`<version>-<sha>.json`), where the folder can be listed.
-            for name in (listedNames ?? []).sorted() where name != "\(version).json" && Self.dataVersion(ofManifestNamed: name) == version {
-                try channel.delete("manifests/" + name)
-                pruned.append("manifests/" + name)
-            }
-        }
-        if !pruned.isEmpty {
-            // Only if latest.json is still this publish's: a newer one written meanwhile keeps its own list.
-            try channel.updatePointer { data in
-                guard let data, var now = try? ReleasePointer(data: data, source: ""), now == pointer else { return nil }
-                now.releases = now.releases.filter { kept.contains($0) }
-                return now.data
-            }
-        }
-        return pruned
     }
 }

@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+
+/// The nightly job's deltas as an operator sees them: `--deltas`, `--delta-max-share`, `seedbuild.json`,
+/// and what `seedbuild run --json` reports.
+@Suite("Deltas on the command line")
+struct DeltaCommandTests {
+    /// Removes the first postcode row left, so each night changes the data.
+    private func changeData(_ project: SampleProject) throws {
+        let path = project.path("seeds/postcodes.csv")
+        var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        lines.remove(at: 1)
+        try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
+    private func json(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    @Test func theNightlyJobPublishesDeltasAndReportsThem() throws {
+        let project = try SampleProject()
+        #expect(try runSeedbuild(["seeds/postcodes.csv", "--data-version", "1"], in: project.url).status == 0)
+        try changeData(project)
+        let second = try runSeedbuild(["seeds/postcodes.csv", "--data-version", "2"], in: project.url)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stdout.contains("delta from 1: postcodes-from-1.delta.gz, "), "\(second.stdout)")
+        #expect(second.stdout.contains("delta from 1: dist/postcodes/2/deltas/"), "the publish says where it went")
+        try changeData(project)
+        let third = try runSeedbuild(["seeds/postcodes.csv", "--data-version", "3", "--json"], in: project.url)
+        #expect(third.status == 0, "\(third.stderr)")
+        let report = try json(third.stdout)
+        let built = try #require(report["build"] as? [String: Any])
+        let deltas = try #require(built["deltas"] as? [[String: Any]])
+        #expect(deltas.compactMap { $0["fromDataVersion"] as? Int } == [2, 1])
+        #expect(deltas.allSatisfy { ($0["shareOfArtifact"] as? Double ?? 1) < 0.5 && ($0["bytes"] as? Int ?? 0) > 0 })
+        #expect((built["deltasLeftOut"] as? [Any])?.isEmpty == true)
+        let published = try #require((report["publish"] as? [String: Any])?["deltas"] as? [[String: Any]])
+        #expect(published.compactMap { $0["fromDataVersion"] as? Int } == [2, 1])
+        for delta in published {
+            #expect(FileManager.default.fileExists(atPath: project.path(try #require(delta["url"] as? String))))
+        }
+
+        // The size rule from the command line: both left out, each with a warning naming it.
+        try changeData(project)
+        let strict = try runSeedbuild(["seeds/postcodes.csv", "--data-version", "4", "--delta-max-share", "0.01%"], in: project.url)
+        #expect(strict.status == 0, "\(strict.stderr)")
+        #expect(!strict.stdout.contains("delta from"))
+        for version in [3, 2] {
+            #expect(strict.stderr.contains("warning: no delta from \(version): "), "\(strict.stderr)")
+        }
+        #expect(strict.stderr.contains("the size rule allows (--delta-max-share)"))
+
+        // seedbuild.json sets K for the job.
+        let settings = project.path("seedbuild.json")
+        let text = try String(contentsOfFile: settings, encoding: .utf8)
+        try text.replacingOccurrences(of: "\"publish\": \"dist\"", with: "\"publish\": \"dist\", \"deltas\": 1").write(toFile: settings, atomically: true, encoding: .utf8)
+        try changeData(project)
+        let one = try json(try runSeedbuild(["seeds/postcodes.csv", "--data-version", "5", "--json"], in: project.url).stdout)
+        #expect(((one["build"] as? [String: Any])?["deltas"] as? [[String: Any]])?.compactMap { $0["fromDataVersion"] as? Int } == [4])
+    }
+
+    @Test func deltaOptionsThatCannotApplyAreRefused() throws {
+        let project = try SampleProject()
+        let noBase = try runSeedbuild(["build", "seeds/postcodes.csv", "--deltas", "3"], in: project.url)
+        #expect(noBase.status == 64 && noBase.stderr.contains("--deltas applies to a build following a base: give --base"), "\(noBase.stderr)")
+        let both = try runSeedbuild(["seeds/postcodes.csv", "--no-base", "--delta-max-share", "0.3"], in: project.url)
+        #expect(both.status == 64 && both.stderr.contains("--delta-max-share applies to a build following a base, and --no-base follows none"), "\(both.stderr)")
+        let share = try runSeedbuild(["seeds/postcodes.csv", "--delta-max-share", "150%"], in: project.url)
+        #expect(share.status == 64 && share.stderr.contains("--delta-max-share takes a fraction more than 0 and at most 1 (0.5) or a percentage (50%), got \"150%\""), "\(share.stderr)")
+        let negative = try runSeedbuild(["seeds/postcodes.csv", "--deltas=-1"], in: project.url)
+        #expect(negative.status == 64 && negative.stderr.contains("--deltas must be 0 (none) or more"), "\(negative.stderr)")
+        try #"{"model": "schemas/PostCodesModel.xcdatamodeld", "deltaMaxShare": 2}"#.write(toFile: project.path("seedbuild.json"), atomically: true, encoding: .utf8)
+        let file = try runSeedbuild(["seeds/postcodes.csv"], in: project.url)
+        #expect(file.status == 65 && file.stderr.contains("\"deltaMaxShare\" must be a number more than 0 and at most 1"), "\(file.stderr)")
+    }
+}
