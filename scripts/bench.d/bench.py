@@ -260,7 +260,7 @@ def report(rows, size, order, layouts, rounds):
             if "apply_s" in last:
                 apply = ratio(lambda r, l: l["apply_s"] / l["full_fetch_s"])
                 print(f"  {'':{len(layout)}}  fetch of that night by an app holding the night before: via {last['apply_via']}"
-                      f"{' (' + str(last['apply_fallback']) + ')' if last.get('apply_fallback') else ''}, {last['apply_bytes']:,} bytes downloaded, "
+                      f"{' (' + str(last['apply_fallback']) + ')' if last.get('apply_fallback') else ''}, {last['apply_bytes'] or 0:,} bytes downloaded, "
                       f"{apply:.2f}x a full fetch's time (target <= 0.2), peak {last['apply_kib'] / 1024:.1f} MiB (< 64)")
 
 if __name__ == "__main__":

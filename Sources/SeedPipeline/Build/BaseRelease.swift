@@ -45,7 +45,7 @@ struct BaseRelease: Sendable {
             let base = BaseRelease(
                 path: path, metadata: metadata, highWater: try highWater(path, schema: schema), location: location,
                 manifest: located.manifest, deltaLocation: located.deltas, temporary: temporary)
-            try base.check(request: request, schema: schema)
+            try base.check(request: request, schema: schema, quickCheck: !located.checked)
             return base
         } catch {
             if let temporary { try? FileManager.default.removeItem(atPath: temporary) }
@@ -72,6 +72,8 @@ struct BaseRelease: Sendable {
         var temporary: String?
         var manifest: Manifest? = nil
         var deltas: DeltaLocation? = nil
+        /// Whether `quick_check` passed already (the installer's, for a base fetched from its channel).
+        var checked = false
     }
 
     /// The base's store as a local file: as it is, inflated, or fetched from its channel.
@@ -126,7 +128,7 @@ struct BaseRelease: Sendable {
         installer.allowUnsigned = true
         do {
             let installed = try installer.install(from: channel, to: folder)
-            return Located(path: installed.storePath, temporary: folder, manifest: installed.manifest, deltas: .channel(channel))
+            return Located(path: installed.storePath, temporary: folder, manifest: installed.manifest, deltas: .channel(channel), checked: true)
         } catch {
             try? FileManager.default.removeItem(atPath: folder)
             throw IngestError(.badData, file: channel, "the base release could not be fetched from its channel: \(error); fix the channel, or build with --no-base")
@@ -153,8 +155,9 @@ struct BaseRelease: Sendable {
         }
     }
 
-    /// Refuses a base that is not a release of this build's channel, or not sound.
-    private func check(request: BuildRequest, schema: StoreSchema) throws {
+    /// Refuses a base that is not a release of this build's channel, or not sound (`quick_check`, unless the
+    /// installer ran it on a base fetched from its channel).
+    private func check(request: BuildRequest, schema: StoreSchema, quickCheck: Bool) throws {
         let refuse = { (why: String) in
             IngestError(.badData, file: location, "the base release \(why), so its objects' numbers cannot be followed; give a release of this channel as --base, or --no-base to number them afresh (a new channel)")
         }
@@ -171,6 +174,7 @@ struct BaseRelease: Sendable {
         if !differing.isEmpty {
             throw refuse("is of another seed model version (\(differing.joined(separator: ", ")) differ)")
         }
+        guard quickCheck else { return }
         let queue = try StoreFile.openReadOnly(path)
         defer { try? queue.close() }
         let problems = try queue.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }

@@ -36,7 +36,9 @@ public struct SeedBuilder: Sendable {
     ) throws -> BuiltStore {
         let schema = try StoreSchema(model: try request.stampModel(), configuration: request.configuration, layout: request.layout)
         var request = request
+        let opening = DispatchTime.now().uptimeNanoseconds
         request.baseRelease = try request.base.map { try BaseRelease.open($0, for: request, schema: schema) }
+        let openedBase = Double(DispatchTime.now().uptimeNanoseconds - opening) / 1e9
         defer { request.baseRelease?.close() }
         // Refuses a derivation that cannot be computed before any row is read.
         let derived = try schema.derivedUpdates(now: request.buildTime)
@@ -69,6 +71,8 @@ public struct SeedBuilder: Sendable {
         } catch {
             throw BuildFault.translate(error, writing: request.storePath)
         }
+        // Fetched from its channel, inflated or read where it is, and checked.
+        if request.baseRelease != nil { loads.timings.prepend("base release", seconds: openedBase) }
 
         if rejects.count > request.maxRejects {
             let kept = try rejects.finish().map { try publishRejects($0, to: request.rejectsPath) } ?? request.rejectsPath
