@@ -1,5 +1,6 @@
 import Foundation
 @testable import SeedInstall
+import SeedModel
 import SeedPipeline
 import SeedTestSupport
 import Testing
@@ -172,6 +173,44 @@ struct DeltaInstallTests {
         #expect(again.outcome == .alreadyInstalled && again.via == nil && again.downloadedBytes > 0)
     }
 
+    /// An app whose model has a user entity the channel's has not gets the seed re-stamped on the
+    /// device. Named after the seed's entities, it leaves their numbers, and the re-stamp changes the
+    /// metadata tables only: the delta applies and the result is re-stamped again. Named before them,
+    /// it renumbers the seed's rows, which are then no longer the delta's base: the artifact comes.
+    @Test(arguments: ["Zoo", "Bookmark"])
+    func aStoreRestampedForTheAppsModel(userEntity: String) throws {
+        try fixture.release(7, DeltaChannelFixture.postcodes(0..<300), layout: .coreData)
+        try fixture.publish(7)
+        let user = #"{"name": "User", "versionIdentifiers": ["1"], "configurations": [{"name": "UserConf", "entities": ["ENTITY"]}], "entities": [{"name": "ENTITY", "attributes": [{"name": "note", "type": "String"}]}]}"#
+        var installer = fixture.installer()
+        installer.model = try Model.merged([
+            ModelLoader.load(json: Data(testModelJSON.utf8), source: ModelSource(file: "model.json", version: "1")),
+            ModelLoader.load(json: Data(user.replacingOccurrences(of: "ENTITY", with: userEntity).utf8), source: ModelSource(file: "user.json")),
+        ])
+        #expect(try installer.install(from: fixture.channel, to: fixture.app).restamped)
+        try fixture.release(8, DeltaChannelFixture.postcodes(5..<310) { $0 % 50 == 0 }, layout: .coreData, base: 7)
+        try TestDeltas.add(from: fixture.directory.path("out-7"), to: fixture.directory.path("out-8"), channel: fixture.channel)
+        try fixture.publish(8)
+
+        let (result, log) = try fixture.install(from: fixture.channel, with: installer)
+        #expect(result.outcome == .installed && result.restamped)
+        if userEntity == "Zoo" {
+            #expect(result.via == .delta, "\(String(describing: result.fallback))")
+            let expected = try fixture.rows(fixture.directory.path("out-8/postcodes.sqlite"))
+            #expect(try fixture.rows(result.storePath) == expected)
+        } else {
+            #expect(result.via == .full && result.fallback?.reason == .restamped, "\(String(describing: result.fallback))")
+            #expect(result.fallback?.message.contains("re-stamped on this device with the app's entity numbers") == true)
+        }
+        let metadata = try StoreMetadata.read(at: URL(fileURLWithPath: result.storePath))
+        #expect(metadata.dataVersion == 8 && metadata[StoreMetadata.Key.restampedFrom] != nil)
+        #expect(metadata.versionHashes.keys.contains(userEntity), "stamped for the app's model again")
+        let sha256 = try FileDigest(of: result.storePath).sha256
+        #expect(InstalledSeed(directory: fixture.app, dataset: "postcodes").current?.storeSHA256 == sha256, "the re-stamped file is what a next delta's base must be")
+        #expect(try installedFiles(fixture.app) == ["postcodes-8.sqlite", "postcodes.current"])
+        fixture.expectSevenInUseUntilChecked(log)
+    }
+
     /// A release without a delta from the installed one comes whole, and says why.
     @Test func withoutADeltaTheArtifactComesWhole() throws {
         try fixture.release(7, DeltaChannelFixture.postcodes(0..<300), layout: .coreData)
@@ -307,5 +346,27 @@ struct DeltaAttackTests {
         let (result, _) = try fixture.install(from: fixture.channel)
         #expect(result.via == .delta, "\(String(describing: result.fallback))")
         try fixture.expectEightInstalled(result)
+    }
+}
+
+extension DeltaAttackTests {
+    /// Cancelling while the delta trickles in cancels the install: no fallback to the artifact, the
+    /// installed seed stays, and no file of the attempt is left.
+    @Test(.timeLimit(.minutes(1)))
+    func cancellingDuringTheDeltaDoesNotFallBack() async throws {
+        _ = try fixture.sevenInstalledEightWithDelta()
+        let server = try HostileServer(root: fixture.dist, target: ".delta.gz", attack: .trickle, lifetime: 30)
+        let log = PhaseLog(currentFile: fixture.app + "/postcodes.current")
+        let installer = fixture.installer()
+        let (app, url) = (fixture.app, server.url + "postcodes/1/")
+        let task = Task { try await installer.install(from: url, to: app, progress: log.record) }
+        while !log.entries.contains(where: { $0.phase == .downloadingDelta }) { try await Task.sleep(nanoseconds: 10_000_000) }
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        let artifactGets = server.requests.filter { $0.hasPrefix("GET") && $0.contains("/artifacts/") }
+        #expect(artifactGets.isEmpty, "no fallback after a cancel: \(artifactGets)")
+        #expect(!log.entries.contains { $0.phase == .downloading || $0.phase == .installed })
+        #expect(try installedFiles(fixture.app) == ["postcodes-7.sqlite", "postcodes.current"])
+        withExtendedLifetime(server) {}
     }
 }
