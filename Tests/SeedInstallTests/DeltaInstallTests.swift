@@ -157,7 +157,9 @@ struct DeltaInstallTests {
         #expect(!requests.contains { $0.contains("/artifacts/") } && requests.contains { $0.hasPrefix("GET") && $0.contains("/deltas/") }, "\(requests)")
 
         let artifact = try #require(result.manifest.artifact)
-        #expect(result.downloadedBytes > entry.bytes, "the pointer and the manifest count too")
+        func size(_ file: String) throws -> Int64 { try FileDigest(of: fixture.channel + "/" + file).bytes }
+        let release = try size(ReleasePointer.fileName) + size(ReleasePointer.manifestPath(dataVersion: 8))
+        #expect(result.downloadedBytes == release + entry.bytes, "the pointer, the manifest and the delta, nothing else")
         #expect(result.downloadedBytes * 4 < artifact.bytes, "\(result.downloadedBytes) bytes by delta, the artifact is \(artifact.bytes)")
 
         let installed = fixture.app + "/postcodes-8.sqlite"
@@ -170,7 +172,7 @@ struct DeltaInstallTests {
         #expect(snapshot(fixture.directory.path, except: fixture.app) == before, "nothing outside the folder changes")
 
         let again = try fixture.installer().install(from: url, to: fixture.app)
-        #expect(again.outcome == .alreadyInstalled && again.via == nil && again.downloadedBytes > 0)
+        #expect(again.outcome == .alreadyInstalled && again.via == nil && again.downloadedBytes == release)
     }
 
     /// An app whose model has a user entity the channel's has not gets the seed re-stamped on the
@@ -222,7 +224,8 @@ struct DeltaInstallTests {
         #expect(result.via == .full && result.fallback?.reason == .noDelta, "\(String(describing: result.fallback))")
         #expect(result.fallback?.message.contains("no delta from the installed data version 7 (none)") == true)
         let artifact = try #require(result.manifest.artifact)
-        #expect(result.downloadedBytes > artifact.bytes, "the artifact, read from the folder channel, and the manifest")
+        let release = try FileDigest(of: fixture.channel + "/latest.json").bytes + FileDigest(of: fixture.channel + "/manifests/8.json").bytes
+        #expect(result.downloadedBytes == release + artifact.bytes, "the artifact, read from the folder channel, the pointer and the manifest")
         try fixture.expectEightInstalled(result)
         fixture.expectSevenInUseUntilChecked(log)
     }

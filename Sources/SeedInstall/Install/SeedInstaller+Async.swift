@@ -84,12 +84,10 @@ extension SeedInstaller {
     }
 }
 
-/// One install's progress reports and cancellation.
+/// One install's progress reports, cancellation and byte count: one per install, never shared.
 struct InstallRun: Sendable {
     let observer = TransferObserver()
     let progress: @Sendable (InstallProgress) -> Void
-
-    static let unobserved = InstallRun(progress: { _ in })
 
     func report(_ phase: InstallProgress.Phase, _ completed: Int64 = 0, of total: Int64? = nil) {
         progress(InstallProgress(phase: phase, completedBytes: completed, totalBytes: total))

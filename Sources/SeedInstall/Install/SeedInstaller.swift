@@ -75,7 +75,7 @@ public struct SeedInstaller: Sendable {
 
     /// - Throws: ``InstallError`` saying which check refused the release; ``TransferError`` for the network.
     public func install(from channelURL: String, to directory: String) throws -> Result {
-        try install(from: channelURL, to: directory, run: .unobserved)
+        try install(from: channelURL, to: directory, run: InstallRun(progress: { _ in }))
     }
 
     func install(from channelURL: String, to directory: String, run: InstallRun) throws -> Result {
