@@ -24,7 +24,7 @@ import SeedModel
 /// installed, the delta is checked and applied to a copy of it, and the result checked as a full
 /// install checks a store. Any failure there falls back to the artifact in the same fetch;
 /// ``Result/via`` says which way the release came and ``Result/fallback`` why
-/// (`docs/runtime.md`, "Deltas on the device").
+/// (`docs/publishing.md`, "Deltas on the device").
 public struct SeedInstaller: Sendable {
     public var trustedKeys: [TrustedKey] = []
     /// Installs releases nobody vouches for when no trusted key is given. Without a key, whoever can
