@@ -84,7 +84,11 @@ struct FetchCommand: ParsableCommand {
         }
         switch result.outcome {
         case .installed:
-            print("installed data version \(result.dataVersion) as \(result.storePath)")
+            let via = result.via == .delta ? "by a delta" : "by the full artifact"
+            print("installed data version \(result.dataVersion) as \(result.storePath) (\(via), \(result.downloadedBytes) bytes downloaded)")
+            if let fallback = result.fallback {
+                print("the delta was not used (\(fallback.reason.rawValue)): \(fallback.message)")
+            }
             if result.restamped {
                 print("re-stamped on this device for the app's model (the release was stamped for other user entities): it opens directly, with no migration")
             } else if let plan = result.migration, plan.isEmpty {
@@ -96,13 +100,17 @@ struct FetchCommand: ParsableCommand {
         }
     }
 
-    /// `--json`: what was installed, where, signed by which key, and how it opens under the app's model.
+    /// `--json`: what was installed, where, signed by which key, how it came (`via`, `downloadedBytes`,
+    /// and `fallback` when a delta was not used), and how it opens under the app's model.
     static func summary(_ result: SeedInstaller.Result) -> [String: Any] {
         var object: [String: Any] = [
             "outcome": result.outcome.rawValue, "dataVersion": result.dataVersion, "storePath": result.storePath,
             "signedBy": result.signedBy ?? NSNull(),
             "opensBy": opensBy(result),
+            "via": result.via?.rawValue ?? NSNull(),
+            "downloadedBytes": result.downloadedBytes,
         ]
+        if let fallback = result.fallback { object["fallback"] = ["reason": fallback.reason.rawValue, "message": fallback.message] }
         if let plan = result.migration, !plan.isEmpty { object["migration"] = "\(plan)" }
         return object
     }

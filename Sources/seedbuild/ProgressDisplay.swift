@@ -34,16 +34,19 @@ final class ProgressDisplay: @unchecked Sendable {
         }
     }
 
-    /// An install's step (`seedbuild fetch`): bytes with a bar while downloading and inflating.
+    /// An install's step (`seedbuild fetch`): bytes with a bar while downloading (a delta or the
+    /// artifact) and inflating.
     func update(_ progress: InstallProgress) {
         let label = switch progress.phase {
         case .checkingRelease: "checking the release"
+        case .downloadingDelta: "downloading the delta"
+        case .applyingDelta: "applying the delta"
         case .downloading: "downloading"
         case .inflating: "inflating"
         case .checkingStore: "checking the store"
         case .installed: "installed"
         }
-        if progress.phase == .downloading || progress.phase == .inflating {
+        if [.downloadingDelta, .downloading, .inflating].contains(progress.phase) {
             updateBytes(label, done: progress.completedBytes, total: progress.totalBytes ?? 0)
         } else {
             status(label)

@@ -10,8 +10,8 @@ import SeedModel
 /// The copy is checked before it is written under `output`: the delta's tables and base release
 /// against the store's (before any statement), every statement in one transaction with foreign keys
 /// deferred (a row may point at one inserted later), `quick_check`, and the result's content digest —
-/// recomputed from its rows in Core Data's layout, where the store carries the model that names its
-/// tables — against the delta's. Any failure leaves nothing under `output`, and `base` untouched.
+/// recomputed from its rows (in Core Data's layout through the model the store carries) — against
+/// the delta's. Any failure leaves nothing under `output`, and `base` untouched.
 public enum DeltaApplier {
     /// - Returns: the result's metadata (its data version and digest are the delta's `to`).
     /// - Throws: ``DeltaError`` (another schema or base, a conflict, a wrong result), ``StoreError``
@@ -21,8 +21,16 @@ public enum DeltaApplier {
         return try AtomicFile.changeCopy(of: base, to: output, mode: outputMode) { temporary in try apply(delta, inPlace: temporary, base: base) }
     }
 
-    /// Applies `delta` to a store file this process owns, in place; `base` names the store in messages.
+    /// Applies `delta` to a store file this process owns, in place, and checks the result; `base`
+    /// names the store in messages.
     static func apply(_ delta: Delta, inPlace path: String, base: String) throws -> StoreMetadata {
+        try applyStatements(delta, inPlace: path, base: base)
+        return try checkResult(of: delta, at: path, base: base)
+    }
+
+    /// Runs the delta's plan on a store file this process owns, in one transaction: refused before
+    /// any statement when the store is of another schema or release, rolled back on a conflict.
+    static func applyStatements(_ delta: Delta, inPlace path: String, base: String) throws {
         let store = try StoreConnection(path: path, mode: .writable)
         let before = try StoreMetadata.read(from: store)
         let target = DeltaTarget(
@@ -40,6 +48,12 @@ public enum DeltaApplier {
                 try store.execute(statement.sql, statement.values.map(\.storeValue))
             }
         }
+    }
+
+    /// The store a delta gave must be its `to` release: `quick_check`, then its data version and
+    /// content digest, recomputed from its rows.
+    static func checkResult(of delta: Delta, at path: String, base: String) throws -> StoreMetadata {
+        let store = try StoreConnection(path: path, mode: .writable)
         let problems = try store.strings("PRAGMA quick_check")
         guard problems == ["ok"] else {
             throw DeltaError(.inconsistent, "\(base): quick_check after the delta: \(problems.prefix(3).joined(separator: "; ")); fetch the full artifact")
@@ -72,11 +86,13 @@ public enum DeltaApplier {
         return tables
     }
 
-    /// The content digest of the store's rows, recomputed in Core Data's layout from the model the
-    /// store carries; nil in the plain layout, whose tables only the runtime's schema names.
+    /// The content digest of the store's rows, recomputed: in Core Data's layout from the model the
+    /// store carries; in the plain layout from its tables (``plainContentDumps(_:)``).
     private static func recomputedDigest(_ store: StoreConnection, metadata: StoreMetadata) throws -> String? {
-        guard try StoreFile.layout(of: store) == .coreData,
-            case .blob(let plist)? = try store.rows("SELECT Z_PLIST FROM Z_METADATA LIMIT 1").first?.first,
+        guard try StoreFile.layout(of: store) == .coreData else {
+            return try ContentDigest.compute(store, tables: plainContentDumps(try tables(of: store)))
+        }
+        guard case .blob(let plist)? = try store.rows("SELECT Z_PLIST FROM Z_METADATA LIMIT 1").first?.first,
             let list = try? PropertyListSerialization.propertyList(from: plist, format: nil) as? [String: Any],
             let json = list[StoreMetadata.CoreDataKey.model] as? String
         else { return nil }
@@ -84,6 +100,21 @@ public enum DeltaApplier {
         let configuration = metadata.configuration ?? SeedModel.Configuration.defaultName
         let schema = try CoreDataSchema(model: model, configuration: configuration, conventions: CoreDataConventions(entityNumbers: try StoreFile.entityNumbers(in: store)))
         return try ContentDigest.compute(store, tables: schema.contentDumps)
+    }
+}
+
+extension DeltaApplier {
+    /// The plain layout's tables the content digest covers, each dumped as the runtime's schema
+    /// dumps it: every table but the metadata ones (`seed_metadata`, `seed_model`,
+    /// `seed_object_version`), its columns in table order, rows by primary key (an entity's key
+    /// column; a join table's source, destination).
+    static func plainContentDumps(_ tables: [DeltaTable]) -> [(name: String, select: String)] {
+        let metadata: Set<String> = [StoreMetadata.tableName, StoreMetadata.modelTableName, "seed_object_version"]
+        return tables.filter { !metadata.contains($0.name) && $0.isKeyed }.map { table in
+            let columns = table.columns.map(DeltaPlan.quote).joined(separator: ", ")
+            let keys = table.keyColumns.map { DeltaPlan.quote(table.columns[$0]) }.joined(separator: ", ")
+            return (table.name, "SELECT \(columns) FROM \(DeltaPlan.quote(table.name)) ORDER BY \(keys)")
+        }
     }
 }
 

@@ -51,7 +51,8 @@ package enum AtomicFile {
 
     /// Copies `source` beside `output` under a temporary name (writable; fold a store's write-ahead
     /// log into it first), lets `change` work on the copy, and renames it to `output` with `mode`; a failure
-    /// leaves nothing under `output` and `source` untouched.
+    /// leaves nothing under `output` and `source` untouched. The copy is a clone where the file system
+    /// has them (``DownloadFile/clone(of:to:mode:)``): only the pages `change` writes are new.
     package static func changeCopy<T>(of source: String, to output: String, mode: mode_t, _ change: (String) throws -> T) throws -> T {
         guard FileManager.default.fileExists(atPath: source) else {
             throw StoreError(.notFound, path: source, "no such file; check the path")
@@ -60,10 +61,9 @@ package enum AtomicFile {
         let temporary = temporaryPath(for: output)
         defer { unlink(temporary) }
         do {
-            try FileManager.default.copyItem(atPath: source, toPath: temporary)
-            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: temporary)
+            _ = try DownloadFile.clone(of: source, to: temporary, mode: 0o644)
         } catch {
-            throw StoreError(.io, path: output, "cannot copy \(source) beside it: \(error.localizedDescription)")
+            throw StoreError(.io, path: output, "cannot copy \(source) beside it: \(error)")
         }
         let result = try change(temporary)
         try commit(temporary, to: output, mode: mode)

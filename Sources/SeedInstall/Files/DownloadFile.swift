@@ -30,7 +30,8 @@ package final class DownloadFile: @unchecked Sendable {
         var isValid = true
     }
 
-    private init(path: String, descriptor: Int32) throws(TransferError) {
+    /// Takes `descriptor` (closed on failure and when the file goes) when it is a plain file of this user's with one link.
+    init(path: String, descriptor: Int32) throws(TransferError) {
         var info = stat()
         guard fstat(descriptor, &info) == 0, Self.isPlainOwnFile(info) else {
             close(descriptor)
@@ -73,7 +74,7 @@ package final class DownloadFile: @unchecked Sendable {
         (info.st_mode & S_IFMT) == S_IFREG && info.st_nlink == 1 && info.st_uid == geteuid()
     }
 
-    private static func error(_ what: String, _ path: String) -> TransferError {
+    static func error(_ what: String, _ path: String) -> TransferError {
         TransferError(.file("\(what): \(String(cString: strerror(errno))); check nothing else stands at that name and the folder is writable"), method: "open", url: path)
     }
 
@@ -139,20 +140,28 @@ package final class DownloadFile: @unchecked Sendable {
             return FileDigest(bytes: size, sha256: Data(hashed.finalize()).hexString)
         }
         var hasher = SHA256()
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 1)
+        let bytes = try Self.forEachChunk(of: descriptor, path: path) { chunk, _ in hasher.update(bufferPointer: chunk) }
+        return FileDigest(bytes: bytes, sha256: Data(hasher.finalize()).hexString)
+    }
+
+    /// Reads the file open at `descriptor` from its start in 1 MiB chunks, handing each to `body`
+    /// with its offset; returns the bytes read.
+    static func forEachChunk(
+        of descriptor: Int32, path: String, _ body: (UnsafeRawBufferPointer, Int64) throws(TransferError) -> Void
+    ) throws(TransferError) -> Int64 {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
         var offset: Int64 = 0
         while true {
             let count = pread(descriptor, buffer.baseAddress!, buffer.count, off_t(offset))
             if count < 0 {
                 if errno == EINTR { continue }
-                throw Self.error("cannot read", path)
+                throw error("cannot read", path)
             }
-            if count == 0 { break }
-            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            if count == 0 { return offset }
+            try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), offset)
             offset += Int64(count)
         }
-        return FileDigest(bytes: offset, sha256: Data(hasher.finalize()).hexString)
     }
 
     /// Unlinks the name if it still is this file (never something put there since).

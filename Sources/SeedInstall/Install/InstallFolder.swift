@@ -18,6 +18,9 @@ struct InstallFolder {
 
     func partialName(dataVersion: Int64) -> String { ".\(dataset)-\(dataVersion).sqlite.gz.part" }
 
+    /// Where a delta to `dataVersion` is downloaded; never resumed, removed once read or refused.
+    func deltaPartialName(dataVersion: Int64) -> String { ".\(dataset)-\(dataVersion).delta.gz.part" }
+
     /// Creates the folder if needed and takes the dataset's install lock, waiting for another install
     /// into the same folder to end, but never past `deadline`.
     func lock(until deadline: Deadline) throws(TransferError) -> FolderLock {
@@ -46,8 +49,9 @@ struct InstallFolder {
         return FolderLock(descriptor: fd)
     }
 
-    /// Removes partial downloads of other data versions and temporary files of this dataset left by a
-    /// killed install (hold the lock); `keeping` is the partial download this install goes on with.
+    /// Removes partial downloads of other data versions, deltas, and temporary files of this dataset
+    /// (a copy a delta was being applied to, its journal) left by a killed install (hold the lock);
+    /// `keeping` is the partial download this install goes on with.
     func removeLeftovers(keeping: String) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         for name in names where name != keeping && isLeftover(name) {
@@ -58,8 +62,8 @@ struct InstallFolder {
 
     private func isLeftover(_ name: String) -> Bool {
         let versioned = ".\(dataset)-"
-        if name.hasPrefix(versioned), name.hasSuffix(".sqlite.gz.part") {
-            return name.dropFirst(versioned.count).dropLast(".sqlite.gz.part".count).allSatisfy(\.isNumber)
+        for suffix in [".sqlite.gz.part", ".delta.gz.part"] where name.hasPrefix(versioned) && name.hasSuffix(suffix) {
+            return name.dropFirst(versioned.count).dropLast(suffix.count).allSatisfy(\.isNumber)
         }
         if name.hasPrefix(versioned), let range = name.range(of: ".sqlite.tmp-") {
             return name[name.index(name.startIndex, offsetBy: versioned.count)..<range.lowerBound].allSatisfy(\.isNumber)

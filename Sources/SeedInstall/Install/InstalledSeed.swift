@@ -34,6 +34,11 @@ struct InstalledSeed {
     struct Current {
         var store: String
         var dataVersion: Int64
+        /// The release's content digest, as its manifest stated it.
+        var contentDigest: String?
+        /// The store file's SHA-256 as installed (after a re-stamp, of the re-stamped file); nil in a
+        /// `.current` written before installs recorded it.
+        var storeSHA256: String?
     }
 
     let directory: String
@@ -48,12 +53,19 @@ struct InstalledSeed {
             let object = (try? JSONValue(jsonText: text))?.objectValue, let store = object["store"]?.stringValue,
             let version = object["dataVersion"]?.integerValue, isStoreName(store)
         else { return nil }
-        return Current(store: store, dataVersion: version)
+        let digest = object["contentDigest"]?.stringValue, sha256 = object["storeSHA256"]?.stringValue
+        return Current(
+            store: store, dataVersion: version, contentDigest: digest,
+            storeSHA256: sha256.flatMap { ReleaseNames.isSHA256($0) ? $0 : nil })
     }
 
     /// Points `.current` at the new store, then removes the stores it no longer names.
-    func switchTo(storeFile: String, dataVersion: Int64, contentDigest: String) throws {
-        let value: JSONValue = .object(["store": .string(storeFile), "dataVersion": .integer(dataVersion), "contentDigest": .string(contentDigest)])
+    /// - Parameter storeSHA256: the file's SHA-256 as installed, which a later delta's base must still have.
+    func switchTo(storeFile: String, dataVersion: Int64, contentDigest: String, storeSHA256: String) throws {
+        let value: JSONValue = .object([
+            "store": .string(storeFile), "dataVersion": .integer(dataVersion), "contentDigest": .string(contentDigest),
+            "storeSHA256": .string(storeSHA256),
+        ])
         let temporary = AtomicFile.temporaryPath(for: currentFile)
         defer { unlink(temporary) }
         let file = try DownloadFile.create(temporary, mode: 0o644)

@@ -5,18 +5,24 @@ public struct InstallProgress: Sendable, Hashable {
     public enum Phase: String, Sendable, Hashable {
         /// Reading the pointer and the manifest, checking the signature, fields and model.
         case checkingRelease
+        /// Downloading the release's delta from the installed one: ``InstallProgress/completedBytes`` of
+        /// ``InstallProgress/totalBytes`` (the size the manifest states).
+        case downloadingDelta
+        /// Applying the delta to a copy of the installed store, in one transaction.
+        case applyingDelta
         /// Downloading the compressed store: ``InstallProgress/completedBytes`` of ``InstallProgress/totalBytes``.
         case downloading
         /// Inflating it beside the installed seed: bytes of the store written so far.
         case inflating
-        /// `quick_check` and the store's own metadata against the manifest.
+        /// `quick_check`, the store's own metadata and its content against the manifest (after a
+        /// download, or after applying a delta).
         case checkingStore
         /// The new store is in use (the last report of an install that changed something).
         case installed
     }
 
     public var phase: Phase
-    /// Bytes done in this phase (downloading, inflating); 0 in the others.
+    /// Bytes done in this phase (downloading a delta or the artifact, inflating); 0 in the others.
     public var completedBytes: Int64
     /// The bytes the phase will reach, as the manifest states them; nil where there is no such count.
     public var totalBytes: Int64?
@@ -78,12 +84,10 @@ extension SeedInstaller {
     }
 }
 
-/// One install's progress reports and cancellation.
+/// One install's progress reports, cancellation and byte count: one per install, never shared.
 struct InstallRun: Sendable {
     let observer = TransferObserver()
     let progress: @Sendable (InstallProgress) -> Void
-
-    static let unobserved = InstallRun(progress: { _ in })
 
     func report(_ phase: InstallProgress.Phase, _ completed: Int64 = 0, of total: Int64? = nil) {
         progress(InstallProgress(phase: phase, completedBytes: completed, totalBytes: total))

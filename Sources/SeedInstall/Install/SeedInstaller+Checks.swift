@@ -4,12 +4,13 @@ import Foundation
 extension SeedInstaller {
     /// `latest.json` and the manifest it names, each read at most 64 KiB as it arrives; the manifest
     /// must be at the path the pointer's data version gives and match the pointer's SHA-256.
-    func readRelease(_ channel: ReleaseChannel) throws -> (ReleasePointer, Manifest, String) {
+    func readRelease(_ channel: ReleaseChannel, run: InstallRun) throws -> (ReleasePointer, Manifest, String) {
         guard let pointerData = try channel.read(ReleasePointer.fileName, maxBytes: ReleasePointer.maxBytes) else {
             // Over HTTP a missing pointer is a 404 (other statuses are transfer errors).
             let status = if case .http = channel.location { "HTTP 404, " } else { "" }
             throw InstallError(.noRelease, "\(channel.describe(ReleasePointer.fileName)): \(status)no release there; check the channel URL (<server>/<dataset>/<model-version>/)")
         }
+        run.observer.received(Int64(pointerData.count))
         let pointerURL = channel.describe(ReleasePointer.fileName)
         let pointer = try ReleasePointer(data: pointerData, source: pointerURL)
         // The pointer names the manifest; only the paths its data version gives are ever read.
@@ -22,6 +23,7 @@ extension SeedInstaller {
         guard let manifestData = try channel.read(pointer.manifest, maxBytes: ReleasePointer.maxBytes) else {
             throw InstallError(.noRelease, "\(channel.describe(pointer.manifest)): latest.json names a manifest that is missing; the channel is damaged")
         }
+        run.observer.received(Int64(manifestData.count))
         let manifestURL = channel.describe(pointer.manifest)
         guard Data(SHA256.hash(data: manifestData)).hexString == pointer.manifestSHA256 else {
             throw InstallError(.checksum, "\(manifestURL): the manifest does not match latest.json's manifestSHA256; it was changed after publishing")

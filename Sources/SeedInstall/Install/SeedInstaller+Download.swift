@@ -7,13 +7,13 @@ import Darwin
 #endif
 
 extension SeedInstaller {
-    /// Downloads, checks and inflates the artifact; returns the installed store's file name in the folder.
-    /// Hold the folder's lock. When `run` is cancelled, the partial download and the temporary store
-    /// are removed and `CancellationError` is thrown.
+    /// Downloads, checks and inflates the artifact; returns the installed store's file name in the folder
+    /// and its SHA-256 as installed. Hold the folder's lock. When `run` is cancelled, the partial
+    /// download and the temporary store are removed and `CancellationError` is thrown.
     func download(
         _ artifact: Manifest.FileEntry, store: Manifest.FileEntry, manifest: Manifest, from channel: ReleaseChannel,
         into folder: InstallFolder, dataVersion: Int64, run: InstallRun, restampFor model: Model? = nil
-    ) throws -> String {
+    ) throws -> InstalledFile {
         let remote = ReleasePointer.artifactPath(sha256: artifact.sha256)
         let name = "\(folder.dataset)-\(dataVersion).sqlite"
         let temporary = AtomicFile.temporaryPath(for: folder.path(name))
@@ -54,6 +54,7 @@ extension SeedInstaller {
         try checked.get()
         try syncing.value()
         try run.checkCancellation()
+        var installed = digest
         if let model {
             // Stamped for the app's own model, checked entity by entity, on the checked file itself:
             // it is this install's own temporary file, hashed and synced already.
@@ -63,9 +64,11 @@ extension SeedInstaller {
                 throw InstallError(.model, "\(channel.describe(remote)): cannot stamp the seed for the app's model: \(error)")
             }
             try run.checkCancellation()
+            // What a delta's base must still be later: the file as re-stamped.
+            installed = try FileDigest(of: temporary)
         }
         try AtomicFile.commit(temporary, to: folder.path(name), mode: 0o444)
-        return name
+        return InstalledFile(name: name, sha256: installed.sha256)
     }
 
     typealias Inflate = ((DownloadFile, (UnsafeRawBufferPointer) -> Void) throws(GzipError) -> Int64) throws -> Int64
@@ -107,6 +110,7 @@ extension SeedInstaller {
         guard let digest, digest.bytes == artifact.bytes, digest.sha256 == artifact.sha256 else {
             throw mismatch(digest ?? FileDigest(bytes: 0, sha256: "-"))
         }
+        run.observer.received(digest.bytes)
         return inflated
     }
 
@@ -178,6 +182,11 @@ extension SeedInstaller {
         guard quick == ["ok"] else {
             throw InstallError(.checksum, "\(url): quick_check failed: \(quick.prefix(3).joined(separator: "; "))")
         }
+        try checkMetadata(path, against: manifest, url: url)
+    }
+
+    /// The store's own metadata must say what the manifest says (``checkStore(_:against:url:)``'s second half).
+    func checkMetadata(_ path: String, against manifest: Manifest, url: String) throws {
         let metadata = try StoreMetadata.read(at: URL(fileURLWithPath: path))
         let differences = manifest.differences(from: metadata)
         guard differences.isEmpty else {

@@ -18,6 +18,13 @@ import SeedModel
 /// metadata against the manifest. The whole fetch ends by ``deadline``. Only then is the
 /// store renamed into `DIR/<dataset>-<dataVersion>.sqlite` and `DIR/<dataset>.current` switched;
 /// any failure leaves the installed seed untouched and in use.
+///
+/// When a release is installed and the manifest lists a delta from it, the delta is tried first
+/// (a few KB instead of the whole artifact): the installed store must be the delta's base exactly as
+/// installed, the delta is checked and applied to a copy of it, and the result checked as a full
+/// install checks a store. Any failure there falls back to the artifact in the same fetch;
+/// ``Result/via`` says which way the release came and ``Result/fallback`` why
+/// (`docs/publishing.md`, "Deltas on the device").
 public struct SeedInstaller: Sendable {
     public var trustedKeys: [TrustedKey] = []
     /// Installs releases nobody vouches for when no trusted key is given. Without a key, whoever can
@@ -39,6 +46,11 @@ public struct SeedInstaller: Sendable {
             case alreadyInstalled
         }
 
+        /// How an installed release came: by a delta applied to the installed store, or the full artifact.
+        public enum Via: String, Sendable {
+            case delta, full
+        }
+
         public var outcome: Outcome
         /// The trusted key the manifest is signed by; nil when installed unsigned (``allowUnsigned``).
         public var signedBy: String?
@@ -51,11 +63,19 @@ public struct SeedInstaller: Sendable {
         /// (the release was stamped for a merged model whose user entities differ from the app's): it
         /// opens directly under the app's model, with no migration.
         public var restamped: Bool = false
+        /// How the release came; nil when nothing was installed (``Outcome/alreadyInstalled``).
+        public var via: Via?
+        /// Every byte fetched from the channel by this fetch: the pointer, the manifest, the delta, and
+        /// the artifact after a fallback (read from a folder channel, for a folder).
+        public var downloadedBytes: Int64 = 0
+        /// Why a delta listed for, or expected by, the installed release was not used, when the release
+        /// came by the full artifact although a release was installed.
+        public var fallback: DeltaFallback?
     }
 
     /// - Throws: ``InstallError`` saying which check refused the release; ``TransferError`` for the network.
     public func install(from channelURL: String, to directory: String) throws -> Result {
-        try install(from: channelURL, to: directory, run: .unobserved)
+        try install(from: channelURL, to: directory, run: InstallRun(progress: { _ in }))
     }
 
     func install(from channelURL: String, to directory: String, run: InstallRun) throws -> Result {
@@ -65,7 +85,7 @@ public struct SeedInstaller: Sendable {
         }
         let deadline = Deadline(seconds: self.deadline)
         let channel = try ReleaseChannel(channelURL, transport: transport, deadline: deadline)
-        let (pointer, manifest, manifestURL) = try readRelease(channel)
+        let (pointer, manifest, manifestURL) = try readRelease(channel, run: run)
         let signedBy = trustedKeys.first { $0.verify(manifest) }?.keyID
         if !trustedKeys.isEmpty, signedBy == nil {
             throw InstallError(.signature, "\(manifestURL): no valid signature by a trusted key (key ids \(trustedKeys.map(\.keyID).joined(separator: ", "))); refusing it")
@@ -73,21 +93,43 @@ public struct SeedInstaller: Sendable {
         let (dataset, dataVersion, artifact, store) = try checkFields(manifest, pointer: pointer, url: manifestURL)
         let state = InstalledSeed(directory: directory, dataset: dataset)
         // Checked before anything is written, and again under the folder's lock (another install may have just ended).
-        if let settled = try settled(state, dataVersion: dataVersion, manifest: manifest, url: manifestURL, signedBy: signedBy) { return settled }
+        if let settled = try settled(state, dataVersion: dataVersion, manifest: manifest, url: manifestURL, signedBy: signedBy) {
+            return settled.fetched(run)
+        }
         let (plan, restamp) = try checkModel(manifest, url: manifestURL)
         let folder = InstallFolder(directory: directory, dataset: dataset)
         let lock = try folder.lock(until: deadline)
         defer { withExtendedLifetime(lock) {} }
-        if let settled = try settled(state, dataVersion: dataVersion, manifest: manifest, url: manifestURL, signedBy: signedBy) { return settled }
+        if let settled = try settled(state, dataVersion: dataVersion, manifest: manifest, url: manifestURL, signedBy: signedBy) {
+            return settled.fetched(run)
+        }
         try run.checkCancellation()
-        let path = try download(
+        var fallback: DeltaFallback?
+        var installed: InstalledFile?
+        if let current = state.current {
+            let request = DeltaRequest(manifest: manifest, manifestURL: manifestURL, dataVersion: dataVersion, store: store, installed: current)
+            do {
+                installed = try installByDelta(
+                    request, artifact: artifact, state: state, from: channel, into: folder, run: run, restampFor: restamp ? model : nil)
+            } catch let error as CancellationError {
+                throw error
+            } catch let reason as DeltaFallback {
+                fallback = reason
+            } catch {
+                fallback = DeltaFallback(.file, "\(error)")
+            }
+            // A cancelled install stops here, whatever the delta's outcome: no fallback download.
+            try run.checkCancellation()
+        }
+        let file = try installed ?? download(
             artifact, store: store, manifest: manifest, from: channel, into: folder, dataVersion: dataVersion, run: run,
             restampFor: restamp ? model : nil)
-        try state.switchTo(storeFile: path, dataVersion: dataVersion, contentDigest: manifest.values["contentDigest"]?.stringValue ?? "")
+        try state.switchTo(
+            storeFile: file.name, dataVersion: dataVersion, contentDigest: manifest.values["contentDigest"]?.stringValue ?? "", storeSHA256: file.sha256)
         run.report(.installed)
         return Result(
-            outcome: .installed, signedBy: signedBy, storePath: state.path(path), dataVersion: dataVersion, manifest: manifest, migration: plan,
-            restamped: restamp)
+            outcome: .installed, signedBy: signedBy, storePath: state.path(file.name), dataVersion: dataVersion, manifest: manifest, migration: plan,
+            restamped: restamp, via: installed == nil ? .full : .delta, downloadedBytes: run.observer.receivedBytes, fallback: fallback)
     }
 
     /// Refuses a data version older than the installed one; the same one is installed already.
@@ -137,5 +179,14 @@ public struct SeedInstaller: Sendable {
         } catch {
             throw InstallError(.model, "\(url): the release cannot be opened under the app's model: \(error.messages.joined(separator: "; "))")
         }
+    }
+}
+
+extension SeedInstaller.Result {
+    /// The result with the bytes `run` fetched.
+    fileprivate func fetched(_ run: InstallRun) -> Self {
+        var result = self
+        result.downloadedBytes = run.observer.receivedBytes
+        return result
     }
 }

@@ -91,6 +91,7 @@ public struct ReleaseChannel: Sendable {
                 if total + Int64(chunk.count) > maxBytes { throw TransferError(.tooLarge(limit: maxBytes), method: "GET", url: source) }
                 try file.write(chunk, at: total)
                 total += Int64(chunk.count)
+                observer?.received(Int64(chunk.count))
                 observer?.transferred(total)
             }
             return total

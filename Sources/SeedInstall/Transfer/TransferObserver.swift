@@ -1,11 +1,20 @@
 import Foundation
 
-/// Watches downloads from outside: hears how many bytes are in the file as they arrive, and stops
-/// them when cancelled (checked with every chunk and every tenth of a second).
+/// Watches downloads from outside: hears how many bytes are in the file as they arrive, counts every
+/// byte received, and stops them when cancelled (checked with every chunk and every tenth of a second).
+///
+/// `@unchecked Sendable`: safe because every property is read and written under `lock`.
 final class TransferObserver: @unchecked Sendable {
     private let lock = NSLock()
     private var cancelled = false
     private var onBytes: (@Sendable (Int64) -> Void)?
+    private var received: Int64 = 0
+
+    /// Every byte received so far, over all requests and retries (or read from a folder channel).
+    var receivedBytes: Int64 { lock.withLock { received } }
+
+    /// Counts bytes as they arrive.
+    func received(_ count: Int64) { lock.withLock { received += count } }
 
     var isCancelled: Bool { lock.withLock { cancelled } }
 

@@ -249,6 +249,7 @@ final class TransferTask: NSObject, URLSessionDataDelegate, @unchecked Sendable 
             received += Int64(data.count)
             return nil
         }
+        if problem == nil { observer?.received(Int64(data.count)) }
         if let problem { fail(problem) }
     }
 

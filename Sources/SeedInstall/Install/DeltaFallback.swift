@@ -1,0 +1,45 @@
+/// Why an install did not come by a delta but by the full artifact, within the same fetch
+/// (``SeedInstaller/Result/fallback``); the installed seed stayed in use meanwhile.
+public struct DeltaFallback: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Reason: String, Sendable, Hashable {
+        /// The manifest lists no delta from the installed data version (or none at all).
+        case noDelta
+        /// The listed delta is not smaller than the artifact, or its entry is malformed.
+        case unusableEntry
+        /// The installed store is not the one installed: its SHA-256 changed (the app wrote to it), it
+        /// has a write-ahead log with changes, or its content digest is not the delta's base.
+        case storeModified
+        /// The installed store was re-stamped on this device for the app's model in a way a delta
+        /// cannot start from (renumbered entities, or the plain layout's metadata).
+        case restamped
+        /// The delta could not be downloaded (HTTP status, connection, timeout).
+        case download
+        /// The server sent more bytes than the manifest states.
+        case tooLarge
+        /// The delta's size or SHA-256 is not the manifest's (changed, damaged or truncated).
+        case checksum
+        /// The delta does not read as one (gzip, format, or it inflates past its bound).
+        case corrupt
+        /// The delta starts from another release than the installed one.
+        case wrongBase
+        /// The delta ends at another release than the manifest's (replayed from an older manifest).
+        case wrongTarget
+        /// Applying it failed: another schema, a row that is not as the delta expects, a constraint.
+        case conflict
+        /// The store it gives is not the release: `quick_check`, its metadata or its content digest.
+        case wrongResult
+        /// A local file could not be read or written while applying it.
+        case file
+    }
+
+    public let reason: Reason
+    /// What happened, naming the file or URL.
+    public let message: String
+
+    public init(_ reason: Reason, _ message: String) {
+        self.reason = reason
+        self.message = message
+    }
+
+    public var description: String { "\(reason.rawValue): \(message)" }
+}
