@@ -36,6 +36,8 @@ struct DeltaChannelFixture {
     }
 
     /// Builds and packages a release into `out-<version>`, following the release in `out-<base>`.
+    /// The build writes no delta of its own: each test lists the deltas it means (``TestDeltas``),
+    /// forged ones included. `DeltaCommandTests` installs the deltas the nightly job writes.
     @discardableResult
     func release(_ version: Int64, _ postcodes: String, layout: StoreLayout, base: Int64? = nil, sign key: SigningKey? = nil) throws -> String {
         writeTestInputs(directory, postcodes: postcodes)
@@ -43,7 +45,10 @@ struct DeltaChannelFixture {
             $0.dataVersion = version
             $0.format = layout
             $0.outputDirectory = directory.path("out-\(version)")
-            if let base { $0.base = directory.path("out-\(base)/postcodes.sqlite") }
+            if let base {
+                $0.base = directory.path("out-\(base)/postcodes.sqlite")
+                $0.deltaCount = 0
+            }
         }
         var packager = Packager()
         packager.signingKey = key

@@ -1,4 +1,5 @@
 import Foundation
+import SeedInstall
 import Testing
 
 /// The nightly job's deltas as an operator sees them: `--deltas`, `--delta-max-share`, `seedbuild.json`,
@@ -57,6 +58,65 @@ struct DeltaCommandTests {
         try changeData(project)
         let one = try json(try runSeedbuild(["seeds/postcodes.csv", "--data-version", "5", "--json"], in: project.url).stdout)
         #expect(((one["build"] as? [String: Any])?["deltas"] as? [[String: Any]])?.compactMap { $0["fromDataVersion"] as? Int } == [4])
+    }
+
+    /// Postcode → Z_PK, and the store's UUID, of an installed store.
+    private func identity(_ store: String) throws -> (numbers: [String: Int64], uuid: String?, digest: String?) {
+        let connection = try StoreConnection(path: store, mode: .immutable)
+        var numbers: [String: Int64] = [:]
+        for row in try connection.rows("SELECT ZPOSTCODE, Z_PK FROM ZPOSTCODE") {
+            if case .text(let code) = row[0], case .integer(let number) = row[1] { numbers[code] = number }
+        }
+        let metadata = try StoreMetadata.read(at: URL(fileURLWithPath: store))
+        return (numbers, metadata.storeUUID, metadata.contentDigest)
+    }
+
+    /// Two runs of the nightly job into one channel, then an app holding the first release fetches
+    /// again: the second comes as a delta, far smaller than the artifact; the installed store holds
+    /// the second release's rows exactly (its content digest, recomputed, is the build's), every
+    /// surviving postcode keeps its number and the store its UUID.
+    @Test func twoNightsThenAFetchFromTheFirstArriveAsADelta() throws {
+        let project = try SampleProject()
+        #expect(try runSeedbuild(["seeds/postcodes.csv", "--data-version", "1"], in: project.url).status == 0)
+        let fetch = ["fetch", "dist/postcodes/2/", "--to", "app", "--allow-unsigned", "--json"]
+        let first = try json(try runSeedbuild(fetch, in: project.url).stdout)
+        #expect(first["via"] as? String == "full")
+        let before = try identity(project.path(try #require(first["storePath"] as? String)))
+
+        // The next night: a postcode removed, one changed, one added.
+        let path = project.path("seeds/postcodes.csv")
+        var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        let header = lines[0].split(separator: ",").map(String.init)
+        lines.remove(at: 2)
+        var changed = lines[5].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        let latitude = try #require(header.firstIndex(of: "latitude"))
+        changed[latitude] = "51.5"
+        lines[5] = changed.joined(separator: ",")
+        var added = lines[3].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        added[0] = "ZZ9 9ZZ"
+        lines.insert(added.joined(separator: ","), at: 4)
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let night = try runSeedbuild(["seeds/postcodes.csv", "--data-version", "2", "--json"], in: project.url)
+        #expect(night.status == 0, "\(night.stderr)")
+        let built = try #require(try json(night.stdout)["build"] as? [String: Any])
+        let artifactBytes = try #require((built["artifact"] as? [String: Any])?["bytes"] as? Int)
+
+        let second = try json(try runSeedbuild(fetch, in: project.url).stdout)
+        #expect(second["via"] as? String == "delta", "\(second)")
+        #expect(second["fallback"] == nil || second["fallback"] is NSNull)
+        let downloaded = try #require(second["downloadedBytes"] as? Int)
+        #expect(downloaded > 0 && downloaded < artifactBytes / 2, "\(downloaded) bytes by delta, the artifact has \(artifactBytes)")
+        let installed = project.path(try #require(second["storePath"] as? String))
+        let after = try identity(installed)
+        let published = try identity(project.path("build/seed/postcodes.sqlite"))
+        #expect(after.digest == published.digest && after.numbers == published.numbers, "exactly the second release's rows")
+        #expect(after.uuid == before.uuid && after.uuid != nil)
+        let survivors = before.numbers.keys.filter { after.numbers[$0] != nil }
+        #expect(survivors.count == before.numbers.count - 1)
+        for code in survivors { #expect(after.numbers[code] == before.numbers[code], "\(code) kept its number") }
+        #expect(try #require(after.numbers["ZZ9 9ZZ"]) > before.numbers.values.max() ?? 0)
+        // Recomputed from its rows, the installed store's digest is the one it states.
+        #expect(try DeltaApplier.recomputedContentDigest(of: installed) == after.digest)
     }
 
     @Test func deltaOptionsThatCannotApplyAreRefused() throws {

@@ -86,6 +86,13 @@ public enum DeltaApplier {
         return tables
     }
 
+    /// The content digest of the rows of the store at `path`, recomputed (nil for a Core Data store
+    /// that carries no model).
+    package static func recomputedContentDigest(of path: String) throws -> String? {
+        let store = try StoreConnection(path: path, mode: .immutable)
+        return try recomputedDigest(store, metadata: try StoreMetadata.read(from: store))
+    }
+
     /// The content digest of the store's rows, recomputed: in Core Data's layout from the model the
     /// store carries; in the plain layout from its tables (``plainContentDumps(_:)``).
     private static func recomputedDigest(_ store: StoreConnection, metadata: StoreMetadata) throws -> String? {
