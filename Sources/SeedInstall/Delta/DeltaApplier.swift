@@ -50,19 +50,25 @@ public enum DeltaApplier {
         }
     }
 
-    /// The store a delta gave must be its `to` release: `quick_check`, then its data version and
-    /// content digest, recomputed from its rows.
+    /// The store a delta gave must be its `to` release: its data version and stated content digest,
+    /// `quick_check`, and the content digest recomputed from its rows (those two at once).
     static func checkResult(of delta: Delta, at path: String, base: String) throws -> StoreMetadata {
-        let store = try StoreConnection(path: path, mode: .writable)
-        let problems = try store.strings("PRAGMA quick_check")
-        guard problems == ["ok"] else {
-            throw DeltaError(.inconsistent, "\(base): quick_check after the delta: \(problems.prefix(3).joined(separator: "; ")); fetch the full artifact")
+        // quick_check reads every page on one core while the digest reads every row on the other.
+        let checking = BackgroundWork { () throws -> [String] in
+            try StoreConnection(path: path, mode: .immutable).strings("PRAGMA quick_check")
         }
+        defer { _ = try? checking.value() }
+        let store = try StoreConnection(path: path, mode: .immutable)
         let after = try StoreMetadata.read(from: store)
         guard after.contentDigest == delta.header.to.contentDigest, after.dataVersion == delta.header.to.dataVersion else {
             throw DeltaError(.inconsistent, "\(base): the delta's result states data version \(after.dataVersion ?? 0), not \(delta.header.to.dataVersion); fetch the full artifact")
         }
-        if let digest = try recomputedDigest(store, metadata: after), digest != delta.header.to.contentDigest {
+        let recomputed = try recomputedDigest(store, metadata: after)
+        let problems = try checking.value()
+        guard problems == ["ok"] else {
+            throw DeltaError(.inconsistent, "\(base): quick_check after the delta: \(problems.prefix(3).joined(separator: "; ")); fetch the full artifact")
+        }
+        if let digest = recomputed, digest != delta.header.to.contentDigest {
             throw DeltaError(
                 .inconsistent,
                 "\(base): the rows after the delta have content digest \(digest.prefix(12))…, the release states \(delta.header.to.contentDigest.prefix(12))…; fetch the full artifact")

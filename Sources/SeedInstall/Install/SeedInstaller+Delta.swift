@@ -79,6 +79,12 @@ extension SeedInstaller {
         try run.checkCancellation()
 
         run.report(.checkingStore)
+        // With nothing to re-stamp, the result is hashed and written to the disk while it is checked.
+        let finishing = model == nil ? BackgroundWork { () throws -> FileDigest in
+            try copy.sync()
+            return try FileDigest(of: temporary)
+        } : nil
+        defer { _ = try? finishing?.value() }
         do {
             _ = try DeltaApplier.checkResult(of: delta, at: temporary, base: base)
             try checkMetadata(temporary, against: request.manifest, url: url)
@@ -96,8 +102,13 @@ extension SeedInstaller {
         }
         try run.checkCancellation()
         do {
-            try copy.sync()
-            let digest = try FileDigest(of: temporary)
+            let digest: FileDigest
+            if let finishing {
+                digest = try finishing.value()
+            } else {
+                try copy.sync()
+                digest = try FileDigest(of: temporary)
+            }
             try AtomicFile.commit(temporary, to: folder.path(name), mode: 0o444)
             return InstalledFile(name: name, sha256: digest.sha256)
         } catch {
