@@ -244,6 +244,65 @@ struct DeltaTests {
         }
     }
 
+    /// The diff reads both tables in key order side by side: keys of every type and a compound key
+    /// sort as SQLite sorts them, deletes, inserts and updates interleave in any way, and a diff
+    /// that holds too many changed rows reads the table again for each kind. Applied to the base,
+    /// each delta gives the new table exactly.
+    @Test(arguments: [64 << 20, 64])
+    func theDiffMergesTablesInKeyOrder(maxHeldBytes: Int) throws {
+        let (base, new) = (directory.path("base-\(maxHeldBytes).sqlite"), directory.path("new-\(maxHeldBytes).sqlite"))
+        let keys: [String] = ["-9.5", "-5", "0", "3", "2.5", "'A'", "'B'", "'a'", "'b'", "'é'", "'ab'", "x'00'", "x'0001'", "x'01'"]
+        func rows(_ pick: (Int) -> Bool, value: (Int) -> String) -> String {
+            keys.indices.filter(pick).flatMap { i in [1, 2].map { "(\(keys[i]), \($0), \(value(i)))" } }.joined(separator: ", ")
+        }
+        let tables = "CREATE TABLE k (a, b INTEGER, v, PRIMARY KEY (a, b)) WITHOUT ROWID; CREATE TABLE r (id INTEGER PRIMARY KEY, v)"
+        let contents = [
+            (base, rows({ $0 != 7 }) { "\($0)" }, "(1, 1.0), (2, 0.0), (4, 'x'), (9, NULL)"),
+            (new, rows({ $0 != 11 }) { $0 % 2 == 0 ? "'\($0)'" : "\($0)" }, "(1, 1), (2, -0.0), (3, 'new'), (9, NULL)"),
+        ]
+        for (path, k, r) in contents {
+            let queue = try DatabaseQueue(path: path)
+            try queue.write { db in try db.execute(sql: "\(tables); INSERT INTO k VALUES \(k); INSERT INTO r VALUES \(r)") }
+            try queue.close()
+        }
+        let queue = try StoreFile.openReadOnly(new)
+        let release = DeltaRelease(dataVersion: 1, contentDigest: "")
+        let headerTables = try queue.read { db in try StoreDiff.tables(db) }
+        let output = directory.path("k-\(maxHeldBytes).delta.gz")
+        let writer = try DeltaWriter(path: output, header: DeltaHeader(from: release, to: release, tables: headerTables))
+        try queue.inDatabase { db in
+            try db.execute(sql: "ATTACH DATABASE ? AS base", arguments: [StoreFile.immutableURI(base)])
+            for (index, table) in headerTables.enumerated() {
+                _ = try TableDiff(table: table, index: index, db: db, writer: writer, maxHeldBytes: maxHeldBytes).run()
+            }
+        }
+        try queue.close()
+        try writer.finish()
+        let delta = try DeltaReader.read(output)
+        let patched = try DatabaseQueue(path: base)
+        try patched.write { db in
+            for statement in try DeltaPlan.statements(for: delta, target: DeltaTarget(tables: headerTables, release: release)) {
+                try db.execute(sql: statement.sql, arguments: StatementArguments(statement.values.map(\.databaseValue)))
+            }
+        }
+        func dump(_ queue: DatabaseQueue) throws -> [[DeltaValue]] {
+            try queue.read { db in
+                try ["SELECT a, b, v FROM k ORDER BY a, b", "SELECT id, v FROM r ORDER BY id"].flatMap { sql in
+                    try Row.fetchAll(db, sql: sql).map { row in row.databaseValues.map(DeltaValue.init) }
+                }
+            }
+        }
+        let target = try DatabaseQueue(path: new)
+        #expect(try dump(patched) == dump(target))
+        // Keys in both stores are paired (a key sorted out of place would come as a delete and an insert):
+        // the rows of x'00' deleted (x'0001' follows it), of 'a' inserted ('ab' follows it), of the even keys updated.
+        let updated = keys.indices.filter { $0 % 2 == 0 }.count * 2
+        #expect(delta.operations.filter { $0.table == 0 }.count == 4 + updated)
+        // The sign of a zero and a type change alone are changes too.
+        #expect(delta.operations.contains(.update(table: 1, key: [.integer(2)], changes: [DeltaChange(column: 1, value: .real(-0.0))])))
+        #expect(delta.operations.contains(.update(table: 1, key: [.integer(1)], changes: [DeltaChange(column: 1, value: .integer(1))])))
+    }
+
     /// The diff sees a change of type alone (SQLite's `1 = 1.0`) and of NULL to a value and back.
     @Test func theDiffSeesTypeChanges() throws {
         let (base, new) = (directory.path("base.sqlite"), directory.path("new.sqlite"))

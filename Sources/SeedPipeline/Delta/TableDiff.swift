@@ -8,15 +8,16 @@ import GRDBSQLite
 
 /// The changes of one table between the base (schema `base`) and the new store (`main`).
 ///
-/// Rows are matched on the primary key; a matched row changed when a column `IS NOT` its old
-/// value or its `typeof()` differs (SQLite's `1 = 1.0` is true; a delta must carry the type
-/// change). SQL's comparison cannot see the sign of a zero real: a change from `0.0` to `-0.0`
-/// alone is not found (a REAL column stores `-0.0` as `0` anyway).
+/// Rows are matched on the primary key; a matched row changed when a column's type or bytes differ
+/// (an integer 1 and a real 1.0 differ, as do a real's `0.0` and `-0.0`: exactly what the content
+/// digest sees).
 struct TableDiff {
     let table: DeltaTable
     let index: Int
     let db: Database
     let writer: DeltaWriter
+    /// Changed rows held by ``keyed()`` before it reads a table again instead.
+    var maxHeldBytes = 64 << 20
 
     /// Writes the table's operations in apply order; returns how many.
     func run() throws -> Int {
@@ -29,37 +30,37 @@ struct TableDiff {
         indexes.map { "\(alias).\(DeltaPlan.quote(table.columns[$0]))" }.joined(separator: ", ")
     }
 
+    /// A keyed table: both tables read once, side by side in key order (a sequential scan of each,
+    /// where joins on the key measured 2.2 s for 1M rows against 0.6 s), matching rows by key. Only
+    /// changed rows are held; past ``maxHeldBytes`` of them (a store mostly replaced), the table is
+    /// read again for its inserts, then for its updates, each written as it is found.
     private func keyed() throws -> Int {
-        let all = Array(table.columns.indices)
-        let match = table.keyColumns.map { "b.\(DeltaPlan.quote(table.columns[$0])) = n.\(DeltaPlan.quote(table.columns[$0]))" }.joined(separator: " AND ")
+        let merge = try MergedTables(table: table, index: index, db: db)
+        var held: [DeltaOperation] = []
+        var heldBytes = 0
+        var holding = true
         var count = 0
-        try each("SELECT \(columns("b", table.keyColumns)) FROM base.\(name) AS b WHERE NOT EXISTS (SELECT 1 FROM main.\(name) AS n WHERE \(match)) ORDER BY \(columns("b", table.keyColumns))") { values in
-            try writer.write(.delete(table: index, key: values))
+        try merge.run { operation in
             count += 1
-        }
-        try each("SELECT \(columns("n", all)) FROM main.\(name) AS n WHERE NOT EXISTS (SELECT 1 FROM base.\(name) AS b WHERE \(match)) ORDER BY \(columns("n", table.keyColumns))") { values in
-            try writer.write(.insert(table: index, row: values))
-            count += 1
-        }
-        let others = all.filter { !table.keyColumns.contains($0) }
-        guard !others.isEmpty else { return count }
-        let changed = others.map { column in
-            let quoted = DeltaPlan.quote(table.columns[column])
-            return "(n.\(quoted) IS NOT b.\(quoted) OR typeof(n.\(quoted)) <> typeof(b.\(quoted)))"
-        }
-        let sql = """
-            SELECT \(columns("n", table.keyColumns)), \(columns("n", others)), \(changed.joined(separator: ", "))
-            FROM main.\(name) AS n JOIN base.\(name) AS b ON \(match)
-            WHERE \(changed.joined(separator: " OR ")) ORDER BY \(columns("n", table.keyColumns))
-            """
-        let keys = table.keyColumns.count
-        try each(sql) { values in
-            let changes = others.indices.compactMap { position -> DeltaChange? in
-                values[keys + others.count + position] == .integer(0) ? nil : DeltaChange(column: others[position], value: values[keys + position])
+            if case .delete = operation { return try writer.write(operation) }
+            guard holding else { return }
+            held.append(operation)
+            heldBytes += operation.approximateBytes
+            if heldBytes > maxHeldBytes {
+                holding = false
+                held = []
             }
-            try writer.write(.update(table: index, key: Array(values[0..<keys]), changes: changes))
-            count += 1
         }
+        guard holding else {
+            for kind in [1, 2] {
+                try MergedTables(table: table, index: index, db: db).run { operation in
+                    if operation.kind == kind { try writer.write(operation) }
+                }
+            }
+            return count
+        }
+        for operation in held where operation.kind == 1 { try writer.write(operation) }
+        for operation in held where operation.kind == 2 { try writer.write(operation) }
         return count
     }
 
@@ -93,22 +94,7 @@ struct TableDiff {
             guard code == SQLITE_ROW else {
                 throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql)
             }
-            try body((0..<columns).map { Self.value(handle, $0) })
-        }
-    }
-
-    private static func value(_ handle: OpaquePointer?, _ column: Int32) -> DeltaValue {
-        switch sqlite3_column_type(handle, column) {
-        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
-        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, column))
-        case SQLITE_TEXT:
-            let count = Int(sqlite3_column_bytes(handle, column))
-            return .text(String(decoding: UnsafeRawBufferPointer(start: sqlite3_column_text(handle, column), count: count), as: UTF8.self))
-        case SQLITE_BLOB:
-            let count = Int(sqlite3_column_bytes(handle, column))
-            let bytes = UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, column), count: count)
-            return .blob(Array(bytes))
-        default: return .null
+            try body((0..<columns).map { MergedTables.value(handle, $0) })
         }
     }
 }
