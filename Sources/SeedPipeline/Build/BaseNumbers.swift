@@ -69,26 +69,29 @@ final class BaseNumbers {
 
     private static func quote(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 
-    /// The number of the row whose key is `slot`.
-    func number(for slot: RowBatch.Slot, arena: UnsafeRawBufferPointer) -> Int64 {
-        if case .null = slot { return issueNew() }
+    /// The number of the row whose key is `slot`, and whether it came in the base's order (the
+    /// scan's next row): rows that did not — new ones, and rows found through the index, such as
+    /// those a night before added between others — would go in below numbers already there.
+    func number(for slot: RowBatch.Slot, arena: UnsafeRawBufferPointer) -> (number: Int64, inOrder: Bool) {
+        if case .null = slot { return (issueNew(), false) }
         if scanHasRow, Self.matches(slot, arena: arena, statement: scan) {
             let found = sqlite3_column_int64(scan, 1)
             if take(found) {
                 scanHasRow = sqlite3_step(scan) == SQLITE_ROW
-                return found
+                return (found, true)
             }
         }
         sqlite3_reset(lookup)
         Self.bind(slot, arena: arena, to: lookup)
-        guard sqlite3_step(lookup) == SQLITE_ROW else { return issueNew() }
+        guard sqlite3_step(lookup) == SQLITE_ROW else { return (issueNew(), false) }
         let found = sqlite3_column_int64(lookup, 0)
-        guard take(found) else { return issueNew() }
+        guard take(found) else { return (issueNew(), false) }
         // Rows removed from the base lay between the scan and this one: the scan skips them.
         if scanHasRow, case let at = sqlite3_column_int64(scan, 1), at <= found, found - at <= Int64(Self.skipLimit) {
             while scanHasRow, sqlite3_column_int64(scan, 1) <= found { scanHasRow = sqlite3_step(scan) == SQLITE_ROW }
+            return (found, true)
         }
-        return found
+        return (found, false)
     }
 
     private func issueNew() -> Int64 {

@@ -1,10 +1,11 @@
-/// New rows of a build following a base, held back by the producer and sent after the rest of the
-/// file (``EntityLoader/produce``).
+/// Rows of a build following a base that come out of the base's order, held back by the producer
+/// and sent after the rest of the file in the order of their numbers (``EntityLoader/produce``).
 ///
-/// A new row is numbered above every number of the base, so inserted where it comes in the file it
-/// would sit above the rows still to come: each later row would then go in below the table's highest
-/// key, where SQLite splits pages in half instead of filling them (1M rows: a store 8% larger, and
-/// slower to load and index). Held back, every row is appended. Only so many are held: past
+/// A new row is numbered above every number of the base, and a row an earlier night added between
+/// others has a number above the rows around it: inserted where it comes in the file, each later row
+/// would go in below the table's highest key, where SQLite splits pages in half instead of filling
+/// them (1M rows: a store 8% larger, slower to load and index, and its digest read back). Held back
+/// and sorted, every row is appended and hashed as it goes in. Only so many are held: past
 /// ``maxBytes`` the rest go in where they come, which is slower but the same table.
 struct DeferredRows {
     static let maxBytes = 32 << 20
@@ -40,10 +41,12 @@ struct DeferredRows {
         return true
     }
 
-    /// Writes the rows held back into `writer`'s batches, in the order they came.
+    /// Writes the rows held back into `writer`'s batches, by number (new rows in the order they came).
     func send(to writer: BatchWriter) throws {
+        let order = rows.indices.sorted { rows[$0].number < rows[$1].number }
         try bytes.withUnsafeBytes { held in
-            for (index, row) in rows.enumerated() {
+            for index in order {
+                let row = rows[index]
                 let batch = writer.batch
                 batch.beginRow()
                 for column in 0..<width {

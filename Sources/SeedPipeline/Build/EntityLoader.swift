@@ -201,8 +201,8 @@ final class EntityLoader: @unchecked Sendable {
             try BaseNumbers(base: numbering.base, table: table.name, keyColumn: trackedKeyColumn ?? "", primaryKey: table.keyColumn, highWater: numbering.highWater)
         }
         let numberFeed = keyFeed?.feed ?? 0
-        // New rows wait for the end of the file (``DeferredRows``) where nothing depends on the order
-        // rows go in: the key's uniqueness is proven by its index after the load.
+        // Rows out of the base's order wait for the end of the file (``DeferredRows``), where nothing
+        // depends on the order rows go in: the key's uniqueness is proven by its index after the load.
         var heldBack = numbers != nil && deferredKey ? DeferredRows(width: mapping.feeds.count) : nil
         while let record = try nextRecord(source, result: &result, replayedBelow: replayedBelow) {
             result.rowsRead += 1
@@ -258,8 +258,9 @@ final class EntityLoader: @unchecked Sendable {
             var number: Int64 = 0
             if let numbers {
                 let key = batch.pending(numberFeed)
-                number = numbers.number(for: key.slot, arena: key.arena)
-                if number > numbers.highWater, heldBack?.take(batch, line: record.line, placement: placement, number: number) == true { continue }
+                let numbered = numbers.number(for: key.slot, arena: key.arena)
+                number = numbered.number
+                if !numbered.inOrder, heldBack?.take(batch, line: record.line, placement: placement, number: number) == true { continue }
             }
             try writer.commit(line: record.line, placement: placement, number: number)
         }

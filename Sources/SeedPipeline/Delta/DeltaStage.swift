@@ -82,25 +82,48 @@ struct DeltaStage {
             for entry in previous { work.omit(entry.fromDataVersion, "the one-hop delta written could not be read back: \(error)") }
             return
         }
-        for entry in previous {
-            let path = work.temporary(from: entry.fromDataVersion)
-            do {
+        // Each earlier delta is read, composed and written on its own: on every core at once.
+        let outcomes = Outcomes(count: previous.count)
+        let paths = previous.map { work.temporary(from: $0.fromDataVersion) }
+        let dataset = work.dataset
+        DispatchQueue.concurrentPerform(iterations: previous.count) { index in
+            let (entry, path) = (previous[index], paths[index])
+            outcomes.set(index, Result {
                 let (earlier, source) = try read(entry, of: base)
                 let stated = DeltaRelease(dataVersion: entry.fromDataVersion, contentDigest: entry.fromContentDigest)
                 guard earlier.header.from == stated, earlier.header.to == from else {
                     throw DeltaError(.wrongBase, "\(source) joins data versions \(earlier.header.from.dataVersion) → \(earlier.header.to.dataVersion), not the \(entry.fromDataVersion) → \(baseVersion) its manifest entry says")
                 }
                 try DeltaWriter.write(try Delta.compose(earlier, oneHop), to: path)
-                work.files.append(try file(path, from: stated, storeSHA256: entry.fromStoreSHA256, to: target, dataset: work.dataset))
-            } catch {
-                unlink(path)
+                return try file(path, from: stated, storeSHA256: entry.fromStoreSHA256, to: target, dataset: dataset)
+            })
+        }
+        for (index, entry) in previous.enumerated() {
+            switch outcomes.results[index] {
+            case .success(let written)?:
+                work.files.append(written)
+            case .failure(let error)?:
+                unlink(paths[index])
                 work.omit(entry.fromDataVersion, "the base's delta from it cannot be used (\(error)); apps on that release download the full artifact")
+            case nil:
+                unlink(paths[index])
             }
         }
     }
 
-    /// The deltas the base's manifest lists that can be composed, newest first, at most K-1; entries
-    /// that cannot be followed are reported.
+    /// The composed deltas' outcomes, set from the threads composing them.
+    private final class Outcomes: @unchecked Sendable {
+        // Safe: every access goes through the lock.
+        private let lock = NSLock()
+        private var stored: [Result<PendingDeltas.File, Error>?]
+
+        init(count: Int) { stored = Array(repeating: nil, count: count) }
+
+        func set(_ index: Int, _ result: Result<PendingDeltas.File, Error>) { lock.withLock { stored[index] = result } }
+
+        var results: [Result<PendingDeltas.File, Error>?] { lock.withLock { stored } }
+    }
+
     private func previousDeltas(of base: BaseRelease, before baseVersion: Int64, into work: inout Work) -> [Manifest.DeltaEntry] {
         let listed = base.manifest?.values["deltas"]?.arrayValue?.count ?? 0
         let entries = base.manifest?.deltas ?? []
