@@ -66,7 +66,9 @@ package final class StoreConnection {
             flags = SQLITE_OPEN_READWRITE
         }
         var opened: OpaquePointer?
-        let code = sqlite3_open_v2(location, &opened, flags, nil)
+        // One thread at a time (the type is not Sendable): no mutex around every call, which cost
+        // 15% of a delta install's time reading a million rows back for their digest.
+        let code = sqlite3_open_v2(location, &opened, flags | SQLITE_OPEN_NOMUTEX, nil)
         guard code == SQLITE_OK, let opened else {
             let message = opened.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close_v2(opened)
