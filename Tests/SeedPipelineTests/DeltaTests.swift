@@ -248,9 +248,9 @@ struct DeltaTests {
     /// sort as SQLite sorts them, deletes, inserts and updates interleave in any way, and a diff
     /// that holds too many changed rows reads the table again for each kind. Applied to the base,
     /// each delta gives the new table exactly.
-    @Test(arguments: [64 << 20, 64])
-    func theDiffMergesTablesInKeyOrder(maxHeldBytes: Int) throws {
-        let (base, new) = (directory.path("base-\(maxHeldBytes).sqlite"), directory.path("new-\(maxHeldBytes).sqlite"))
+    @Test(arguments: [(64 << 20, false), (64, false), (64 << 20, true), (64, true)])
+    func theDiffMergesTablesInKeyOrder(maxHeldBytes: Int, inHalves: Bool) throws {
+        let (base, new) = (directory.path("base-\(maxHeldBytes)-\(inHalves).sqlite"), directory.path("new-\(maxHeldBytes)-\(inHalves).sqlite"))
         let keys: [String] = ["-9.5", "-5", "0", "3", "2.5", "'A'", "'B'", "'a'", "'b'", "'é'", "'ab'", "x'00'", "x'0001'", "x'01'"]
         func rows(_ pick: (Int) -> Bool, value: (Int) -> String) -> String {
             keys.indices.filter(pick).flatMap { i in [1, 2].map { "(\(keys[i]), \($0), \(value(i)))" } }.joined(separator: ", ")
@@ -268,12 +268,15 @@ struct DeltaTests {
         let queue = try StoreFile.openReadOnly(new)
         let release = DeltaRelease(dataVersion: 1, contentDigest: "")
         let headerTables = try queue.read { db in try StoreDiff.tables(db) }
-        let output = directory.path("k-\(maxHeldBytes).delta.gz")
+        let output = directory.path("k-\(maxHeldBytes)-\(inHalves).delta.gz")
         let writer = try DeltaWriter(path: output, header: DeltaHeader(from: release, to: release, tables: headerTables))
         try queue.inDatabase { db in
             try db.execute(sql: "ATTACH DATABASE ? AS base", arguments: [StoreFile.immutableURI(base)])
             for (index, table) in headerTables.enumerated() {
-                _ = try TableDiff(table: table, index: index, db: db, writer: writer, maxHeldBytes: maxHeldBytes).run()
+                // In halves: the integer-keyed table is read in two halves at once, on two connections.
+                var diff = TableDiff(table: table, index: index, db: db, writer: writer, maxHeldBytes: maxHeldBytes)
+                if inHalves { (diff.newStorePath, diff.basePath, diff.splitRows) = (new, base, 2) }
+                _ = try diff.run()
             }
         }
         try queue.close()

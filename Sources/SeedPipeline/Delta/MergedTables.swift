@@ -21,15 +21,19 @@ struct MergedTables {
     private let new: Statement
     private let old: Statement
 
-    init(table: DeltaTable, index: Int, db: Database) throws {
+    /// - Parameter keys: for a table keyed by one integer column, the part of its keys to read:
+    ///   above `lowerBound` (exclusive), up to `upperBound` (inclusive); nil bounds are open.
+    init(table: DeltaTable, index: Int, db: Database, keys range: (lowerBound: Int64?, upperBound: Int64?) = (nil, nil)) throws {
         self.table = table
         self.index = index
         self.db = db
         let name = DeltaPlan.quote(table.name)
         let columns = table.columns.map(DeltaPlan.quote).joined(separator: ", ")
         let keys = table.keyColumns.map { DeltaPlan.quote(table.columns[$0]) }.joined(separator: ", ")
-        new = try db.makeStatement(sql: "SELECT \(columns) FROM main.\(name) ORDER BY \(keys)")
-        old = try db.makeStatement(sql: "SELECT \(columns) FROM base.\(name) ORDER BY \(keys)")
+        var bounds = [range.lowerBound.map { "\(keys) > \($0)" }, range.upperBound.map { "\(keys) <= \($0)" }].compactMap { $0 }.joined(separator: " AND ")
+        if !bounds.isEmpty { bounds = " WHERE " + bounds }
+        new = try db.makeStatement(sql: "SELECT \(columns) FROM main.\(name)\(bounds) ORDER BY \(keys)")
+        old = try db.makeStatement(sql: "SELECT \(columns) FROM base.\(name)\(bounds) ORDER BY \(keys)")
     }
 
     /// Calls `body` with each operation, in key order within each kind.

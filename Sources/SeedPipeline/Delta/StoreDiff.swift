@@ -44,7 +44,7 @@ public struct StoreDiff: Sendable {
             let writer = try DeltaWriter(path: output, header: DeltaHeader(from: header.from, to: header.to, tables: tables))
             var operations = 0
             for (index, table) in tables.enumerated() {
-                operations += try TableDiff(table: table, index: index, db: db, writer: writer).run()
+                operations += try TableDiff(table: table, index: index, db: db, writer: writer, newStorePath: new, basePath: base).run()
             }
             try writer.finish()
             let bytes = (try FileManager.default.attributesOfItem(atPath: output)[.size] as? NSNumber)?.int64Value ?? 0

@@ -16,6 +16,11 @@ struct TableDiff {
     let index: Int
     let db: Database
     let writer: DeltaWriter
+    /// The two stores' files, so a large table can be read on a second connection (``splitKeyed()``).
+    var newStorePath: String? = nil
+    var basePath: String? = nil
+    /// Rows from which a table is read in two halves at once.
+    var splitRows = 200_000
     /// Changed rows held by ``keyed()`` before it reads a table again instead.
     var maxHeldBytes = 64 << 20
 
@@ -35,6 +40,7 @@ struct TableDiff {
     /// changed rows are held; past ``maxHeldBytes`` of them (a store mostly replaced), the table is
     /// read again for its inserts, then for its updates, each written as it is found.
     private func keyed() throws -> Int {
+        if let split = try splitKeyed() { return split }
         let merge = try MergedTables(table: table, index: index, db: db)
         var held: [DeltaOperation] = []
         var heldBytes = 0
@@ -62,6 +68,53 @@ struct TableDiff {
         for operation in held where operation.kind == 1 { try writer.write(operation) }
         for operation in held where operation.kind == 2 { try writer.write(operation) }
         return count
+    }
+
+    /// A large table keyed by one integer (a Core Data entity's `Z_PK`) is read in two halves of its
+    /// keys at once, the upper half on a second connection on the other core; each half's changes are
+    /// held, then written kind by kind, lower half first, so the order is the same. Nil when the table
+    /// is not such a table, or its changes are more than either half may hold.
+    private func splitKeyed() throws -> Int? {
+        guard let path = newStorePath, let basePath, table.keyColumns.count == 1 else { return nil }
+        let (key, name) = (DeltaPlan.quote(table.columns[table.keyColumns[0]]), DeltaPlan.quote(table.name))
+        let declared = try String.fetchOne(db, sql: "SELECT type FROM pragma_table_info(?, 'main') WHERE name = ?", arguments: [table.name, table.columns[table.keyColumns[0]]])
+        guard declared?.uppercased() == "INTEGER", try Int.fetchOne(db, sql: "SELECT count(*) FROM main.\(name)") ?? 0 >= splitRows,
+            let middle = try Int64.fetchOne(db, sql: "SELECT \(key) FROM main.\(name) ORDER BY \(key) LIMIT 1 OFFSET (SELECT count(*) / 2 FROM main.\(name))")
+        else { return nil }
+        let (table, index, limit) = (self.table, self.index, maxHeldBytes)
+        let upper = BackgroundWork { () throws -> [DeltaOperation]? in
+            let queue = try StoreFile.openReadOnly(path)
+            defer { try? queue.close() }
+            return try queue.inDatabase { db in
+                try db.execute(sql: "ATTACH DATABASE ? AS base", arguments: [StoreFile.immutableURI(basePath)])
+                defer { try? db.execute(sql: "DETACH DATABASE base") }
+                return try Self.held(MergedTables(table: table, index: index, db: db, keys: (middle, nil)), limit: limit)
+            }
+        }
+        let lower = try Self.held(MergedTables(table: table, index: index, db: db, keys: (nil, middle)), limit: limit)
+        guard let lower, let upper = try upper.value() else { return nil }
+        for kind in 0...2 {
+            for operation in lower + upper where operation.kind == kind { try writer.write(operation) }
+        }
+        return lower.count + upper.count
+    }
+
+    /// Every operation of `merge`, or nil past `limit` bytes of them.
+    private static func held(_ merge: MergedTables, limit: Int) throws -> [DeltaOperation]? {
+        var held: [DeltaOperation] = []
+        var bytes = 0
+        var within = true
+        try merge.run { operation in
+            guard within else { return }
+            bytes += operation.approximateBytes
+            if bytes > limit {
+                within = false
+                held = []
+            } else {
+                held.append(operation)
+            }
+        }
+        return within ? held : nil
     }
 
     /// A table without a primary key: when its rows differ at all, cleared and written whole.
