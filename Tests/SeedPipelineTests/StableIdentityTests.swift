@@ -45,14 +45,20 @@ struct StableIdentityTests {
         try buildStore(name, files, layout: layout, base: base, dataset: dataset).storePath
     }
 
-    private func buildStore(_ name: String, _ files: (counties: String, postcodes: String, visits: String), layout: StoreLayout, base: String? = nil, dataset: String? = nil) throws -> BuiltStore {
+    private func buildStore(
+        _ name: String, _ files: (counties: String, postcodes: String, visits: String), layout: StoreLayout, base: String? = nil, dataset: String? = nil,
+        output: String? = nil, dataVersion: Int64? = nil
+    ) throws -> BuiltStore {
         let input = "in-\(name)"
         directory.write("\(input)/counties.csv", files.counties)
         directory.write("\(input)/postcodes.csv", files.postcodes)
         directory.write("\(input)/visits.csv", files.visits)
         var options = BuildOptions(files: [directory.path("\(input)/postcodes.csv")])
         options.model = directory.write("model.json", Self.modelJSON)
-        options.outputDirectory = directory.path("out-\(name)")
+        options.outputDirectory = output ?? directory.path("out-\(name)")
+        options.dataVersion = dataVersion
+        // A few rows: their deltas are a large share of their artifact.
+        if base != nil { options.deltaMaxShare = 1 }
         options.format = layout
         options.base = base
         options.dataset = dataset ?? "places"
@@ -125,6 +131,33 @@ struct StableIdentityTests {
             let (count, zmax) = (try Int.fetchOne(db, sql: "SELECT count(*) FROM ZPOSTCODE"), try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Postcode'"))
             #expect(count == next.count && zmax == 9000 + Int64(added.count))
         }
+    }
+
+    /// A new row whose field is longer than the digest's buffer (64 KiB) is hashed whole while it is
+    /// held back with the other new rows: the digest stated is the one read back.
+    @Test func aLongFieldInANewRowIsHashedWhole() throws {
+        let one = try build("1", Self.first, layout: .coreData)
+        let long = String(repeating: "w", count: 70_000)
+        let built = try buildStore("2", (Self.first.counties, Self.first.postcodes + "ZZ1 1AA,KEN,\(long)\n", Self.first.visits), layout: .coreData, base: one)
+        #expect(built.metadata.contentDigest == (try storedDigest(built.storePath)))
+    }
+
+    /// Last night's output folder as the base of tonight's build into the same folder: the build
+    /// replaces the store and removes the deltas there, so it copies them aside first — the one-hop
+    /// delta starts from last night's release, and the deltas its manifest listed are composed.
+    @Test(arguments: ["places.sqlite", "manifest.json"])
+    func aBaseInTheOutputFolderIsCopiedAside(_ file: String) throws {
+        let output = directory.path("out-night")
+        for (version, files) in [(Int64(1), Self.first), (2, Self.second)] {
+            let built = try buildStore("\(version)", files, layout: .coreData, base: version == 1 ? nil : output + "/" + file, output: output, dataVersion: version)
+            _ = try Packager().package(built)
+        }
+        let third = (Self.second.counties, Self.second.postcodes + "ZZ1 1AA,KEN,New\n", Self.second.visits)
+        let built = try buildStore("3", third, layout: .coreData, base: output + "/" + file, output: output, dataVersion: 3)
+        let packaged = try Packager().package(built)
+        // From the store, only the one-hop delta; from the manifest, the one it lists composed too.
+        #expect(packaged.deltas.map(\.fromDataVersion) == (file == "manifest.json" ? [2, 1] : [2]), "\(packaged.omittedDeltas)")
+        #expect(packaged.omittedDeltas.isEmpty)
     }
 
     @Test func thePlainLayoutKeepsNumberedTablesToo() throws {

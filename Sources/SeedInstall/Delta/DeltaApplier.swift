@@ -68,7 +68,10 @@ public enum DeltaApplier {
         guard problems == ["ok"] else {
             throw DeltaError(.inconsistent, "\(base): quick_check after the delta: \(problems.prefix(3).joined(separator: "; ")); fetch the full artifact")
         }
-        if let digest = recomputed, digest != delta.header.to.contentDigest {
+        guard let digest = recomputed else {
+            throw DeltaError(.inconsistent, "\(base): the store the delta gave carries no model to recompute its content digest from, so its rows cannot be checked; fetch the full artifact")
+        }
+        if digest != delta.header.to.contentDigest {
             throw DeltaError(
                 .inconsistent,
                 "\(base): the rows after the delta have content digest \(digest.prefix(12))…, the release states \(delta.header.to.contentDigest.prefix(12))…; fetch the full artifact")

@@ -15,13 +15,19 @@ extension DownloadFile {
     package static func clone(of source: String, to path: String, mode: mode_t = 0o644) throws(TransferError) -> DownloadFile {
         #if canImport(Darwin)
         // clonefile creates the name itself and fails if anything is there (CLONE_NOFOLLOW: a symlink
-        // is not followed); the clone takes the source's mode, so it is set afterwards.
+        // is not followed); the clone takes the source's mode — an installed store's 0444, which no
+        // one but root may open for writing — so the mode is set before it is opened.
         if clonefile(source, path, UInt32(CLONE_NOFOLLOW)) == 0 {
-            let fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
-            guard fd >= 0, fchmod(fd, mode) == 0 else {
-                if fd >= 0 { close(fd) }
+            guard fchmodat(AT_FDCWD, path, mode, AT_SYMLINK_NOFOLLOW) == 0 else {
+                let failure = error("cannot set the clone's mode", path)
                 unlink(path)
-                throw error("cannot open the clone", path)
+                throw failure
+            }
+            let fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+            guard fd >= 0 else {
+                let failure = error("cannot open the clone", path)
+                unlink(path)
+                throw failure
             }
             return try DownloadFile(path: path, descriptor: fd)
         }

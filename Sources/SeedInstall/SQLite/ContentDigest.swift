@@ -148,7 +148,7 @@ package struct TableDigest: ~Copyable {
     private mutating func update(with bytes: UnsafeRawBufferPointer) {
         if count + bytes.count > Self.capacity { flush() }
         if bytes.count > Self.capacity {
-            hasher.update(bufferPointer: bytes)
+            if recording != nil { recording!.append(contentsOf: bytes) } else { hasher.update(bufferPointer: bytes) }
         } else if let source = bytes.baseAddress {
             (buffer + count).copyMemory(from: source, byteCount: bytes.count)
             count += bytes.count

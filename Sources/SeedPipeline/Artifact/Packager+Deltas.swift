@@ -50,8 +50,10 @@ extension Packager {
     }
 
     /// The deltas the manifest at `manifestPath` lists that lead to `contentDigest` and whose files are
-    /// as it states; the others with the reason they are dropped.
-    func listedDeltas(manifestPath: String, contentDigest: String?) -> ListedDeltas {
+    /// as it states, while the store is the one that manifest describes (`storeSHA256`: a delta also
+    /// carries the metadata tables, which `inspect --set` changes); the others with the reason they
+    /// are dropped.
+    func listedDeltas(manifestPath: String, contentDigest: String?, storeSHA256: String) -> ListedDeltas {
         guard let data = FileManager.default.contents(atPath: manifestPath), let previous = try? Manifest(data: data, path: manifestPath) else {
             return ListedDeltas()
         }
@@ -62,6 +64,8 @@ extension Packager {
             let problem: String?
             if entry.toContentDigest != contentDigest {
                 problem = "it leads to other content than this store's"
+            } else if previous.store?.sha256 != storeSHA256 {
+                problem = "the store changed since it was made (its metadata, which a delta carries too)"
             } else if !PendingDeltas.isPlainFileName(entry.fileName) {
                 problem = "its file name \"\(entry.fileName)\" is not a file beside the manifest"
             } else if let file = try? FileDigest(of: path) {

@@ -83,7 +83,7 @@ public struct Packager: Sendable {
         let (temporary, artifactPath, gzip) = (written.temporary, written.artifactPath, written.gzip)
         let manifestPath = ((storePath as NSString).deletingLastPathComponent as NSString).appendingPathComponent(Manifest.fileName)
         // Read before anything is replaced: the deltas the folder's manifest lists, to keep.
-        let kept = source.isListed ? listedDeltas(manifestPath: manifestPath, contentDigest: metadata.contentDigest) : nil
+        let kept = source.isListed ? listedDeltas(manifestPath: manifestPath, contentDigest: metadata.contentDigest, storeSHA256: gzip.inputSHA256) : nil
         try AtomicFile.commit(temporary, to: artifactPath, mode: 0o444)
         let deltas = try kept ?? commitDeltas(source.pending, artifactBytes: gzip.outputBytes)
 

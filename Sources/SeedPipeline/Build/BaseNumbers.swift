@@ -1,4 +1,5 @@
 import Foundation
+import SeedStore
 #if canImport(SQLite3)
 import SQLite3
 #elseif canImport(GRDBSQLite)
@@ -36,12 +37,11 @@ final class BaseNumbers {
         self.highWater = highWater
         issued = highWater
         used = [UInt64](repeating: 0, count: Int(max(highWater, 0) / 64) + 1)
-        let uri = "file:\(path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path)?mode=ro&immutable=1"
-        guard sqlite3_open_v2(uri, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nil) == SQLITE_OK else {
+        guard sqlite3_open_v2(StoreFile.immutableURI(path), &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nil) == SQLITE_OK else {
             defer { close() }
-            throw IngestError(.badData, file: path, "cannot open the base release to number \(table)'s rows: \(message)")
+            throw IngestError(.badData, file: path, "cannot open the base release to number \(table)'s rows: \(message); give another --base, or --no-base")
         }
-        let (name, key, number) = (Self.quote(table), Self.quote(keyColumn), Self.quote(primaryKey))
+        let (name, key, number) = (DeltaPlan.quote(table), DeltaPlan.quote(keyColumn), DeltaPlan.quote(primaryKey))
         scan = try prepare("SELECT \(key), \(number) FROM \(name) ORDER BY \(number)", path: path)
         lookup = try prepare("SELECT \(number) FROM \(name) WHERE \(key) = ?1", path: path)
         scanHasRow = sqlite3_step(scan) == SQLITE_ROW
@@ -66,8 +66,6 @@ final class BaseNumbers {
         }
         return statement
     }
-
-    private static func quote(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 
     /// The number of the row whose key is `slot`, and whether it came in the base's order (the
     /// scan's next row): rows that did not — new ones, and rows found through the index, such as

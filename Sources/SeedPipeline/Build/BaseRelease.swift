@@ -38,7 +38,13 @@ struct BaseRelease: Sendable {
     /// - Throws: ``IngestError`` naming the base and the check it failed, saying to pass `--no-base`
     ///   for a first release of a new channel.
     static func open(_ location: String, for request: BuildRequest, schema: StoreSchema) throws -> BaseRelease {
-        let located = try locate(location, request: request)
+        var located = try locate(location, request: request)
+        do {
+            try located.keepApart(from: request.outputDirectory)
+        } catch {
+            if let temporary = located.temporary { try? FileManager.default.removeItem(atPath: temporary) }
+            throw IngestError(.cannotCreateOutput, file: location, "the base lies in the output folder, which this build replaces, and cannot be copied aside: \(error); give a base outside \(request.outputDirectory)")
+        }
         let (path, temporary) = (located.path, located.temporary)
         do {
             let metadata = try StoreMetadata.read(at: URL(fileURLWithPath: path))
@@ -74,6 +80,44 @@ struct BaseRelease: Sendable {
         var deltas: DeltaLocation? = nil
         /// Whether `quick_check` passed already (the installer's, for a base fetched from its channel).
         var checked = false
+
+        /// A base inside `output` (last night's `out/postcodes.sqlite`, or its `manifest.json` with the
+        /// deltas beside it) would be replaced or removed by this build before its deltas are made: the
+        /// store and those deltas are copied to a temporary folder first.
+        mutating func keepApart(from output: String) throws {
+            let folder = URL(fileURLWithPath: output).standardizedFileURL.path
+            let inside = { (path: String) in
+                let standard = URL(fileURLWithPath: path).standardizedFileURL.path
+                return standard == folder || standard.hasPrefix(folder + "/")
+            }
+            let needsStore = temporary == nil && inside(path)
+            var deltaFolder: String?
+            if case .folder(let beside)? = deltas, inside(beside) { deltaFolder = beside }
+            guard needsStore || deltaFolder != nil else { return }
+            let aside = temporary ?? BaseRelease.temporaryFolder()
+            try FileManager.default.createDirectory(atPath: aside, withIntermediateDirectories: true)
+            temporary = aside
+            if needsStore {
+                let copy = (aside as NSString).appendingPathComponent("base.sqlite")
+                try FileManager.default.copyItem(atPath: path, toPath: copy)
+                path = copy
+            }
+            if let deltaFolder {
+                let copies = (aside as NSString).appendingPathComponent("deltas")
+                try FileManager.default.createDirectory(atPath: copies, withIntermediateDirectories: true)
+                for entry in manifest?.deltas ?? [] where PendingDeltas.isPlainFileName(entry.fileName) {
+                    let source = (deltaFolder as NSString).appendingPathComponent(entry.fileName)
+                    guard FileManager.default.fileExists(atPath: source) else { continue }
+                    try FileManager.default.copyItem(atPath: source, toPath: (copies as NSString).appendingPathComponent(entry.fileName))
+                }
+                deltas = .folder(copies)
+            }
+        }
+    }
+
+    /// The path of a new folder for a base's temporary files (not created).
+    static func temporaryFolder() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("seedbuild-base-\(UUID().uuidString)").path
     }
 
     /// The base's store as a local file: as it is, inflated, or fetched from its channel.
@@ -108,7 +152,7 @@ struct BaseRelease: Sendable {
         if let sha256, try FileDigest(of: artifact).sha256 != sha256 {
             throw IngestError(.badData, file: artifact, "the base artifact's SHA-256 is not its manifest's; give an intact base, or --no-base")
         }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("seedbuild-base-\(UUID().uuidString)").path
+        let folder = temporaryFolder()
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let path = (folder as NSString).appendingPathComponent("base.sqlite")
         do {
@@ -122,7 +166,7 @@ struct BaseRelease: Sendable {
 
     /// The channel's current release, installed into a temporary folder with every check an app's fetch makes.
     private static func fetch(channel: String, request: BuildRequest) throws -> Located {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("seedbuild-base-\(UUID().uuidString)").path
+        let folder = temporaryFolder()
         var installer = SeedInstaller()
         // The job's own channel: its releases are checked by hash and quick_check, signed or not.
         installer.allowUnsigned = true
@@ -142,7 +186,14 @@ struct BaseRelease: Sendable {
         defer { try? queue.close() }
         return try queue.read { db in
             if try db.tableExists("Z_PRIMARYKEY") {
-                return Dictionary(try Row.fetchAll(db, sql: "SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_SUPER = 0").map { ($0[0] as String, $0[1] as Int64? ?? 0) }, uniquingKeysWith: max)
+                var marks = Dictionary(try Row.fetchAll(db, sql: "SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_SUPER = 0").map { ($0[0] as String, $0[1] as Int64? ?? 0) }, uniquingKeysWith: max)
+                // A number above Z_MAX (a store not written by Core Data's rules) is still never issued again.
+                for table in schema.tables where table.primaryKey == .rowid && marks[table.entity.name] != nil {
+                    guard try db.tableExists(table.name) else { continue }
+                    let highest = try Int64.fetchOne(db, sql: "SELECT coalesce(max(\(quoteIdentifier(table.keyColumn))), 0) FROM \(quoteIdentifier(table.name))") ?? 0
+                    marks[table.entity.name] = max(marks[table.entity.name] ?? 0, highest)
+                }
+                return marks
             }
             var marks: [String: Int64] = [:]
             for table in schema.tables where table.primaryKey == .rowid {

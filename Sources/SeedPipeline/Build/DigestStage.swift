@@ -14,6 +14,8 @@ struct LoadDigest: ~Copyable {
     private var rowid: Int64 = 0
     /// The base's high-water mark when rows carry their numbers: rows above it are new.
     private let numberedAbove: Int64?
+    /// The last new row's number: they must come in the order of their numbers.
+    private var lastNew: Int64 = 0
     /// New rows, hashed as they come and appended after the kept ones.
     private var newRows = TableDigest(recording: ())
     /// The new rows recorded at most: beyond, the table is read back instead.
@@ -42,6 +44,12 @@ struct LoadDigest: ~Copyable {
             if let numberedAbove {
                 let number = batch.numbers[row]
                 if number > numberedAbove {
+                    // In the order of their numbers (rows held back past their limit come after later ones).
+                    guard number > lastNew else {
+                        isHashing = false
+                        return
+                    }
+                    lastNew = number
                     newRows.append(integer: number)
                     batch.hash(row: row, into: &newRows, arena: arena, stored: stored)
                     if newRows.recordedCount > Self.maxNewRowBytes { isHashing = false }

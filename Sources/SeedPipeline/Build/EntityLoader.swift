@@ -197,10 +197,13 @@ final class EntityLoader: @unchecked Sendable {
             lookups.deinitialize().deallocate()
         }
         let defaults = feedDefaults()
-        let numbers = try numbering.map { numbering in
-            try BaseNumbers(base: numbering.base, table: table.name, keyColumn: trackedKeyColumn ?? "", primaryKey: table.keyColumn, highWater: numbering.highWater)
+        // The builder numbers only a table whose key a field feeds (``SeedBuilder/numbering``).
+        let numberFeed = keyFeed?.feed
+        let numbers = try numbering.flatMap { numbering in
+            try numberFeed.map { _ in
+                try BaseNumbers(base: numbering.base, table: table.name, keyColumn: trackedKeyColumn ?? "", primaryKey: table.keyColumn, highWater: numbering.highWater)
+            }
         }
-        let numberFeed = keyFeed?.feed ?? 0
         // Rows out of the base's order wait for the end of the file (``DeferredRows``), where nothing
         // depends on the order rows go in: the key's uniqueness is proven by its index after the load.
         var heldBack = numbers != nil && deferredKey ? DeferredRows(width: mapping.feeds.count) : nil
@@ -256,7 +259,7 @@ final class EntityLoader: @unchecked Sendable {
                 }
             }
             var number: Int64 = 0
-            if let numbers {
+            if let numbers, let numberFeed {
                 let key = batch.pending(numberFeed)
                 let numbered = numbers.number(for: key.slot, arena: key.arena)
                 number = numbered.number

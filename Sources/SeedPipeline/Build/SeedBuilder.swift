@@ -166,8 +166,7 @@ public struct SeedBuilder: Sendable {
             // Core Data's files use incremental auto-vacuum, chosen before any table exists.
             if schema.layout == .coreData { try db.execute(sql: "PRAGMA auto_vacuum = 2") }
             if let base = request.baseRelease {
-                let path = URL(fileURLWithPath: base.path).standardizedFileURL.path
-                try db.execute(sql: "ATTACH DATABASE ? AS base", arguments: ["file:\(path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path)?mode=ro&immutable=1"])
+                try db.execute(sql: "ATTACH DATABASE ? AS base", arguments: [StoreFile.immutableURI(URL(fileURLWithPath: base.path).standardizedFileURL.path)])
             }
             try db.execute(sql: "PRAGMA page_size = 8192; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -4096; PRAGMA temp_store = FILE; PRAGMA threads = \(ProcessInfo.processInfo.activeProcessorCount)")
             try db.inTransaction {
@@ -178,6 +177,8 @@ public struct SeedBuilder: Sendable {
             // Each file's header, to tell a --ignore-column that matched no file.
             var headers: [String: [String]] = [:]
             let referenced = Set(schema.tables.flatMap { $0.foreignKeys.map(\.destination) })
+            // Tables whose loader numbered their rows after the base (``BaseNumbers``).
+            var numberedTables: Set<String> = []
             for table in schema.tables {
                 // An inheritance tree's table takes a file for each of its entities.
                 for entity in table.members {
@@ -185,7 +186,7 @@ public struct SeedBuilder: Sendable {
                         loads.rowCounts[entity] = 0
                         continue
                     }
-                    let (source, tableDigest) = try loadTable(
+                    let (source, tableDigest, numbered) = try loadTable(
                         table, entity: entity, from: file, request: request, references: references, db: db, rejects: rejects,
                         indexKeyAfterLoad: indexKeysAfterLoad, timings: &loads.timings, notes: &loads.warnings,
                         headers: &headers, builtIndexes: &builtIndexes, progress: progress)
@@ -193,8 +194,9 @@ public struct SeedBuilder: Sendable {
                     // Several files into one table: its digest is read back once all are in.
                     loads.tableDigests[table.name] = table.isTree ? nil : tableDigest
                     loads.rowCounts[entity] = source.rowsLoaded
+                    if numbered { numberedTables.insert(table.name) }
                 }
-                if let base = request.baseRelease, try Self.numbering(table, request: request, db: db) == nil,
+                if let base = request.baseRelease, !numberedTables.contains(table.name),
                     try loads.timings.measure("keys after the base \(table.entity.name)", { try StableKeys.renumber(table, base: base, db: db) }) {
                     // The table was rewritten: what was hashed and indexed while it loaded is gone.
                     loads.tableDigests[table.name] = nil
@@ -224,7 +226,7 @@ public struct SeedBuilder: Sendable {
         _ table: EntityTable, entity: String, from file: String, request: BuildRequest, references: [String: ReferenceKeys],
         db: Database, rejects: RejectCollector, indexKeyAfterLoad: Bool, timings: inout PhaseTimings, notes: inout [String],
         headers: inout [String: [String]], builtIndexes: inout Set<String>, progress: (@Sendable (BuildProgress) -> Void)?
-    ) throws -> (BuiltStore.Source, tableDigest: Data?) {
+    ) throws -> (BuiltStore.Source, tableDigest: Data?, numbered: Bool) {
         let phase = "load \(entity)"
         let rejectedBefore = rejects.count
         var (reader, loader, result) = try timings.measure(phase) {
@@ -258,7 +260,7 @@ public struct SeedBuilder: Sendable {
             entity: entity, file: file, bytes: loader.sourceRead.bytes, sha256: loader.sourceRead.sha256 ?? "", rowsRead: result.rowsRead,
             rowsLoaded: result.rowsLoaded, rowsRejected: rejects.count - rejectedBefore)
         // Removing duplicates after the fact invalidates the digest hashed during the load.
-        return (source, removed == 0 ? result.tableDigest : nil)
+        return (source, removed == 0 ? result.tableDigest : nil, loader.numbering != nil)
     }
 
     /// Reads one file into its table: ``EntityLoader/load(_:into:progress:)`` and what it needs.
@@ -289,7 +291,7 @@ public struct SeedBuilder: Sendable {
         let loader = EntityLoader(
             table: table, mapping: mapping, file: file, header: reader.header, references: references,
             sourceFiles: request.sources, rejects: rejects, indexesKeyAfterLoad: indexKeyAfterLoad,
-            numbering: try Self.numbering(table, request: request, db: db))
+            numbering: try Self.numbering(table, mapping: mapping, request: request, db: db))
         let total = reader.fileSize
         let result = try loader.load(reader, into: db) { rows, bytes in
             progress?(BuildProgress(entity: entity, file: file, rowsRead: rows, bytesRead: bytes, totalBytes: total))
@@ -298,11 +300,12 @@ public struct SeedBuilder: Sendable {
     }
 
     /// Where the loader numbers `table`'s rows after the base release itself (``BaseNumbers``): a
-    /// Core Data table of one entity keyed by a single attribute the base holds as the file gives it.
-    /// Nil for any other table, which ``StableKeys`` renumbers after its load.
-    static func numbering(_ table: EntityTable, request: BuildRequest, db: Database) throws -> (base: String, highWater: Int64)? {
+    /// Core Data table of one entity keyed by a single attribute the base holds as the file gives it,
+    /// and which the file feeds. Nil for any other table, which ``StableKeys`` renumbers after its load.
+    static func numbering(_ table: EntityTable, mapping: ColumnMapping, request: BuildRequest, db: Database) throws -> (base: String, highWater: Int64)? {
         guard let base = request.baseRelease, table.primaryKey == .rowid, table.layout == .coreData, !table.isTree,
             let key = table.entity.singleAttributeKey, table.entity.uniquenessConstraints.first == [key.name],
+            mapping.feeds.contains(where: { if case .attribute(_, let attribute) = $0 { attribute.name == key.name } else { false } }),
             ![.uuid, .decimal, .binary, .transformable].contains(key.type),
             try db.tableExists(table.name, in: "base")
         else { return nil }

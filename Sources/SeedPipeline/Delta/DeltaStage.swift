@@ -55,7 +55,10 @@ struct DeltaStage {
         // The one-hop delta: base → this release; kept only when listed, read first when composing.
         let oneHopPath = work.temporary(from: baseVersion)
         do {
-            try StoreDiff().write(base: base.path, new: store, to: oneHopPath)
+            let written = try StoreDiff().write(base: base.path, new: store, to: oneHopPath)
+            guard written.header.from == from else {
+                throw DeltaError(.wrongBase, "the base store read for the diff is data version \(written.header.from.dataVersion), not the base's \(baseVersion)")
+            }
         } catch {
             unlink(oneHopPath)
             return work.omit(baseVersion, "the diff of the base (\(base.location)) and this release failed: \(error); no delta is published with this release")
@@ -158,7 +161,7 @@ struct DeltaStage {
         let source: String
         switch base.deltaLocation {
         case .channel(let location)?:
-            guard PendingDeltas.isSHA256(entry.sha256) else { throw DeltaError(.corrupt, "its manifest entry's sha256 \"\(entry.sha256)\" is not a SHA-256") }
+            guard ReleaseNames.isSHA256(entry.sha256) else { throw DeltaError(.corrupt, "its manifest entry's sha256 \"\(entry.sha256)\" is not a SHA-256") }
             let channel = try ReleaseChannel(location, transport: transport)
             let path = ReleasePointer.deltaPath(sha256: entry.sha256)
             source = channel.describe(path)

@@ -86,10 +86,6 @@ public final class PendingDeltas: @unchecked Sendable {
         !name.isEmpty && !name.contains("/") && !name.hasPrefix(".")
     }
 
-    /// Whether `text` is a SHA-256 as manifests write it: 64 lowercase hex digits.
-    static func isSHA256(_ text: String) -> Bool {
-        text.utf8.count == 64 && text.allSatisfy { "0123456789abcdef".contains($0) }
-    }
 }
 
 extension DeltaWriter {

@@ -17,9 +17,9 @@ public struct DeltaSummary: Sendable, Hashable {
 
 /// Writes the row delta between two releases of one channel (same layout, same seed model version).
 ///
-/// The new store is opened read-only with the base attached (`mode=ro&immutable=1`); each table is
-/// compared on its primary key with SQL joins, and only changed rows reach Swift, streamed into the
-/// ``DeltaWriter``: memory stays bounded whatever the stores' sizes.
+/// The new store is opened read-only with the base attached (`mode=ro&immutable=1`); each table of
+/// both is read once in key order, side by side (``TableDiff``, ``MergedTables``), and only changed
+/// rows are kept, up to a bound, then written by the ``DeltaWriter``.
 /// ```swift
 /// let summary = try StoreDiff().write(base: "7.sqlite", new: "8.sqlite", to: "7-8.delta.gz")
 /// ```

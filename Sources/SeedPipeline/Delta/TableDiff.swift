@@ -91,6 +91,8 @@ struct TableDiff {
                 return try Self.held(MergedTables(table: table, index: index, db: db, keys: (middle, nil)), limit: limit)
             }
         }
+        // Waited for on every way out: the other half never reads on past this diff.
+        defer { _ = try? upper.value() }
         let lower = try Self.held(MergedTables(table: table, index: index, db: db, keys: (nil, middle)), limit: limit)
         guard let lower, let upper = try upper.value() else { return nil }
         for kind in 0...2 {

@@ -53,7 +53,7 @@ struct LocalRelease {
             throw IngestError(.badData, file: manifestPath, "an entry of \"deltas\" lacks a field or has a wrong one; \(rebuild)")
         }
         return try entries.map { entry in
-            guard PendingDeltas.isPlainFileName(entry.fileName), PendingDeltas.isSHA256(entry.sha256) else {
+            guard PendingDeltas.isPlainFileName(entry.fileName), ReleaseNames.isSHA256(entry.sha256) else {
                 throw IngestError(.badData, file: manifestPath, "the delta from \(entry.fromDataVersion) names \"\(entry.fileName)\" with SHA-256 \"\(entry.sha256)\", not a file beside the manifest and its checksum; \(rebuild)")
             }
             let path = (outputDirectory as NSString).appendingPathComponent(entry.fileName)

@@ -53,6 +53,6 @@ extension Publisher {
             return []
         }
         let artifact = manifest.artifact.map { [ReleasePointer.artifactPath(sha256: $0.sha256)] } ?? []
-        return artifact + manifest.deltas.filter { PendingDeltas.isSHA256($0.sha256) }.map { ReleasePointer.deltaPath(sha256: $0.sha256) }
+        return artifact + manifest.deltas.filter { ReleaseNames.isSHA256($0.sha256) }.map { ReleasePointer.deltaPath(sha256: $0.sha256) }
     }
 }
