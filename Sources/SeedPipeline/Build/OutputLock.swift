@@ -93,24 +93,47 @@ public final class OutputLock: @unchecked Sendable {
 
 /// On SIGINT or SIGTERM: removes the temporary files of every locked output folder, then ends the
 /// process with the signal's usual status (130, 143).
+///
+/// The handler is installed with `sigaction` before `add` returns, so no signal is lost to a window
+/// where it is ignored and nothing listens yet (a dispatch source is set up asynchronously: a SIGTERM
+/// right after the lock was taken could vanish, and a build blocked on a pipe never ended). The
+/// handler only writes the signal's number to a pipe; a thread reading it does the rest.
 final class Interruption: @unchecked Sendable {
     static let shared = Interruption()
 
     private let lock = NSLock()
     /// The folders of the locks held (not the locks: their deinit unregisters them).
     private var directories: [ObjectIdentifier: String] = [:]
-    private var sources: [DispatchSourceSignal] = []
+    private var installed = false
 
     func add(_ outputLock: OutputLock) {
         lock.withLock {
             directories[ObjectIdentifier(outputLock)] = outputLock.directory
-            guard sources.isEmpty else { return }
+            guard !installed else { return }
+            installed = true
+            var ends: [Int32] = [-1, -1]
+            guard pipe(&ends) == 0 else { return }
+            _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
+            _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
+            interruptionPipe = ends[1]
+            let reading = ends[0]
+            Thread { [self] in
+                var byte: UInt8 = 0
+                while true {
+                    let count = read(reading, &byte, 1)
+                    if count == 1 { interrupted(Int32(byte)) } else if count < 0, errno == EINTR { continue } else { return }
+                }
+            }.start()
             for signalNumber in [SIGINT, SIGTERM] {
-                signal(signalNumber, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-                source.setEventHandler { [self] in interrupted(signalNumber) }
-                source.resume()
-                sources.append(source)
+                var action = sigaction()
+                #if canImport(Darwin)
+                action.__sigaction_u.__sa_handler = forwardSignal
+                #else
+                action.__sigaction_handler.sa_handler = forwardSignal
+                #endif
+                sigemptyset(&action.sa_mask)
+                action.sa_flags = SA_RESTART
+                sigaction(signalNumber, &action, nil)
             }
         }
     }
@@ -125,4 +148,13 @@ final class Interruption: @unchecked Sendable {
         signal(signalNumber, SIG_DFL)
         kill(getpid(), signalNumber)
     }
+}
+
+/// The pipe's write end for ``forwardSignal``: set once, before any handler is installed.
+nonisolated(unsafe) private var interruptionPipe: Int32 = -1
+
+/// The signal handler: async-signal-safe, it only writes the signal's number to the pipe.
+private func forwardSignal(_ signalNumber: Int32) {
+    var byte = UInt8(truncatingIfNeeded: signalNumber)
+    _ = write(interruptionPipe, &byte, 1)
 }

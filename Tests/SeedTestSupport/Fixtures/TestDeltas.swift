@@ -17,7 +17,7 @@ public enum TestDeltas {
     @discardableResult
     public static func add(from base: String, to release: String, channel: String, sign key: SigningKey? = nil) throws -> Manifest.DeltaEntry {
         let baseManifest = try manifest(in: base)
-        var manifest = try manifest(in: release)
+        let manifest = try manifest(in: release)
         guard let baseStore = baseManifest.store, let store = manifest.store, let fromVersion = baseManifest.dataVersion,
             let fromDigest = baseManifest.values["contentDigest"]?.stringValue, let toDigest = manifest.values["contentDigest"]?.stringValue
         else { throw TestDeltaError("\(base) or \(release): not a packaged release") }
