@@ -103,7 +103,7 @@ struct PublishDeltaTests {
         #expect(missing?.message.contains("build again") == true)
         try (bytes + Data("x".utf8)).write(to: URL(fileURLWithPath: path))
         let changed = #expect(throws: IngestError.self) { try Publisher().publish(directory.path("out-2"), to: root) }
-        #expect(changed?.file == path && changed?.message.contains("the manifest says \(bytes.count) with") == true, "\(String(describing: changed))")
+        #expect(changed?.file == path && changed?.message.contains("the manifest says \(bytes.count) bytes with") == true, "\(String(describing: changed))")
         let pointer = try ReleasePointer(data: try Data(contentsOf: URL(fileURLWithPath: root + "/postcodes/1/latest.json")), source: root)
         #expect(pointer.dataVersion == 1, "the published release is untouched")
         #expect(!FileManager.default.fileExists(atPath: root + "/postcodes/1/deltas"), "nothing of release 2 was uploaded")

@@ -43,3 +43,20 @@ package struct FileDigest: Sendable, Equatable {
         sha256 = Data(hasher.finalize()).hexString
     }
 }
+
+extension FileDigest {
+    /// The digest of bytes held in memory.
+    package init(of data: Data) {
+        self.init(bytes: Int64(data.count), sha256: Data(SHA256.hash(data: data)).hexString)
+    }
+
+    /// Whether these are the size and SHA-256 stated for a file; when not, ``mismatch(stated:)`` says how.
+    package func matches(bytes: Int64, sha256: String) -> Bool {
+        self.bytes == bytes && self.sha256 == sha256
+    }
+
+    /// `N bytes with SHA-256 X, the manifest says M bytes with Y`.
+    package func mismatch(bytes stated: Int64, sha256 statedSHA: String) -> String {
+        "\(bytes) bytes with SHA-256 \(sha256), the manifest says \(stated) bytes with \(statedSHA)"
+    }
+}

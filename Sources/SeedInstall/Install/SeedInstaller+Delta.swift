@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import SeedModel
 #if canImport(Glibc)
@@ -211,10 +210,10 @@ extension SeedInstaller {
             throw DeltaFallback(.file, "\(file.path): cannot read the downloaded delta back: \(error.localizedDescription)")
         }
         run.report(.downloadingDelta, Int64(bytes.count), of: entry.bytes)
-        let sha256 = Data(SHA256.hash(data: bytes)).hexString
-        guard Int64(bytes.count) == entry.bytes, sha256 == entry.sha256 else {
-            let why = Int64(bytes.count) < entry.bytes ? "it is truncated" : "it was changed or damaged"
-            throw DeltaFallback(.checksum, "\(url): \(bytes.count) bytes with SHA-256 \(sha256), the manifest says \(entry.bytes) bytes with \(entry.sha256); \(why)")
+        let digest = FileDigest(of: bytes)
+        guard digest.matches(bytes: entry.bytes, sha256: entry.sha256) else {
+            let why = digest.bytes < entry.bytes ? "it is truncated" : "it was changed or damaged"
+            throw DeltaFallback(.checksum, "\(url): \(digest.mismatch(bytes: entry.bytes, sha256: entry.sha256)); \(why)")
         }
         let bound = Int(min(request.store.bytes, 1 << 40)) * 2 + (1 << 20)
         do {

@@ -69,7 +69,7 @@ extension Packager {
             } else if !PendingDeltas.isPlainFileName(entry.fileName) {
                 problem = "its file name \"\(entry.fileName)\" is not a file beside the manifest"
             } else if let file = try? FileDigest(of: path) {
-                problem = file.bytes == entry.bytes && file.sha256 == entry.sha256 ? nil : "\(path) is not the file the manifest listed"
+                problem = file.matches(bytes: entry.bytes, sha256: entry.sha256) ? nil : "\(path) is not the file the manifest listed (\(file.mismatch(bytes: entry.bytes, sha256: entry.sha256)))"
             } else {
                 problem = "\(path) is missing"
             }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import SeedInstall
 import SeedModel
@@ -174,9 +173,9 @@ struct DeltaStage {
             throw DeltaError(.io, "the base came without the place of its deltas")
         }
         guard let data else { throw DeltaError(.io, "\(source) is missing") }
-        let sha256 = Data(SHA256.hash(data: data)).hexString
-        guard Int64(data.count) == entry.bytes, sha256 == entry.sha256 else {
-            throw DeltaError(.corrupt, "\(source) has \(data.count) bytes with SHA-256 \(sha256), the base's manifest says \(entry.bytes) with \(entry.sha256)")
+        let digest = FileDigest(of: data)
+        guard digest.matches(bytes: entry.bytes, sha256: entry.sha256) else {
+            throw DeltaError(.corrupt, "\(source): \(digest.mismatch(bytes: entry.bytes, sha256: entry.sha256)) (the base's)")
         }
         return (try DeltaReader.decode(gzip: data, name: source), source)
     }

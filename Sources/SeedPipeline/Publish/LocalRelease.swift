@@ -61,8 +61,8 @@ struct LocalRelease {
                 throw IngestError(.missingInput, file: path, "missing: the manifest lists it as the delta from data version \(entry.fromDataVersion); \(rebuild)")
             }
             let file = try FileDigest(of: path)
-            guard file.bytes == entry.bytes, file.sha256 == entry.sha256 else {
-                throw IngestError(.badData, file: path, "\(file.bytes) bytes with SHA-256 \(file.sha256), the manifest says \(entry.bytes) with \(entry.sha256); \(rebuild)")
+            guard file.matches(bytes: entry.bytes, sha256: entry.sha256) else {
+                throw IngestError(.badData, file: path, "\(file.mismatch(bytes: entry.bytes, sha256: entry.sha256)); \(rebuild)")
             }
             return (entry, path)
         }
