@@ -89,6 +89,18 @@ struct DeltaInstallTests {
         fixture.expectSevenInUseUntilChecked(log)
     }
 
+    /// A delta that inflates past what the installer reads into memory (`maxDeltaBytes`) is not
+    /// decoded further: the artifact comes instead, saying so.
+    @Test func aDeltaLargerThanTheMemoryBoundTakesTheArtifact() throws {
+        _ = try fixture.sevenInstalledEightWithDelta()
+        var installer = fixture.installer()
+        installer.maxDeltaBytes = 1_000
+        let (result, _) = try fixture.install(from: fixture.channel, with: installer)
+        #expect(result.via == .full && result.fallback?.reason == .tooLarge, "\(String(describing: result.fallback))")
+        #expect(result.fallback?.message.contains("the most this installer reads into memory") == true)
+        try fixture.expectEightInstalled(result)
+    }
+
     /// A release without a delta from the installed one comes whole, and says why.
     @Test func withoutADeltaTheArtifactComesWhole() throws {
         try fixture.release(7, DeltaChannelFixture.postcodes(0..<300), layout: .coreData)

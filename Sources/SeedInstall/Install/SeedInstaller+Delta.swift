@@ -215,10 +215,15 @@ extension SeedInstaller {
             let why = digest.bytes < entry.bytes ? "it is truncated" : "it was changed or damaged"
             throw DeltaFallback(.checksum, "\(url): \(digest.mismatch(bytes: entry.bytes, sha256: entry.sha256)); \(why)")
         }
-        let bound = Int(min(request.store.bytes, 1 << 40)) * 2 + (1 << 20)
+        // Never more rows than the store it leads to holds, nor more than this device reads into memory.
+        let storeBound = Int(min(request.store.bytes, 1 << 40)) * 2 + (1 << 20)
+        let bound = min(storeBound, maxDeltaBytes)
         do {
             return try DeltaReader.decode(gzip: bytes, maxBytes: bound, name: url)
         } catch {
+            if bound < storeBound, error.message.contains("inflates to more than \(bound) bytes") {
+                throw DeltaFallback(.tooLarge, "\(url): inflates past \(bound) bytes, the most this installer reads into memory (SeedInstaller.maxDeltaBytes)")
+            }
             throw DeltaFallback(.corrupt, error.message)
         }
     }

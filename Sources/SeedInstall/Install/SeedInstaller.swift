@@ -36,6 +36,10 @@ public struct SeedInstaller: Sendable {
     public var model: Model?
     public var now: @Sendable () -> Date = { Date() }
     public var transport = HTTPTransport()
+    /// The most bytes a delta may inflate to: it is read into memory whole, so past this the artifact
+    /// is downloaded instead (`tooLarge`). A night's delta of 1M postcodes inflates to about 0.6 MB,
+    /// seven nights' to 2.5 MB.
+    public var maxDeltaBytes = 32 << 20
 
     public init() {}
 
