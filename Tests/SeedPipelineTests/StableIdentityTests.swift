@@ -160,6 +160,30 @@ struct StableIdentityTests {
         #expect(packaged.omittedDeltas.isEmpty)
     }
 
+    /// The nightly job builds into the same folder every night: when the store there is the channel's
+    /// current release byte for byte, it is the base, and the release is not downloaded again. Here
+    /// the channel's artifact is gone, so a build that fetched it would fail; one whose output store
+    /// is another build's fetches, and does fail.
+    @Test func lastNightsStoreInTheOutputFolderIsTheBase() throws {
+        let output = directory.path("out-job")
+        let channelRoot = directory.path("dist")
+        var publisher = Publisher()
+        publisher.allowUnsigned = true
+        let first = try buildStore("1", Self.first, layout: .coreData, output: output, dataVersion: 1)
+        _ = try Packager().package(first)
+        let before = try numbers(first.storePath, table: "ZPOSTCODE", key: "ZPOSTCODE")
+        let published = try publisher.publish(output, to: channelRoot)
+        for artifact in try FileManager.default.contentsOfDirectory(atPath: published.channel + "artifacts") {
+            try FileManager.default.removeItem(atPath: published.channel + "artifacts/" + artifact)
+        }
+        let second = try buildStore("2", Self.second, layout: .coreData, base: published.channel, output: output, dataVersion: 2)
+        let after = try numbers(second.storePath, table: "ZPOSTCODE", key: "ZPOSTCODE")
+        #expect(after["GU1 1AA"] == before["GU1 1AA"] && after["GU1 1AA"] != nil)
+        #expect(!second.timings.phases.contains { $0.name == "keys after the base Postcode" })
+        // Another store in the output folder than the channel's: the release is fetched, and its artifact is gone.
+        #expect(throws: IngestError.self) { try buildStore("3", Self.first, layout: .coreData, base: published.channel, output: output, dataVersion: 3) }
+    }
+
     @Test func thePlainLayoutKeepsNumberedTablesToo() throws {
         let one = try build("1", Self.first, layout: .plain)
         let two = try build("2", Self.second, layout: .plain, base: one)

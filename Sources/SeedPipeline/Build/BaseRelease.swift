@@ -98,8 +98,10 @@ struct BaseRelease: Sendable {
             try FileManager.default.createDirectory(atPath: aside, withIntermediateDirectories: true)
             temporary = aside
             if needsStore {
+                // A second name for the same file where the folders share a file system (the build
+                // writes its store under a new name and renames it: this one keeps the old bytes).
                 let copy = (aside as NSString).appendingPathComponent("base.sqlite")
-                try FileManager.default.copyItem(atPath: path, toPath: copy)
+                if link(path, copy) != 0 { try FileManager.default.copyItem(atPath: path, toPath: copy) }
                 path = copy
             }
             if let deltaFolder {
@@ -164,8 +166,11 @@ struct BaseRelease: Sendable {
         return (path, folder)
     }
 
-    /// The channel's current release, installed into a temporary folder with every check an app's fetch makes.
+    /// The channel's current release, installed into a temporary folder with every check an app's fetch
+    /// makes — unless the output folder still holds that release's store, byte for byte (last night's
+    /// build of the same job): then that is the base, and nothing is downloaded.
     private static func fetch(channel: String, request: BuildRequest) throws -> Located {
+        if let kept = keptRelease(of: channel, request: request) { return kept }
         let folder = temporaryFolder()
         var installer = SeedInstaller()
         // The job's own channel: its releases are checked by hash and quick_check, signed or not.
@@ -177,6 +182,24 @@ struct BaseRelease: Sendable {
             try? FileManager.default.removeItem(atPath: folder)
             throw IngestError(.badData, file: channel, "the base release could not be fetched from its channel: \(error); fix the channel, or build with --no-base")
         }
+    }
+
+    /// The store in the output folder, when it is the channel's current release: its SHA-256 the one
+    /// the current manifest states (the manifest the pointer names, with the SHA-256 it names). Nil
+    /// whenever anything differs or cannot be read: the release is then fetched.
+    private static func keptRelease(of channel: String, request: BuildRequest) -> Located? {
+        guard FileManager.default.fileExists(atPath: request.storePath),
+            let source = try? ReleaseChannel(channel),
+            let pointerData = try? source.read(ReleasePointer.fileName, maxBytes: ReleasePointer.maxBytes),
+            let pointer = try? ReleasePointer(data: pointerData, source: channel), pointer.dataset == request.dataset,
+            ReleasePointer.isManifestPath(pointer.manifest, for: pointer.dataVersion),
+            let manifestData = try? source.read(pointer.manifest, maxBytes: ReleasePointer.maxBytes),
+            FileDigest(of: manifestData).sha256 == pointer.manifestSHA256,
+            let manifest = try? Manifest(data: manifestData, path: source.describe(pointer.manifest)), let store = manifest.store,
+            let local = try? FileDigest(of: request.storePath), local.matches(bytes: store.bytes, sha256: store.sha256)
+        else { return nil }
+        // The published store's bytes, checked when it was built and published: no quick_check again.
+        return Located(path: request.storePath, temporary: nil, manifest: manifest, deltas: .channel(channel), checked: true)
     }
 
     /// The highest key issued per root entity: `Z_MAX` in Core Data's layout, else the plain
