@@ -39,17 +39,28 @@ enum BuildStep {
         let project = try CommandFailure.exitOnError { () throws in
             try ProjectFile.load(inDirectory: FileManager.default.currentDirectoryPath)
         }
-        var (request, warnings) = try CommandFailure.exitOnError { try flags.options.resolve(project: project) }
+        var options = flags.options
+        // The signing key's public key is trusted for the base: a signing build follows only a signed one.
+        if !flags.noCompress {
+            options.signingKey = try CommandFailure.exitOnError { () throws(IngestError) in try SigningKey.load(option: flags.signKey) }
+        }
+        var (request, warnings) = try CommandFailure.exitOnError { try options.resolve(project: project) }
         // Deltas are listed by the manifest, which --no-compress does not write.
         if flags.noCompress { request.deltas.count = 0 }
         if let destination, flags.base == nil, !flags.noBase {
             let channel = try CommandFailure.exitOnError { try request.channel(under: destination) }
-            switch BuildRequest.hasRelease(channel) {
-            case true?: request.base = channel
-            case false?: break
-            case nil:
+            switch try CommandFailure.exitOnError({ () throws(IngestError) in try BuildRequest.channelState(channel) }) {
+            case .released:
+                request.base = channel
+            case .empty:
+                // On stdout with the job's other lines: no warning, the expected first night of a channel.
+                if !flags.quiet && !flags.json { print("starting channel \(channel): it holds no release yet, so objects are numbered from 1") }
+            case .notReadable:
                 if !flags.quiet { CommandFailure.printError("warning: \(channel) is not read as apps read it, so this build follows no base; pass its public URL as --base to keep object IDs across releases") }
             }
+        }
+        if request.base != nil, request.baseTrust.allowsUnsignedBase, !flags.quiet {
+            CommandFailure.printError("warning: --allow-unsigned-base: an unsigned base is followed unverified, and its object numbers are signed with this release")
         }
         if !flags.quiet {
             for warning in warnings { CommandFailure.printError(warning.description) }

@@ -59,6 +59,12 @@ struct BuildFlags: ParsableArguments {
     @Option(help: ArgumentHelp("The release this build follows, so its objects keep their numbers (Z_PK) and the store its UUID: a .sqlite, a .sqlite.gz, a manifest.json, or a channel folder or URL (default for the default command: the channel it publishes to).", valueName: "path|url"))
     var base: String?
 
+    @Option(name: .customLong("trusted-key"), help: ArgumentHelp("A public key (PEM) the base release may be signed by besides the signing key's own, such as the previous key while keys are rotated (repeatable; default: seedbuild.json's \"trustedKeys\").", valueName: "path"))
+    var trustedKeys: [String] = []
+
+    @Flag(name: .customLong("allow-unsigned-base"), help: "Follow an unsigned base although this build signs: once, for the first signed release of a channel that was unsigned until now.")
+    var allowUnsignedBase = false
+
     @Flag(name: .customLong("no-base"), help: "Number every object afresh, following no earlier release (a new channel).")
     var noBase = false
 
@@ -118,7 +124,7 @@ struct BuildFlags: ParsableArguments {
 
     private func validateBase() throws {
         if base != nil && noBase { throw ValidationError("--base and --no-base exclude each other; give one") }
-        if noBase, let name = deltaFlag {
+        if noBase, let name = deltaFlag ?? (!trustedKeys.isEmpty ? "--trusted-key" : allowUnsignedBase ? "--allow-unsigned-base" : nil) {
             throw ValidationError("\(name) applies to a build following a base, and --no-base follows none")
         }
     }
@@ -131,7 +137,7 @@ struct BuildFlags: ParsableArguments {
     /// Refuses the options only the default command uses (publishing), for `seedbuild build`.
     func validateWithoutPublishing() throws {
         try validateBase()
-        if base == nil, let name = deltaFlag {
+        if base == nil, let name = deltaFlag ?? (!trustedKeys.isEmpty ? "--trusted-key" : allowUnsignedBase ? "--allow-unsigned-base" : nil) {
             throw ValidationError("\(name) applies to a build following a base: give --base (seedbuild build follows none by default)")
         }
         let publishing = [("--publish", publish != nil), ("--no-publish", noPublish), ("--allow-unsigned", allowUnsigned), ("--all-versions", allVersions)]
@@ -166,6 +172,8 @@ struct BuildFlags: ParsableArguments {
         options.base = noBase ? nil : base
         options.deltaCount = deltas
         options.deltaMaxShare = deltaMaxShare.flatMap(Self.share)
+        options.trustedKeys = trustedKeys.isEmpty ? nil : trustedKeys
+        options.allowsUnsignedBase = allowUnsignedBase
         if let size = maxRecordSize.flatMap(Self.bytes) { options.maxRecordBytes = size }
         for pair in sources {
             let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)

@@ -64,7 +64,7 @@ enum CommandFailure {
             case .badData, .badProjectFile, .tooManyRejects: return 65
             case .cannotCreateOutput: return 73
             case .ioFailure: return 74
-            case .inputChanged, .busy: return 75
+            case .inputChanged, .busy, .unavailable: return 75
             }
         case let error as InstallError where error.kind == .noRelease:
             // Nothing published at that channel: the input is missing.

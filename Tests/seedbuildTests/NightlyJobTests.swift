@@ -32,7 +32,12 @@ struct NightlyJobTests {
         #expect(again.stdout.contains("already published: dist/postcodes/2/ has this content (data version 202311142213); expires"))
 
         #expect(try runSeedbuild(["keygen", "--out", keys]).status == 0)
-        let signed = try runSeedbuild(["seeds/postcodes.csv", "--sign-key", keys + "/seedbuild-signing.key"], in: project.url, environment: environment)
+        // The channel is unsigned: a signing build follows it only when told, once.
+        let refused = try runSeedbuild(["seeds/postcodes.csv", "--sign-key", keys + "/seedbuild-signing.key"], in: project.url, environment: environment)
+        #expect(refused.status == 65, "\(refused.stderr)")
+        #expect(refused.stderr.contains("--allow-unsigned-base"), "\(refused.stderr)")
+        let signed = try runSeedbuild(
+            ["seeds/postcodes.csv", "--sign-key", keys + "/seedbuild-signing.key", "--allow-unsigned-base"], in: project.url, environment: environment)
         #expect(signed.status == 0, "\(signed.stderr)")
         #expect(signed.stdout.contains("refreshed data version 202311142213 at dist/postcodes/2/: the published manifest is unsigned, this build's is signed by key"))
         let fetched = try runSeedbuild(["fetch", "dist/postcodes/2/", "--to", "app", "--trusted-key", keys + "/seedbuild-signing.pub"], in: project.url)

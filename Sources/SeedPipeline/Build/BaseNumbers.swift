@@ -15,17 +15,24 @@ import GRDBSQLite
 /// (one sequential scan): a row's key is nearly always the next base row's. A key that is not — a
 /// new row, or one after removed or moved rows — is looked up through the base's unique index on
 /// the key, and the scan skips ahead over a few removed rows. Memory stays constant: two prepared
-/// statements and a bit per base number (so a number is never given twice, whatever the input).
+/// statements and a bit per number between the base's lowest and highest `Z_PK` (so a number is
+/// never given twice, whatever the input) — not per number up to the high-water mark, which
+/// ``BaseRelease`` bounds by the base's row count.
 final class BaseNumbers {
     private var connection: OpaquePointer?
     private var scan: OpaquePointer?
     private var lookup: OpaquePointer?
     /// The base row the scan is on (its key is column 0, its number column 1); false past the end.
     private var scanHasRow = false
+    /// A bit per number from `lowest` to the base's highest `Z_PK`.
     private var used: [UInt64]
+    private let lowest: Int64
+    private let highestInBase: Int64
     private(set) var highWater: Int64
     /// The last number given to a new row.
     private var issued: Int64
+    private let path: String
+    private let table: String
     /// How many base rows the scan may skip to follow a row found by lookup (removed rows between).
     static let skipLimit = 64
 
@@ -33,60 +40,85 @@ final class BaseNumbers {
     /// - Parameters:
     ///   - key: the key column (the entity's single-attribute uniqueness constraint).
     ///   - highWater: the highest number the channel issued for the entity.
+    /// - Throws: ``IngestError`` with SQLite's own message when the base cannot be read.
     init(base path: String, table: String, keyColumn: String, primaryKey: String, highWater: Int64) throws {
-        self.highWater = highWater
-        issued = highWater
-        used = [UInt64](repeating: 0, count: Int(max(highWater, 0) / 64) + 1)
+        self.path = path
+        self.table = table
         guard sqlite3_open_v2(StoreFile.immutableURI(path), &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nil) == SQLITE_OK else {
-            defer { close() }
+            let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(connection)
             throw IngestError(.badData, file: path, "cannot open the base release to number \(table)'s rows: \(message); give another --base, or --no-base")
         }
         let (name, key, number) = (DeltaPlan.quote(table), DeltaPlan.quote(keyColumn), DeltaPlan.quote(primaryKey))
-        scan = try prepare("SELECT \(key), \(number) FROM \(name) ORDER BY \(number)", path: path)
-        lookup = try prepare("SELECT \(number) FROM \(name) WHERE \(key) = ?1", path: path)
-        scanHasRow = sqlite3_step(scan) == SQLITE_ROW
+        let range = try Self.prepare("SELECT coalesce(min(\(number)), 1), coalesce(max(\(number)), 0) FROM \(name)", connection, path: path)
+        defer { sqlite3_finalize(range) }
+        try Self.step(range, connection, path: path, table: table, expectingRow: true)
+        (lowest, highestInBase) = (max(sqlite3_column_int64(range, 0), 1), sqlite3_column_int64(range, 1))
+        guard highestInBase <= highWater else {
+            throw IngestError(.badData, file: path, "the base release's \(table) holds Z_PK \(highestInBase), above the \(highWater) its channel says it issued; give another --base, or --no-base")
+        }
+        self.highWater = highWater
+        issued = highWater
+        used = [UInt64](repeating: 0, count: Int(max(highestInBase - lowest + 1, 0) / 64) + 1)
+        scan = try Self.prepare("SELECT \(key), \(number) FROM \(name) ORDER BY \(number)", connection, path: path)
+        lookup = try Self.prepare("SELECT \(number) FROM \(name) WHERE \(key) = ?1", connection, path: path)
+        scanHasRow = try Self.step(scan, connection, path: path, table: table)
     }
 
-    deinit { close() }
-
-    private func close() {
+    deinit {
         sqlite3_finalize(scan)
         sqlite3_finalize(lookup)
         sqlite3_close_v2(connection)
-        (scan, lookup, connection) = (nil, nil, nil)
     }
 
-    private var message: String { connection.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory" }
-
-    private func prepare(_ sql: String, path: String) throws -> OpaquePointer? {
+    private static func prepare(_ sql: String, _ connection: OpaquePointer?, path: String) throws -> OpaquePointer? {
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(connection, sql, -1, &statement, nil) == SQLITE_OK else {
-            close()
+            // The message is the connection's until the next call: read before the statement goes.
+            let message = String(cString: sqlite3_errmsg(connection))
+            sqlite3_finalize(statement)
             throw IngestError(.badData, file: path, "cannot read the base release's keys (\(message)); give another --base, or --no-base")
         }
         return statement
     }
 
+    /// One step: true for a row, false at the end; SQLite's error otherwise (a damaged page, an I/O error).
+    @discardableResult
+    private static func step(_ statement: OpaquePointer?, _ connection: OpaquePointer?, path: String, table: String, expectingRow: Bool = false) throws -> Bool {
+        switch sqlite3_step(statement) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE where !expectingRow: return false
+        case let code:
+            let message = code == SQLITE_DONE ? "no row" : String(cString: sqlite3_errmsg(connection))
+            throw IngestError(.badData, file: path, "cannot read the base release's \(table) (\(message), SQLite code \(code)); give another --base, or --no-base")
+        }
+    }
+
+    private func step(_ statement: OpaquePointer?) throws -> Bool {
+        try Self.step(statement, connection, path: path, table: table)
+    }
+
     /// The number of the row whose key is `slot`, and whether it came in the base's order (the
     /// scan's next row): rows that did not — new ones, and rows found through the index, such as
     /// those a night before added between others — would go in below numbers already there.
-    func number(for slot: RowBatch.Slot, arena: UnsafeRawBufferPointer) -> (number: Int64, inOrder: Bool) {
+    /// - Throws: ``IngestError`` with SQLite's message when the base cannot be read.
+    func number(for slot: RowBatch.Slot, arena: UnsafeRawBufferPointer) throws -> (number: Int64, inOrder: Bool) {
         if case .null = slot { return (issueNew(), false) }
         if scanHasRow, Self.matches(slot, arena: arena, statement: scan) {
             let found = sqlite3_column_int64(scan, 1)
             if take(found) {
-                scanHasRow = sqlite3_step(scan) == SQLITE_ROW
+                scanHasRow = try step(scan)
                 return (found, true)
             }
         }
         sqlite3_reset(lookup)
         Self.bind(slot, arena: arena, to: lookup)
-        guard sqlite3_step(lookup) == SQLITE_ROW else { return (issueNew(), false) }
+        guard try step(lookup) else { return (issueNew(), false) }
         let found = sqlite3_column_int64(lookup, 0)
         guard take(found) else { return (issueNew(), false) }
         // Rows removed from the base lay between the scan and this one: the scan skips them.
         if scanHasRow, case let at = sqlite3_column_int64(scan, 1), at <= found, found - at <= Int64(Self.skipLimit) {
-            while scanHasRow, sqlite3_column_int64(scan, 1) <= found { scanHasRow = sqlite3_step(scan) == SQLITE_ROW }
+            while scanHasRow, sqlite3_column_int64(scan, 1) <= found { scanHasRow = try step(scan) }
             return (found, true)
         }
         return (found, false)
@@ -100,8 +132,9 @@ final class BaseNumbers {
     /// Marks a base number given; false when it was given already (a key twice in the input, which
     /// the uniqueness check then reports: the second row is numbered as new).
     private func take(_ number: Int64) -> Bool {
-        guard number > 0, number <= highWater else { return false }
-        let (word, bit) = (Int(number / 64), UInt64(1) << UInt64(number % 64))
+        guard number >= lowest, number <= highestInBase else { return false }
+        let offset = number - lowest
+        let (word, bit) = (Int(offset / 64), UInt64(1) << UInt64(offset % 64))
         guard used[word] & bit == 0 else { return false }
         used[word] |= bit
         return true

@@ -26,6 +26,8 @@ struct BaseRelease: Sendable {
     let manifest: Manifest?
     /// Where the deltas that manifest lists are.
     let deltaLocation: DeltaLocation?
+    /// The trusted key the base's manifest is signed by (``BaseTrust``); nil for an unsigned base.
+    let signedBy: String?
     /// Removed with the base: the temporary folder a fetched or inflated base was put in.
     private let temporary: String?
 
@@ -49,8 +51,8 @@ struct BaseRelease: Sendable {
         do {
             let metadata = try StoreMetadata.read(at: URL(fileURLWithPath: path))
             let base = BaseRelease(
-                path: path, metadata: metadata, highWater: try highWater(path, schema: schema), location: location,
-                manifest: located.manifest, deltaLocation: located.deltas, temporary: temporary)
+                path: path, metadata: metadata, highWater: try highWater(path, schema: schema, location: location), location: location,
+                manifest: located.manifest, deltaLocation: located.deltas, signedBy: located.signedBy, temporary: temporary)
             try base.check(request: request, schema: schema, quickCheck: !located.checked)
             return base
         } catch {
@@ -78,6 +80,8 @@ struct BaseRelease: Sendable {
         var temporary: String?
         var manifest: Manifest? = nil
         var deltas: DeltaLocation? = nil
+        /// The trusted key its manifest is signed by.
+        var signedBy: String? = nil
         /// Whether `quick_check` passed already (the installer's, for a base fetched from its channel).
         var checked = false
 
@@ -136,13 +140,15 @@ struct BaseRelease: Sendable {
         if isFolder.boolValue { return try fetch(channel: path, request: request) }
         if path.hasSuffix(".json") {
             let manifest = try Manifest(data: try Data(contentsOf: URL(fileURLWithPath: path)), path: path)
-            guard let entry = manifest.artifact else {
-                throw IngestError(.badData, file: path, "the base manifest names no artifact; give the store or its artifact as --base, or --no-base")
+            let signedBy = try request.baseTrust.check(manifest, at: path)
+            guard let entry = manifest.artifact, let store = manifest.store else {
+                throw IngestError(.badData, file: path, "the base manifest names no artifact or store; give its channel as --base, or --no-base")
             }
             let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
-            let (store, temporary) = try inflate(folder.appendingPathComponent(entry.fileName).path, expected: entry.sha256)
-            return Located(path: store, temporary: temporary, manifest: manifest, deltas: .folder(folder.path))
+            let (inflated, temporary) = try inflate(folder.appendingPathComponent(entry.fileName).path, expected: (entry, store))
+            return Located(path: inflated, temporary: temporary, manifest: manifest, deltas: .folder(folder.path), signedBy: signedBy)
         }
+        try request.baseTrust.checkUnsigned(at: location)
         if StoreFile.isGzip(path) {
             let (store, temporary) = try inflate(path, expected: nil)
             return Located(path: store, temporary: temporary)
@@ -150,18 +156,35 @@ struct BaseRelease: Sendable {
         return Located(path: path, temporary: nil)
     }
 
-    private static func inflate(_ artifact: String, expected sha256: String?) throws -> (String, String?) {
-        if let sha256, try FileDigest(of: artifact).sha256 != sha256 {
-            throw IngestError(.badData, file: artifact, "the base artifact's SHA-256 is not its manifest's; give an intact base, or --no-base")
+    /// Inflates an artifact into a temporary folder; with its manifest's entries, the artifact's and
+    /// the store's sizes and SHA-256s must be the stated ones, and nothing past the stated store size is written.
+    private static func inflate(_ artifact: String, expected: (artifact: Manifest.FileEntry, store: Manifest.FileEntry)?) throws -> (String, String?) {
+        if let expected {
+            let digest = try FileDigest(of: artifact)
+            guard digest.matches(bytes: expected.artifact.bytes, sha256: expected.artifact.sha256) else {
+                throw IngestError(.badData, file: artifact, "the base artifact is not its manifest's: \(digest.mismatch(bytes: expected.artifact.bytes, sha256: expected.artifact.sha256)); give an intact base, or --no-base")
+            }
         }
         let folder = temporaryFolder()
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let path = (folder as NSString).appendingPathComponent("base.sqlite")
         do {
-            _ = try GzipInflater.inflate(artifact, to: path)
-        } catch {
+            _ = try GzipInflater.inflate(artifact, to: path, maxOutputBytes: expected?.store.bytes)
+            if let store = expected?.store {
+                let digest = try FileDigest(of: path)
+                guard digest.matches(bytes: store.bytes, sha256: store.sha256) else {
+                    throw IngestError(.badData, file: artifact, "the base store inflated from it is not its manifest's: \(digest.mismatch(bytes: store.bytes, sha256: store.sha256)); give an intact base, or --no-base")
+                }
+            }
+        } catch let error as IngestError {
+            try? FileManager.default.removeItem(atPath: folder)
+            throw error
+        } catch let error as GzipError {
             try? FileManager.default.removeItem(atPath: folder)
             throw IngestError(.badData, file: artifact, "the base artifact does not inflate (\(error.reason)); give an intact base, or --no-base")
+        } catch {
+            try? FileManager.default.removeItem(atPath: folder)
+            throw IngestError(.ioFailure, file: artifact, "the base artifact cannot be inflated: \(error)")
         }
         return (path, folder)
     }
@@ -172,15 +195,43 @@ struct BaseRelease: Sendable {
     private static func fetch(channel: String, request: BuildRequest) throws -> Located {
         if let kept = keptRelease(of: channel, request: request) { return kept }
         let folder = temporaryFolder()
+        let trust = request.baseTrust
         var installer = SeedInstaller()
-        // The job's own channel: its releases are checked by hash and quick_check, signed or not.
-        installer.allowUnsigned = true
+        // Checked as an app's fetch checks it: the signature by a key the build trusts before anything
+        // is downloaded, then every size and hash, and quick_check. Only --allow-unsigned-base lets an
+        // unsigned one through, and then a signature by a key not trusted is still refused below.
+        if trust.requiresSignature && !trust.allowsUnsignedBase {
+            installer.trustedKeys = trust.keys
+        } else {
+            installer.allowUnsigned = true
+        }
         do {
             let installed = try installer.install(from: channel, to: folder)
-            return Located(path: installed.storePath, temporary: folder, manifest: installed.manifest, deltas: .channel(channel), checked: true)
+            let signedBy = try trust.check(installed.manifest, at: channel)
+            return Located(
+                path: installed.storePath, temporary: folder, manifest: installed.manifest, deltas: .channel(channel), signedBy: signedBy, checked: true)
         } catch {
             try? FileManager.default.removeItem(atPath: folder)
-            throw IngestError(.badData, file: channel, "the base release could not be fetched from its channel: \(error); fix the channel, or build with --no-base")
+            throw Self.fetchFailure(error, channel: channel, trust: trust)
+        }
+    }
+
+    /// Why a channel's release cannot be the base: refused (exit 65) when it fails a check, unavailable
+    /// (exit 75) when the channel cannot be read now, so the nightly job is retried rather than restarted.
+    private static func fetchFailure(_ error: Error, channel: String, trust: BaseTrust) -> IngestError {
+        switch error {
+        case let error as IngestError:
+            return error
+        case let error as InstallError where error.kind == .signature:
+            return IngestError(
+                .badData, file: channel,
+                "the base release is refused: \(error); this build trusts keys \(trust.keys.map(\.keyID).joined(separator: ", ")). Give the key that signed the channel with --trusted-key, fix the channel, pass --allow-unsigned-base once if the channel was unsigned until now, or build with --no-base")
+        case let error as InstallError where error.kind == .noRelease:
+            return IngestError(.unavailable, file: channel, "the channel's current release cannot be read: \(error); fix the channel, or build with --no-base to start it afresh")
+        case let error as TransferError where error.isTransient || error.kind == .status(404):
+            return IngestError(.unavailable, file: channel, "the base release could not be fetched: \(error); try again later, or build with --no-base to start the channel afresh")
+        default:
+            return IngestError(.badData, file: channel, "the base release could not be fetched from its channel: \(error); fix the channel, or build with --no-base")
         }
     }
 
@@ -196,37 +247,61 @@ struct BaseRelease: Sendable {
             let manifestData = try? source.read(pointer.manifest, maxBytes: ReleasePointer.maxBytes),
             FileDigest(of: manifestData).sha256 == pointer.manifestSHA256,
             let manifest = try? Manifest(data: manifestData, path: source.describe(pointer.manifest)), let store = manifest.store,
+            case .success(let signedBy) = Result(catching: { () throws(IngestError) in try request.baseTrust.check(manifest, at: source.describe(pointer.manifest)) }),
             let local = try? FileDigest(of: request.storePath), local.matches(bytes: store.bytes, sha256: store.sha256)
         else { return nil }
         // The published store's bytes, checked when it was built and published: no quick_check again.
-        return Located(path: request.storePath, temporary: nil, manifest: manifest, deltas: .channel(channel), checked: true)
+        return Located(path: request.storePath, temporary: nil, manifest: manifest, deltas: .channel(channel), signedBy: signedBy, checked: true)
     }
 
     /// The highest key issued per root entity: `Z_MAX` in Core Data's layout, else the plain
-    /// layout's recorded high-water marks or, for a store without them, its highest `Z_PK`.
-    private static func highWater(_ path: String, schema: StoreSchema) throws -> [String: Int64] {
+    /// layout's recorded high-water marks or, for a store without them, its highest `Z_PK`; each
+    /// bounded by what the base's rows make plausible (``plausibleHighWater(rows:)``).
+    private static func highWater(_ path: String, schema: StoreSchema, location: String) throws -> [String: Int64] {
         let queue = try StoreFile.openReadOnly(path)
         defer { try? queue.close() }
         return try queue.read { db in
-            if try db.tableExists("Z_PRIMARYKEY") {
-                var marks = Dictionary(try Row.fetchAll(db, sql: "SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_SUPER = 0").map { ($0[0] as String, $0[1] as Int64? ?? 0) }, uniquingKeysWith: max)
-                // A number above Z_MAX (a store not written by Core Data's rules) is still never issued again.
-                for table in schema.tables where table.primaryKey == .rowid && marks[table.entity.name] != nil {
-                    guard try db.tableExists(table.name) else { continue }
-                    let highest = try Int64.fetchOne(db, sql: "SELECT coalesce(max(\(quoteIdentifier(table.keyColumn))), 0) FROM \(quoteIdentifier(table.name))") ?? 0
-                    marks[table.entity.name] = max(marks[table.entity.name] ?? 0, highest)
-                }
-                return marks
-            }
             var marks: [String: Int64] = [:]
+            var rows: [String: Int64] = [:]
             for table in schema.tables where table.primaryKey == .rowid {
                 guard try db.tableExists(table.name) else { continue }
-                marks[table.entity.name] = try Int64.fetchOne(db, sql: "SELECT coalesce(max(\(quoteIdentifier(table.keyColumn))), 0) FROM \(quoteIdentifier(table.name))") ?? 0
+                let key = quoteIdentifier(table.keyColumn)
+                let row = try Row.fetchOne(db, sql: "SELECT coalesce(max(\(key)), 0), count(*) FROM \(quoteIdentifier(table.name))")
+                marks[table.entity.name] = max(marks[table.entity.name] ?? 0, row?[0] as Int64? ?? 0)
+                rows[table.entity.name, default: 0] += row?[1] as Int64? ?? 0
             }
-            let recorded = try StoreMetadata.read(from: db)[highWaterKey]?.objectValue ?? [:]
-            for (entity, value) in recorded { marks[entity] = max(marks[entity] ?? 0, value.integerValue ?? 0) }
+            if try db.tableExists("Z_PRIMARYKEY") {
+                // A number above Z_MAX (a store not written by Core Data's rules) is still never issued again.
+                for row in try Row.fetchAll(db, sql: "SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_SUPER = 0") {
+                    let (entity, issued) = (row[0] as String? ?? "", row[1] as Int64? ?? 0)
+                    marks[entity] = max(marks[entity] ?? 0, issued)
+                }
+            } else {
+                let recorded = try StoreMetadata.read(from: db)[highWaterKey]?.objectValue ?? [:]
+                for (entity, value) in recorded { marks[entity] = max(marks[entity] ?? 0, value.integerValue ?? 0) }
+            }
+            for (entity, mark) in marks {
+                let count = rows[entity] ?? 0
+                let bound = plausibleHighWater(rows: count)
+                guard mark >= 0, mark <= bound else {
+                    throw IngestError(
+                        .badData, file: location,
+                        "the base release says \(mark) numbers were issued for \(entity), which holds \(count) rows (at most \(bound) is plausible: \(plausibleMultiple)× the rows + \(plausibleSlack)); the base is damaged or forged. Give a verified release as --base, or --no-base to number every object afresh")
+                }
+            }
             return marks
         }
+    }
+
+    /// How many numbers a channel may have issued per row its current release holds, plus ``plausibleSlack``:
+    /// nights remove rows and never reuse their numbers, so the mark outgrows the rows, but not by this.
+    static let plausibleMultiple: Int64 = 16
+    static let plausibleSlack: Int64 = 1 << 24
+
+    /// The highest mark a base holding `rows` rows of an entity may state. It bounds the numbers a
+    /// build issues and the memory ``BaseNumbers`` takes.
+    static func plausibleHighWater(rows: Int64) -> Int64 {
+        rows.multipliedReportingOverflow(by: plausibleMultiple).partialValue.addingReportingOverflow(plausibleSlack).partialValue
     }
 
     /// Refuses a base that is not a release of this build's channel, or not sound (`quick_check`, unless the
@@ -274,29 +349,5 @@ extension BaseRelease {
     /// identifier, else the first 12 hex digits of its hashes' checksum.
     static func modelVersion(identifiers: [String], versionHashes: [String: Data]) -> String {
         identifiers.first ?? String((Data(base64Encoded: Model.versionChecksum(of: versionHashes)) ?? Data()).hexString.prefix(12))
-    }
-}
-
-extension BuildRequest {
-    /// The channel this build publishes into under `destination` (a folder or URL):
-    /// `<destination>/<dataset>/<model-version>/`, where the default command finds its base.
-    public func channel(under destination: String) throws -> String {
-        let stamped = try stampModel()
-        let modelVersion = BaseRelease.modelVersion(identifiers: model.versionIdentifiers, versionHashes: stamped.entityVersionHashes)
-        return destination.trimmingCharacters(in: CharacterSet(charactersIn: "/")).isEmpty ? "\(dataset)/\(modelVersion)/"
-            : (destination.hasSuffix("/") ? destination : destination + "/") + "\(dataset)/\(modelVersion)/"
-    }
-
-    /// Whether `channel` has a release (its `latest.json`): a folder's file, or an HTTP `200` (a
-    /// `404` is none yet). Nil for an `s3://` channel, which a build does not read as apps do: give
-    /// its public URL as `--base`.
-    public static func hasRelease(_ channel: String, transport: HTTPTransport = HTTPTransport()) -> Bool? {
-        if channel.hasPrefix("s3://") { return nil }
-        if channel.hasPrefix("http://") || channel.hasPrefix("https://") {
-            guard let url = URL(string: channel + ReleasePointer.fileName), let response = try? transport.send("HEAD", url) else { return true }
-            return response.status != 404
-        }
-        let folder = channel.hasPrefix("file://") ? (URL(string: channel)?.path ?? String(channel.dropFirst(7))) : channel
-        return FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent(ReleasePointer.fileName))
     }
 }

@@ -29,6 +29,8 @@ public struct BuildRequest: Sendable {
     /// The release this build follows (a store, artifact, manifest or channel): objects it has keep
     /// their numbers (``StableKeys``). Nil numbers every object afresh.
     public var base: String?
+    /// The keys the base's manifest must be signed by (``BaseTrust``).
+    public var baseTrust = BaseTrust()
     /// The base, opened and checked, while the build runs.
     var baseRelease: BaseRelease?
     /// The deltas written for the release when the build follows a base (``DeltaStage``).

@@ -261,7 +261,7 @@ final class EntityLoader: @unchecked Sendable {
             var number: Int64 = 0
             if let numbers, let numberFeed {
                 let key = batch.pending(numberFeed)
-                let numbered = numbers.number(for: key.slot, arena: key.arena)
+                let numbered = try numbers.number(for: key.slot, arena: key.arena)
                 number = numbered.number
                 if !numbered.inOrder, heldBack?.take(batch, line: record.line, placement: placement, number: number) == true { continue }
             }

@@ -156,6 +156,15 @@ struct DeltaStage {
     /// One of the base's deltas, read no further than its stated size and checked against its SHA-256;
     /// returns it and where it was read, for messages.
     private func read(_ entry: Manifest.DeltaEntry, of base: BaseRelease) throws -> (Delta, String) {
+        // The sizes a base's manifest states are bounded by what a delta can be: smaller than the
+        // artifact it stands in for (a larger one is never published), and inflating to no more
+        // than twice the store plus room for a night's rows.
+        let artifactBytes = base.manifest?.artifact?.bytes ?? 0
+        guard entry.bytes > 0, entry.bytes <= artifactBytes else {
+            throw DeltaError(.corrupt, "its manifest entry states \(entry.bytes) bytes, against the base's artifact of \(artifactBytes): not a delta this channel publishes")
+        }
+        let storeBytes = base.manifest?.store?.bytes ?? 0
+        let inflateLimit = Int(min(storeBytes.multipliedReportingOverflow(by: 2).partialValue + (64 << 20), 1 << 30))
         let data: Data?
         let source: String
         switch base.deltaLocation {
@@ -177,6 +186,6 @@ struct DeltaStage {
         guard digest.matches(bytes: entry.bytes, sha256: entry.sha256) else {
             throw DeltaError(.corrupt, "\(source): \(digest.mismatch(bytes: entry.bytes, sha256: entry.sha256)) (the base's)")
         }
-        return (try DeltaReader.decode(gzip: data, name: source), source)
+        return (try DeltaReader.decode(gzip: data, maxBytes: inflateLimit, name: source), source)
     }
 }

@@ -19,6 +19,9 @@ public struct IngestError: Error, Sendable, CustomStringConvertible {
         case inputChanged
         /// Another run holds the output folder; a later run may pass (exit status 75).
         case busy
+        /// A channel the build reads (its base, its pointer) cannot be read now: missing, a 5xx, a
+        /// timeout. A later run may pass (exit status 75); the build never starts the channel afresh on its own.
+        case unavailable
     }
 
     public let kind: Kind

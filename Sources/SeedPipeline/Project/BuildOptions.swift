@@ -28,6 +28,12 @@ public struct BuildOptions: Sendable {
     public var deltaCount: Int?
     /// The share of the artifact a delta must stay under; nil takes `seedbuild.json`'s, else 0.5.
     public var deltaMaxShare: Double?
+    /// The key the release is signed with: its public key is trusted for the base (``BaseTrust``).
+    public var signingKey: SigningKey?
+    /// PEM public keys a base may be signed by besides the signing key's; nil takes `seedbuild.json`'s.
+    public var trustedKeys: [String]?
+    /// Follows an unsigned base although the build has keys (``BaseTrust/allowsUnsignedBase``).
+    public var allowsUnsignedBase = false
 
     public static let defaultOutputDirectory = "build/seed"
 
@@ -89,8 +95,26 @@ public struct BuildOptions: Sendable {
         request.deltas = DeltaPolicy(
             count: deltaCount ?? project?.deltas ?? DeltaPolicy.defaultCount,
             maxShare: deltaMaxShare ?? project?.deltaMaxShare ?? DeltaPolicy.defaultMaxShare)
+        request.baseTrust = try baseTrust(project: project)
         request.maxRecordBytes = maxRecordBytes
         request.layout = format ?? project?.format ?? .coreData
         return (request, warnings)
+    }
+
+    /// The keys a base must be signed by: the signing key's own and the trusted keys'.
+    private func baseTrust(project: ProjectFile?) throws(IngestError) -> BaseTrust {
+        let trusted = try (trustedKeys ?? project?.trustedKeys ?? []).map { path throws(IngestError) in
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw IngestError(.missingInput, file: path, "cannot read the trusted key; give the path of a .pub file seedbuild keygen wrote")
+            }
+            do {
+                return try TrustedKey(pem: text, path: path)
+            } catch {
+                throw IngestError(.badProjectFile, file: path, "not an Ed25519 public key in PEM form; give the .pub file seedbuild keygen wrote")
+            }
+        }
+        var trust = BaseTrust(signingKey: signingKey, trusted: trusted)
+        trust.allowsUnsignedBase = allowsUnsignedBase
+        return trust
     }
 }

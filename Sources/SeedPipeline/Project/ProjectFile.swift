@@ -14,7 +14,8 @@ import SeedStore
 ///   "out": "build/seed",
 ///   "publish": "dist",
 ///   "deltas": 7,
-///   "deltaMaxShare": 0.5
+///   "deltaMaxShare": 0.5,
+///   "trustedKeys": ["keys/seedbuild-signing-2025.pub"]
 /// }
 /// ```
 /// Every key is optional; paths are relative to the file's folder; command-line flags override them.
@@ -36,6 +37,9 @@ public struct ProjectFile: Sendable, Equatable {
     public var deltas: Int?
     /// The share of the artifact a delta must stay under, more than 0 and at most 1.
     public var deltaMaxShare: Double?
+    /// Public keys (PEM files) besides the signing key's own that a base release may be signed by
+    /// (``BaseTrust``): the previous key while keys are rotated.
+    public var trustedKeys: [String] = []
 
     public init() {}
 
@@ -70,7 +74,7 @@ public struct ProjectFile: Sendable, Equatable {
             guard let string = value as? String else { throw fail("\"\(key)\" must be a string") }
             return string
         }
-        let allowed: Set<String> = ["model", "userModels", "configuration", "dataset", "sources", "mapping", "out", "publish", "format", "deltas", "deltaMaxShare"]
+        let allowed: Set<String> = ["model", "userModels", "configuration", "dataset", "sources", "mapping", "out", "publish", "format", "deltas", "deltaMaxShare", "trustedKeys"]
         if let unknown = object.keys.filter({ !allowed.contains($0) }).sorted().first {
             throw fail("unknown key \"\(unknown)\"; allowed keys are \(allowed.sorted().joined(separator: ", "))")
         }
@@ -96,6 +100,10 @@ public struct ProjectFile: Sendable, Equatable {
                 throw fail("\"deltaMaxShare\" must be a number more than 0 and at most 1, such as 0.5 (50% of the artifact)")
             }
             project.deltaMaxShare = share
+        }
+        if let value = object["trustedKeys"] {
+            guard let keys = value as? [String] else { throw fail("\"trustedKeys\" must be a list of paths to PEM public keys (.pub files from seedbuild keygen)") }
+            project.trustedKeys = keys.map(resolve)
         }
         if let value = object["userModels"] {
             guard let models = value as? [String] else { throw fail("\"userModels\" must be a list of paths") }

@@ -129,6 +129,7 @@ public struct Publisher: Sendable {
         guard let (_, remoteManifestSHA) = try channel.checksum(remoteManifest), remoteManifestSHA == manifestSHA else {
             throw PublishError(url: channel.describe(remoteManifest), method: "GET", status: nil, "the uploaded manifest does not read back with the built bytes")
         }
+        try putMarker(local, to: channel)
         beforePointerUpdate?()
         // Read again and replaced in one step no other publish can come between: a publish that lost
         // the race to a newer data version is refused, never written over it; the same content
@@ -153,6 +154,19 @@ public struct Publisher: Sendable {
             return pointer.data
         }
         return written
+    }
+
+    /// The channel's marker (``ChannelMarker``), before the pointer: once it is there, a build finds the
+    /// channel holds releases even if its pointer goes missing.
+    private func putMarker(_ local: LocalRelease, to channel: PublishDestination) throws {
+        let data = ChannelMarker.data(dataset: local.dataset, modelVersion: local.modelVersion)
+        let sha256 = FileDigest(of: data).sha256
+        // Any marker there says what it must; it is never replaced.
+        if try channel.checksum(ChannelMarker.fileName) != nil { return }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("seedbuild-channel-\(UUID().uuidString).json").path
+        try data.write(to: URL(fileURLWithPath: file))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try channel.putImmutable(file: file, sha256: sha256, at: ChannelMarker.fileName)
     }
 
     private func result(
