@@ -44,6 +44,8 @@ struct DeltaTests {
         options.model = model
         options.format = layout
         options.base = base
+        // A few rows each: one row is a large share of its entity.
+        options.acceptChange = true
         options.dataVersion = version
         options.outputDirectory = directory.path("out-\(name)")
         var (request, _) = try options.resolve(project: nil)
