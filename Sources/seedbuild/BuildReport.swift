@@ -19,6 +19,12 @@ enum BuildReport {
             var line = "built \(built.storePath): \(counts) rows"
             if built.rejected > 0 { line += "; \(built.rejected) rejected, see \(built.rejectsPath ?? "")" }
             Swift.print(line)
+            if let changes = built.changes {
+                Swift.print("changes against the base\(changes.fromDataVersion.map { " (data version \($0))" } ?? ""):")
+                for entity in changes.entities {
+                    Swift.print("  \(entity.entity): \(entity.baseRows) → \(entity.rows) rows; \(entity.added) added, \(entity.removed) removed, \(entity.changed) changed")
+                }
+            }
             guard let packaged else { return }
             let gzip = packaged.gzip
             let ratio = gzip.inputBytes > 0 ? Double(gzip.outputBytes) / Double(gzip.inputBytes) * 100 : 0
@@ -32,6 +38,11 @@ enum BuildReport {
         }
     }
 
+
+    /// A change report (``ChangeReport/jsonValue``) as the report's objects are made.
+    static func changes(_ report: ChangeReport) -> Any {
+        report.jsonValue.foundationObject
+    }
 
     static func json(_ built: BuiltStore, packaged: PackagedArtifact?) -> String {
         RunReport.text(object(built, packaged: packaged))
@@ -52,6 +63,7 @@ enum BuildReport {
             "timings": built.timings.phases.map { ["phase": $0.name, "seconds": ($0.seconds * 1000).rounded() / 1000] as [String: Any] },
         ]
         if let rejects = built.rejectsPath { object["rejectsFile"] = rejects }
+        if let changes = built.changes { object["changes"] = BuildReport.changes(changes) }
         if let packaged {
             object["artifact"] = [
                 "path": packaged.artifactPath, "bytes": packaged.gzip.outputBytes, "sha256": packaged.gzip.outputSHA256,

@@ -31,6 +31,12 @@ final class RunReport {
             stages.append(["stage": name, "status": "failed", "exitCode": Int(exit.rawValue)])
             finish(passed: false)
             throw exit
+        } catch let held as ChangeBudgetExceeded {
+            let exit = ExitCode(CommandFailure.status(for: held))
+            stages.append(["stage": name, "status": "held", "exitCode": Int(exit.rawValue)])
+            object["changes"] = BuildReport.changes(held.report)
+            finish(passed: false)
+            throw exit
         }
     }
 

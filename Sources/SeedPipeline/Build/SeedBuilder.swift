@@ -87,6 +87,9 @@ public struct SeedBuilder: Sendable {
         } catch {
             throw BuildFault.translate(error, writing: request.storePath)
         }
+        // Before anything in the output folder is replaced: a release past the change budget is
+        // held there, the previous release left whole.
+        let (deltas, changes) = try followBase(request, store: working, schema: schema, timings: &loads.timings)
         // The folder holds one matching set: the old manifest goes first, then its artifact, so from
         // here on an interruption never leaves a manifest beside a store it does not describe.
         let staleDeltas = PendingDeltas.deltaFiles(in: request.outputDirectory, dataset: request.dataset)
@@ -108,9 +111,6 @@ public struct SeedBuilder: Sendable {
             // A rejects file left by an earlier build would describe rows this build accepted.
             try? FileManager.default.removeItem(atPath: request.rejectsPath)
         }
-        let deltas = request.baseRelease.map { base in
-            loads.timings.measure("deltas") { DeltaStage(policy: request.deltas).run(base: base, store: request.storePath, dataset: request.dataset) }
-        }
         return BuiltStore(
             storePath: request.storePath, rejectsPath: rejectsPath, rowCounts: loads.rowCounts,
             sources: loads.sources.map { source in
@@ -119,7 +119,7 @@ public struct SeedBuilder: Sendable {
                 return source
             },
             rejected: rejects.count, shownRejects: rejects.shown, warnings: loads.warnings, metadata: metadata,
-            timings: loads.timings, deltas: deltas)
+            timings: loads.timings, deltas: deltas, changes: changes)
     }
 
     struct Loads {
