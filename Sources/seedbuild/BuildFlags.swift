@@ -92,6 +92,9 @@ struct BuildFlags: ParsableArguments {
     @Flag(help: "When another seedbuild is writing to the output folder, wait for it (default: exit 75 naming its process).")
     var wait = false
 
+    @Option(help: ArgumentHelp("Write the run's figures to this file in Prometheus's text format (for node-exporter's textfile collector), also when the run fails.", valueName: "file"))
+    var metrics: String?
+
     @Flag(help: "Print a JSON summary on stdout and no progress.")
     var json = false
 
