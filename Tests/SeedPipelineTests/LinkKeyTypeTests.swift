@@ -51,8 +51,10 @@ struct LinkKeyTypeTests {
 
     /// Books keyed by `code` of the case's type, genres (a many-to-many fed by a link file) and
     /// reviews (a to-one fed by a column of the reviews' own file).
-    static func model(keyType: String, compound: Bool = false) -> String {
-        let edition = compound ? #", {"name": "edition", "type": "Integer 16", "optional": false}"# : ""
+    /// - Parameter editionType: when given, the key is compound: `code` and an `edition` of this type.
+    static func model(keyType: String, editionType: String? = nil) -> String {
+        let compound = editionType != nil
+        let edition = editionType.map { #", {"name": "edition", "type": "\#($0)", "optional": false}"# } ?? ""
         return """
             {"name": "Library", "versionIdentifiers": ["1"], "entities": [
               {"name": "Book", "attributes": [{"name": "code", "type": "\(keyType)", "optional": false}, {"name": "title", "type": "String"}\(edition)],
@@ -150,7 +152,7 @@ struct LinkKeyTypeTests {
     @Test(arguments: [StoreLayout.plain, .coreData])
     func aCompoundKeyOfAUUIDAndANumber(_ layout: StoreLayout) throws {
         let folder = TemporaryDirectory()
-        let model = Self.model(keyType: "UUID", compound: true)
+        let model = Self.model(keyType: "UUID", editionType: "Integer 16")
         let uuid = "6f0c7c1e-8a2b-4c3d-9e4f-0a1b2c3d4e5f"
         let built = try Self.build(
             [
@@ -166,5 +168,22 @@ struct LinkKeyTypeTests {
         #expect(rejects.count == 2, "\(rejects)")
         #expect(rejects.contains { $0.contains("book_genres.csv,3,1,book_code,") && $0.contains("no Book with (code, edition)") }, "\(rejects)")
         #expect(rejects.contains { $0.contains("book_genres.csv,4,2,book_edition,\"book_edition gives Book.edition (Integer 16): \"\"x\"\" is not a whole number") }, "\(rejects)")
+    }
+
+    /// Rows of the entity's own file that repeat a compound key in another form are rejected
+    /// naming both lines, whatever the types: the group SQLite finds is matched to the file's
+    /// lines through the same keys.
+    @Test(arguments: [StoreLayout.plain, .coreData])
+    func aRepeatedCompoundKeyInAnotherFormNamesBothLines(_ layout: StoreLayout) throws {
+        let folder = TemporaryDirectory()
+        let model = Self.model(keyType: "UUID", editionType: "Double")
+        let uuid = "6f0c7c1e-8a2b-4c3d-9e4f-0a1b2c3d4e5f"
+        let built = try Self.build(
+            ["books.csv": "code,edition,title\n\(uuid),1e-7,Dune\n\(uuid),2,Emma\n\(uuid.uppercased()),0.0000001,Solaris\n", "genres.csv": "name\nScience\n", "reviews.csv": "stars\n5\n"],
+            model: model, layout: layout, in: folder)
+        #expect(try Self.titles("TRUEPREDICATE", in: built, model: model, layout: layout) == ["Dune", "Emma"])
+        let rejects = try Self.rejects(built)
+        #expect(rejects.count == 1, "\(rejects)")
+        #expect(rejects.first?.contains("books.csv,4,1,code,\"duplicate Book.(code, edition)") == true && rejects.first?.contains("line 2 has it already") == true, "\(rejects)")
     }
 }

@@ -149,15 +149,6 @@ extension EntityLoader {
         keys.pointee.primaryKey(record, field: field)
     }
 
-    /// A key field's value as `CAST(… AS TEXT)` gives the plain layout's stored value: how
-    /// ``UniquenessCheck`` names duplicate groups.
-    static func lookupKey(_ record: CSVRecord, field: Int, type: AttributeType) -> String? {
-        record.withField(field) { bytes -> String? in
-            guard case .success(let value) = FieldConverter.convert(bytes, as: type) else { return nil }
-            return value.lookupKey(fieldBytes: bytes)
-        }
-    }
-
     /// The message for a failed feed, made only when a row fails.
     func describe(_ failure: (feed: Int, failure: ConversionFailure?), record: CSVRecord) -> (field: Int, reason: String) {
         switch mapping.feeds[failure.feed] {

@@ -13,19 +13,16 @@ import GRDBSQLite
 ///
 /// Both sides meet at the stored value. A field goes through the conversion the entity's own file
 /// goes through (``FieldConverter``), then into the table's form as the loader writes it: in Core
-/// Data's layout a date as seconds since 2001, a UUID as its 16 bytes, a Decimal as the number its
-/// `DECIMAL` column makes of the text. So `6F0C7C1E-…` finds the row loaded from `6f0c7c1e-…`,
-/// `007` the row of `7`, `2024-05-01` the row of `2024-05-01T00:00:00Z`, and `1.50` the row of `1.5`.
+/// Data's layout a date as seconds since 2001 and a Decimal as the number its `DECIMAL` column
+/// makes of the text; a UUID's 16 stored bytes are read as the lowercase text the converter makes.
+/// So `6F0C7C1E-…` finds the row loaded from `6f0c7c1e-…`, `007` the row of `7`, `2024-05-01` the
+/// row of `2024-05-01T00:00:00Z`, and `1.50` the row of `1.5`.
 /// Numbers compare by value, whether SQLite keeps them as INTEGER or REAL, as its own `=` does.
+/// Every key is text a message can show: numbers in digits, a UUID in lowercase 8-4-4-4-12.
 struct KeyPart: Sendable {
     let type: AttributeType
     /// Whether the table keeps the attribute in Core Data's form (``StoredForms/covers(_:)``).
     let keptAsCoreData: Bool
-
-    init(_ attribute: Attribute, in table: EntityTable) {
-        type = attribute.type
-        keptAsCoreData = table.storedForms.covers(attribute)
-    }
 
     /// Whether a field's own bytes are its key: text kept as given.
     var isFieldText: Bool { type == .string || type == .uri }
@@ -45,10 +42,6 @@ struct KeyPart: Sendable {
             Self.append(number - CoreDataValues.referenceDateOffset, to: &key)
         case .real(let number):
             Self.append(number, to: &key)
-        case .text(let text) where type == .uuid && keptAsCoreData:
-            // The text is a valid UUID already: the converter checked its digits.
-            guard let uuid = UUID(uuidString: text) else { key.append(contentsOf: text.utf8); break }
-            withUnsafeBytes(of: uuid.uuid) { key.append(contentsOf: $0) }
         case .text(let text) where type == .decimal && keptAsCoreData:
             Self.appendNumeric(text, to: &key)
         case .text(let text):
@@ -56,27 +49,42 @@ struct KeyPart: Sendable {
         case .fieldText:
             key.append(contentsOf: field)
         case .blob(let bytes):
-            // Core Data keeps Binary that may live outside the store inline after a 01 marker.
-            if keptAsCoreData { key.append(0x01) }
             key.append(contentsOf: bytes)
         }
         return nil
     }
 
     /// Appends the key of the value in `column` of the current row of `statement` (not NULL).
-    static func appendStored(_ statement: OpaquePointer, column: Int32, to key: inout [UInt8]) {
+    func appendStored(_ statement: OpaquePointer, column: Int32, to key: inout [UInt8]) {
         switch sqlite3_column_type(statement, column) {
         case SQLITE_INTEGER:
-            append(sqlite3_column_int64(statement, column), to: &key)
+            Self.append(sqlite3_column_int64(statement, column), to: &key)
         case SQLITE_FLOAT:
-            append(sqlite3_column_double(statement, column), to: &key)
+            Self.append(sqlite3_column_double(statement, column), to: &key)
         case SQLITE_BLOB:
             let count = Int(sqlite3_column_bytes(statement, column))
-            if count > 0 { key.append(contentsOf: UnsafeRawBufferPointer(start: sqlite3_column_blob(statement, column), count: count)) }
+            guard count > 0, let start = sqlite3_column_blob(statement, column) else { return }
+            let bytes = UnsafeRawBufferPointer(start: start, count: count)
+            if type == .uuid, count == 16 {
+                // Core Data's 16 bytes, as the lowercase text the converter makes of a field.
+                Self.appendUUID(bytes, to: &key)
+            } else {
+                key.append(contentsOf: bytes.dropFirst(keptAsCoreData && type == .binary ? 1 : 0))
+            }
         default:
-            let text = sqlite3_column_text(statement, column)
             let count = Int(sqlite3_column_bytes(statement, column))
-            if let text, count > 0 { key.append(contentsOf: UnsafeRawBufferPointer(start: text, count: count)) }
+            if let text = sqlite3_column_text(statement, column), count > 0 { key.append(contentsOf: UnsafeRawBufferPointer(start: text, count: count)) }
+        }
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    private static func appendUUID(_ bytes: UnsafeRawBufferPointer, to key: inout [UInt8]) {
+        let digits = hexDigits
+        for (index, byte) in bytes.enumerated() {
+            if index == 4 || index == 6 || index == 8 || index == 10 { key.append(0x2D) }
+            key.append(digits[Int(byte >> 4)])
+            key.append(digits[Int(byte & 0x0F)])
         }
     }
 
@@ -112,5 +120,37 @@ struct KeyPart: Sendable {
         } else {
             key.append(contentsOf: canonical.utf8)
         }
+    }
+}
+
+extension KeyPart {
+    init(_ attribute: Attribute, in table: EntityTable) {
+        self.init(type: attribute.type, keptAsCoreData: table.storedForms.covers(attribute))
+    }
+}
+
+extension [KeyPart] {
+    /// Appends the key of the current row's columns `first`, `first + 1`, …, one per part, joined by U+001F.
+    func appendStored(_ statement: OpaquePointer, from first: Int32, to key: inout [UInt8]) {
+        for (index, part) in enumerated() {
+            if index > 0 { key.append(0x1F) }
+            part.appendStored(statement, column: first + Int32(index), to: &key)
+        }
+    }
+}
+
+extension [KeyPart] {
+    /// The key of each row `sql` selects (its columns one per part), as text.
+    func keys(_ db: Database, sql: String) throws -> [String] {
+        let statement = try db.makeStatement(sql: sql)
+        let rows = try Row.fetchCursor(statement)
+        var keys: [String] = []
+        var bytes: [UInt8] = []
+        while try rows.next() != nil {
+            bytes.removeAll(keepingCapacity: true)
+            appendStored(statement.sqliteStatement, from: 0, to: &bytes)
+            keys.append(String(decoding: bytes, as: UTF8.self))
+        }
+        return keys
     }
 }

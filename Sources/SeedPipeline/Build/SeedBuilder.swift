@@ -354,17 +354,15 @@ public struct SeedBuilder: Sendable {
         let present = columns.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")
         let statement = try db.makeStatement(
             sql: "SELECT \(quoteIdentifier(table.keyColumn)), \(columns.joined(separator: ", ")) FROM \(quoteIdentifier(table.name)) WHERE \(present)")
-        var keys = ReferenceKeys(parts: key.map { KeyPart($0, in: table) })
+        let parts = key.map { KeyPart($0, in: table) }
+        var keys = ReferenceKeys(parts: parts)
         let rows = try Row.fetchCursor(statement)
-        // The key's bytes as SQLite holds them, read from the statement without a String.
+        // The key's bytes made of the values SQLite holds, read from the statement without a String.
         var bytes: [UInt8] = []
         while try rows.next() != nil {
             let handle = statement.sqliteStatement
             bytes.removeAll(keepingCapacity: true)
-            for part in 1...Int32(key.count) {
-                if part > 1 { bytes.append(0x1F) }
-                KeyPart.appendStored(handle, column: part, to: &bytes)
-            }
+            parts.appendStored(handle, from: 1, to: &bytes)
             bytes.withUnsafeBytes { keys.insert($0, primaryKey: sqlite3_column_int64(handle, 0)) }
         }
         return keys
