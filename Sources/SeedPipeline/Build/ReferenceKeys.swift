@@ -7,14 +7,16 @@ import SeedStore
 /// Each key is the bytes ``KeyPart`` makes of the stored value (parts joined by U+001F), and a
 /// field is looked up by the bytes it makes of the field's text: both sides meet at the value the
 /// table keeps, whatever the type and however the field writes it. Keys match byte for byte, as
-/// SQLite compares text. A `[String: Int64]` matched by Unicode
-/// canonical equivalence instead: two keys SQLite holds apart (`é` written precomposed and
-/// decomposed) shared one entry, and references to the first went to the second. Looking a field
-/// up by its bytes also makes no `String` per reference (one per row of a build).
+/// SQLite compares text. A `[String: Int64]` matched by Unicode canonical equivalence instead: two
+/// keys SQLite holds apart (`é` written precomposed and decomposed) shared one entry, and
+/// references to the first went to the second. Looking a text field up by its bytes also makes no
+/// `String` per reference (one per row of a build).
 struct ReferenceKeys: Sendable {
     /// The key's attributes as the table keeps them, in the constraint's order (none for a table
     /// not loaded, which matches nothing).
     let parts: [KeyPart]
+    /// Whether a field's own bytes are its key (one text part): the reference's hot path.
+    private let isFieldText: Bool
     /// Every key's bytes, one after another.
     private var text: [UInt8] = []
     private var entries: [Entry] = []
@@ -32,6 +34,7 @@ struct ReferenceKeys: Sendable {
     /// Kept under half full (doubling as keys are added), so probes stay short.
     init(parts: [KeyPart] = []) {
         self.parts = parts
+        isFieldText = parts.count == 1 && parts[0].isFieldText
         slots = [Int32](repeating: -1, count: 16)
         mask = 15
     }
@@ -66,7 +69,7 @@ struct ReferenceKeys: Sendable {
     /// The row whose key the record's non-empty `fields` (one per part, in order) give.
     func match(_ record: CSVRecord, fields: [Int]) -> Match {
         guard parts.count == fields.count else { return .missing }
-        if parts.count == 1, parts[0].isFieldText {
+        if isFieldText {
             return record.withField(fields[0]) { primaryKey($0) }.map(Match.found) ?? .missing
         }
         var key: [UInt8] = []
@@ -81,8 +84,8 @@ struct ReferenceKeys: Sendable {
 
     /// The primary key a single-part key field names: the field's own bytes for text.
     func primaryKey(_ record: CSVRecord, field: Int) -> Int64? {
+        if isFieldText { return record.withField(field) { primaryKey($0) } }
         guard parts.count == 1 else { return nil }
-        if parts[0].isFieldText { return record.withField(field) { primaryKey($0) } }
         var key: [UInt8] = []
         guard record.withField(field, { parts[0].appendKey(of: $0, to: &key) }) == nil else { return nil }
         return key.withUnsafeBytes { primaryKey($0) }
