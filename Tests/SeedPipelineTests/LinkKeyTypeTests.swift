@@ -123,6 +123,7 @@ struct LinkKeyTypeTests {
             links += "\(invalid.text),Fiction\n"
             line += 1
             invalidLine = line
+            reviews += "\(titles.count + 1),\(invalid.text)\n"
         }
         let model = Self.model(keyType: keys.type)
         let built = try Self.build(
@@ -138,13 +139,16 @@ struct LinkKeyTypeTests {
         #expect(source.rowsLoaded == titles.count)
 
         let rejects = try Self.rejects(built)
-        #expect(rejects.count == (keys.absent == nil ? 0 : 1) + (keys.invalid == nil ? 0 : 1), "\(rejects)")
+        #expect(rejects.count == (keys.absent == nil ? 0 : 1) + (keys.invalid == nil ? 0 : 2), "\(rejects)")
         if let absent = keys.absent {
             #expect(rejects.contains { $0.contains("book_genres.csv,\(absentLine),1,book_code,") && $0.contains("no Book with code \"\"\(absent)\"\" in") }, "\(rejects)")
         }
         if let invalid = keys.invalid {
             let expected = "book_genres.csv,\(invalidLine),1,book_code,\"book_code gives Book.code (\(keys.type)): \"\"\(invalid.text)\"\" \(invalid.expected)"
             #expect(rejects.contains { $0.contains(expected) }, "\(rejects)")
+            // The same key in a to-one's column of an entity's own file.
+            let inReviews = "reviews.csv,\(titles.count + 2),2,book_code,\"Review.book: book_code gives Book.code (\(keys.type)): \"\"\(invalid.text)\"\" \(invalid.expected)"
+            #expect(rejects.contains { $0.contains(inReviews) }, "\(rejects)")
         }
     }
 

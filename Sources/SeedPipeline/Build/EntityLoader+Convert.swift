@@ -165,6 +165,9 @@ extension EntityLoader {
             if let missing, key.count > 1 {
                 return (missing, "\(table.entity.name).\(relationship.name): \(destination).\(names) needs every part, and \(header[missing]) is empty")
             }
+            if case .invalid(let part, let failure) = references[SeedBuilder.lookupName(destination, key: key)]?.match(record, fields: fields) {
+                return (fields[part], "\(table.entity.name).\(relationship.name): \(header[fields[part]]) gives \(destination).\(key[part].name) (\(key[part].type.rawValue)): \(failure.reason)")
+            }
             return (fields[0], "\(table.entity.name).\(relationship.name): no \(destination) with \(names) \"\(given)\" in \(sourceFiles[destination] ?? destination); add it there or fix this value")
         case .absent, .absentReference:
             return (0, "unexpected failure")
