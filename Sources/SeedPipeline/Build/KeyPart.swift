@@ -24,8 +24,8 @@ struct KeyPart: Sendable {
     /// Whether the table keeps the attribute in Core Data's form (``StoredForms/covers(_:)``).
     let keptAsCoreData: Bool
 
-    /// Whether a field's own bytes are its key: text kept as given.
-    var isFieldText: Bool { type == .string || type == .uri }
+    /// Whether a field's own bytes are its key: a String, kept as given (a URI is checked first).
+    var isFieldText: Bool { type == .string }
 
     /// Appends the key of a non-empty field's text, or returns why the text is no value of the type.
     func appendKey(of field: UnsafeRawBufferPointer, to key: inout [UInt8]) -> ConversionFailure? {
