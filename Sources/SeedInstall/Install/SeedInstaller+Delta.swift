@@ -54,6 +54,7 @@ extension SeedInstaller {
         try run.checkCancellation()
 
         run.report(.applyingDelta)
+        let limit = DeltaApplyLimit(seconds: deltaApplyTimeout, fetchDeadline: channel.deadline, run: run, url: url)
         let name = "\(folder.dataset)-\(request.dataVersion).sqlite"
         // A leftover name the folder's cleaning knows, like the full path's inflated store (its
         // journal too, should the install be killed mid-transaction).
@@ -69,13 +70,19 @@ extension SeedInstaller {
             throw DeltaFallback(.file, "cannot copy the installed store to apply the delta: \(error)")
         }
         do {
-            try DeltaApplier.applyStatements(delta, inPlace: temporary, base: base)
+            try DeltaApplier.applyStatements(delta, inPlace: temporary, base: base, stopWhen: limit.shouldStop)
         } catch let error as DeltaError {
-            throw DeltaFallback(error.kind == .wrongBase ? .wrongBase : .conflict, "\(url): \(error.message)")
+            let reason: DeltaFallback.Reason = switch error.kind {
+            case .wrongBase: .wrongBase
+            case .corrupt: .corrupt
+            default: .conflict
+            }
+            throw DeltaFallback(reason, "\(url): \(error.message)")
         } catch let error as StoreError {
+            try limit.checkStopped()
             throw DeltaFallback(error.kind == .io ? .file : .conflict, "\(url): applying it to a copy of \(base): \(error)")
         }
-        try run.checkCancellation()
+        try limit.checkStopped()
 
         run.report(.checkingStore)
         // With nothing to re-stamp, the result is hashed and written to the disk while it is checked.
@@ -85,8 +92,11 @@ extension SeedInstaller {
         } : nil
         defer { _ = try? finishing?.value() }
         do {
-            _ = try DeltaApplier.checkResult(of: delta, at: temporary, base: base)
+            _ = try DeltaApplier.checkResult(of: delta, at: temporary, base: base, stopWhen: limit.shouldStop)
             try checkMetadata(temporary, against: request.manifest, url: url)
+        } catch let error as StoreError {
+            try limit.checkStopped()
+            throw error
         } catch let error as InstallError {
             throw DeltaFallback(.wrongResult, error.message)
         } catch let error as DeltaError {
@@ -99,7 +109,7 @@ extension SeedInstaller {
                 throw DeltaFallback(.restamped, "\(url): cannot stamp the store the delta gave for the app's model: \(error)")
             }
         }
-        try run.checkCancellation()
+        try limit.checkStopped()
         do {
             let digest: FileDigest
             if let finishing {
@@ -129,6 +139,10 @@ extension SeedInstaller {
         }
         guard entry.bytes < artifact.bytes else {
             throw DeltaFallback(.unusableEntry, "\(request.manifestURL): the delta from \(installed) (\(entry.bytes) bytes) is not smaller than the artifact (\(artifact.bytes) bytes)")
+        }
+        // It is read into memory whole and inflates to at least about its size: refused before a byte of it is downloaded.
+        guard entry.bytes <= maxDeltaBytes else {
+            throw DeltaFallback(.tooLarge, "\(request.manifestURL): the delta from \(installed) is \(entry.bytes) bytes, more than the \(maxDeltaBytes) this installer reads into memory (SeedInstaller.maxDeltaBytes); raise it if deltas this large are expected")
         }
         let digest = request.manifest.values["contentDigest"]?.stringValue
         guard entry.toContentDigest == digest else {
@@ -205,7 +219,8 @@ extension SeedInstaller {
         do {
             let handle = FileHandle(fileDescriptor: file.descriptor, closeOnDealloc: false)
             try handle.seek(toOffset: 0)
-            bytes = try handle.readToEnd() ?? Data()
+            // At most one byte past the stated size (at most maxDeltaBytes, checked before downloading): enough to tell it is longer.
+            bytes = try handle.read(upToCount: min(Int(entry.bytes), Int.max - 1) + 1) ?? Data()
         } catch {
             throw DeltaFallback(.file, "\(file.path): cannot read the downloaded delta back: \(error.localizedDescription)")
         }
@@ -216,7 +231,7 @@ extension SeedInstaller {
             throw DeltaFallback(.checksum, "\(url): \(digest.mismatch(bytes: entry.bytes, sha256: entry.sha256)); \(why)")
         }
         // Never more rows than the store it leads to holds, nor more than this device reads into memory.
-        let storeBound = Int(min(request.store.bytes, 1 << 40)) * 2 + (1 << 20)
+        let storeBound = Int(clamping: min(max(request.store.bytes, 0), 1 << 40) * 2 + (1 << 20))
         let bound = min(storeBound, maxDeltaBytes)
         do {
             return try DeltaReader.decode(gzip: bytes, maxBytes: bound, name: url)
