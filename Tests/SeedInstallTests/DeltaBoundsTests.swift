@@ -114,8 +114,8 @@ struct DeltaBoundsTests {
         #expect(result.downloadedBytes == release + (result.manifest.artifact?.bytes ?? 0), "the pointer, the manifest and the artifact only")
     }
 
-    /// Two million deletes of a key no row has, each cheap, all together far longer than the apply's
-    /// deadline (2 s here): SQLite is stopped, and the artifact comes in the same fetch.
+    /// Two million deletes of a key no row has, each cheap, all together far longer than the deadline
+    /// for reading and applying a delta (2 s here): stopped, and the artifact comes in the same fetch.
     @Test func anApplyPastItsDeadlineStopsAndTheArtifactComes() throws {
         // 200,000 rows: a store large enough that a delta inflating to 28 MB is within its bound.
         let entry = try fixture.sevenInstalledEightWithDelta(rows: 200_000)
@@ -140,14 +140,26 @@ struct DeltaBoundsTests {
         try expectFallback(result, .timedOut, saying: "at its deadline of 2.0 s (SeedInstaller.deltaApplyTimeout)")
         fixture.expectSevenInUseUntilChecked(log)
         let phases = log.entries.map(\.phase)
-        #expect((phases.firstIndex(of: .applyingDelta) ?? .max) < (phases.firstIndex(of: .inflating) ?? -1), "the artifact after the delta: \(phases)")
+        #expect((phases.firstIndex(of: .downloadingDelta) ?? .max) < (phases.firstIndex(of: .inflating) ?? -1), "the artifact after the delta: \(phases)")
     }
 
-    /// A trigger in the installed store (recorded as installed so) makes a single statement of the
-    /// apply run for hours; cancelling the install interrupts SQLite within it. No artifact follows.
+    /// A single statement of the apply that would run for hours is interrupted at the deadline
+    /// within SQLite, and the artifact comes.
     @Test(.timeLimit(.minutes(1)))
-    func cancellingDuringTheApplyStopsIt() async throws {
+    func aStatementPastTheDeadlineIsInterrupted() throws {
         _ = try fixture.sevenInstalledEightWithDelta()
+        try plantSlowTrigger()
+        var installer = fixture.installer()
+        installer.deltaApplyTimeout = 1
+        let (result, log) = try fixture.install(from: fixture.channel, with: installer)
+        try expectFallback(result, .timedOut, saying: "at its deadline of 1.0 s (SeedInstaller.deltaApplyTimeout)")
+        let phases = log.entries.map(\.phase)
+        #expect((phases.firstIndex(of: .applyingDelta) ?? .max) < (phases.firstIndex(of: .inflating) ?? -1), "stopped while applying: \(phases)")
+    }
+
+    /// A trigger in the installed store that joins ZPOSTCODE with itself three times after each delete
+    /// (hours for 3,000 rows), with `.current` recording the file's new SHA-256 as if installed so.
+    private func plantSlowTrigger() throws {
         let installed = fixture.app + "/postcodes-7.sqlite"
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: installed)
         try StoreConnection(path: installed, mode: .writable).execute(
@@ -157,7 +169,15 @@ struct DeltaBoundsTests {
         var object = try #require(try JSONValue(jsonText: String(contentsOfFile: current, encoding: .utf8)).objectValue)
         object["storeSHA256"] = .string(try FileDigest(of: installed).sha256)
         try Data(JSONValue.object(object).prettyText.utf8).write(to: URL(fileURLWithPath: current))
+    }
 
+    /// A trigger in the installed store makes a single statement of the apply run for hours;
+    /// cancelling the install interrupts SQLite within it. No artifact follows.
+    @Test(.timeLimit(.minutes(1)))
+    func cancellingDuringTheApplyStopsIt() async throws {
+        _ = try fixture.sevenInstalledEightWithDelta()
+        try plantSlowTrigger()
+        let current = fixture.app + "/postcodes.current"
         var installer = fixture.installer()
         installer.deltaApplyTimeout = 3600
         let log = PhaseLog(currentFile: current)

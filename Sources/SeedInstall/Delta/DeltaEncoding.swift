@@ -80,9 +80,11 @@ package enum DeltaEncoding {
 package struct DeltaDecoder {
     let bytes: [UInt8]
     var offset = 0
+    let shouldStop: (() -> Bool)?
 
-    package init(_ bytes: [UInt8]) {
+    package init(_ bytes: [UInt8], stopWhen shouldStop: (() -> Bool)? = nil) {
         self.bytes = bytes
+        self.shouldStop = shouldStop
     }
 
     /// The whole delta, or an error saying where it stops making sense.
@@ -113,6 +115,9 @@ package struct DeltaDecoder {
             let operation = try self.operation(code: code, tables: tables)
             try validator.check(operation)
             operations.append(operation)
+            if operations.count & 0xFFF == 0, let shouldStop, shouldStop() {
+                throw DeltaError(.io, "decoding stopped at operation \(operations.count) (a deadline or a cancel)")
+            }
         }
         guard try uint64() == UInt64(operations.count) else { throw corrupt("the operation count does not match") }
         guard offset == bytes.count else { throw corrupt("bytes follow the end of the delta") }

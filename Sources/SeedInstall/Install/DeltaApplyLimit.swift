@@ -1,11 +1,12 @@
 import Foundation
 
-/// When applying a delta gives up: at ``SeedInstaller/deltaApplyTimeout`` from its start, at the
-/// fetch's deadline if that comes first, or when the install is cancelled.
+/// When reading, applying and checking a downloaded delta gives up: at
+/// ``SeedInstaller/deltaApplyTimeout`` from the end of its download, at the fetch's deadline if that
+/// comes first, or when the install is cancelled.
 ///
-/// ``shouldStop`` is handed to SQLite (``StoreConnection/stop(when:)``), which is then interrupted
-/// within a statement or before the next; after any failure ``checkStopped()`` says whether that
-/// was why.
+/// ``shouldStop`` is handed to the decoder and to SQLite (``StoreConnection/stop(when:)``), which is
+/// then interrupted within a statement or before the next; after any failure ``checkStopped()`` says
+/// whether that was why.
 struct DeltaApplyLimit: Sendable {
     private let run: InstallRun
     private let deadline: Deadline
@@ -40,7 +41,7 @@ struct DeltaApplyLimit: Sendable {
         try run.checkCancellation()
         guard deadline.hasPassed else { return }
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-        throw DeltaFallback(.timedOut, "\(url): applying and checking the delta stopped after \(Self.shown(elapsed)) s, at \(cause); the full artifact is fetched instead. Raise SeedInstaller.deltaApplyTimeout if deltas this large are expected")
+        throw DeltaFallback(.timedOut, "\(url): reading, applying and checking the delta stopped after \(Self.shown(elapsed)) s, at \(cause); the full artifact is fetched instead. Raise SeedInstaller.deltaApplyTimeout if deltas this large are expected")
     }
 
     private static func shown(_ seconds: TimeInterval) -> String {

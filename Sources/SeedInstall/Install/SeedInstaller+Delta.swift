@@ -42,7 +42,9 @@ extension SeedInstaller {
         folder.removeLeftovers(keeping: folder.partialName(dataVersion: request.dataVersion))
         let remote = ReleasePointer.deltaPath(sha256: entry.sha256)
         let url = channel.describe(remote)
-        let delta = try downloadDelta(entry, remote: remote, from: channel, into: folder, request: request, run: run)
+        let bytes = try downloadDelta(entry, remote: remote, from: channel, into: folder, request: request, run: run)
+        let limit = DeltaApplyLimit(seconds: deltaApplyTimeout, fetchDeadline: channel.deadline, run: run, url: url)
+        let delta = try decodeDelta(bytes, request: request, url: url, limit: limit)
         let from = DeltaRelease(dataVersion: entry.fromDataVersion, contentDigest: entry.fromContentDigest)
         guard delta.header.from == from else {
             throw DeltaFallback(.wrongBase, "\(url): the delta starts from data version \(delta.header.from.dataVersion) (content digest \(delta.header.from.contentDigest.prefix(12))…), but the manifest lists it from \(from.dataVersion) (\(from.contentDigest.prefix(12))…); the channel is damaged")
@@ -54,7 +56,6 @@ extension SeedInstaller {
         try run.checkCancellation()
 
         run.report(.applyingDelta)
-        let limit = DeltaApplyLimit(seconds: deltaApplyTimeout, fetchDeadline: channel.deadline, run: run, url: url)
         let name = "\(folder.dataset)-\(request.dataVersion).sqlite"
         // A leftover name the folder's cleaning knows, like the full path's inflated store (its
         // journal too, should the install be killed mid-transaction).
@@ -187,11 +188,11 @@ extension SeedInstaller {
     }
 
     /// Downloads the delta into the folder under its partial name (removed whatever happens), never past
-    /// its stated size; checks its size and SHA-256, and reads it, inflating no more than twice the
-    /// release's store plus 1 MiB (a delta never holds more rows than the store it leads to).
+    /// its stated size, and checks its size and SHA-256.
+    /// - Returns: its bytes, as checked.
     private func downloadDelta(
         _ entry: Manifest.DeltaEntry, remote: String, from channel: ReleaseChannel, into folder: InstallFolder, request: DeltaRequest, run: InstallRun
-    ) throws -> Delta {
+    ) throws -> Data {
         let url = channel.describe(remote)
         let file: DownloadFile
         do {
@@ -230,12 +231,19 @@ extension SeedInstaller {
             let why = digest.bytes < entry.bytes ? "it is truncated" : "it was changed or damaged"
             throw DeltaFallback(.checksum, "\(url): \(digest.mismatch(bytes: entry.bytes, sha256: entry.sha256)); \(why)")
         }
+        return bytes
+    }
+
+    /// Reads a downloaded delta, inflating no more than twice the release's store plus 1 MiB (a delta
+    /// never holds more rows than the store it leads to), within the apply's `limit`.
+    private func decodeDelta(_ bytes: Data, request: DeltaRequest, url: String, limit: DeltaApplyLimit) throws -> Delta {
         // Never more rows than the store it leads to holds, nor more than this device reads into memory.
         let storeBound = Int(clamping: min(max(request.store.bytes, 0), 1 << 40) * 2 + (1 << 20))
         let bound = min(storeBound, maxDeltaBytes)
         do {
-            return try DeltaReader.decode(gzip: bytes, maxBytes: bound, name: url)
+            return try DeltaReader.decode(gzip: bytes, maxBytes: bound, name: url, stopWhen: limit.shouldStop)
         } catch {
+            try limit.checkStopped()
             if bound < storeBound, error.message.contains("inflates to more than \(bound) bytes") {
                 throw DeltaFallback(.tooLarge, "\(url): inflates past \(bound) bytes, the most this installer reads into memory (SeedInstaller.maxDeltaBytes)")
             }

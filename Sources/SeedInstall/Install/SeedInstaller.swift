@@ -41,7 +41,7 @@ public struct SeedInstaller: Sendable {
     /// (`tooLarge`). A night's delta of 1M postcodes inflates to about 0.6 MB,
     /// seven nights' to 2.5 MB.
     public var maxDeltaBytes = 32 << 20
-    /// Seconds applying a delta and checking its result may take, from the end of its download;
+    /// Seconds reading a delta, applying it and checking its result may take, from the end of its download;
     /// past them (or past ``deadline``, whichever comes first) SQLite is interrupted, the copy
     /// dropped, and the full artifact fetched instead (`timedOut`). A night's delta of 1M postcodes
     /// fetches, applies and checks in 1.2 s on a desktop (`docs/performance.md`); this bounds a delta
