@@ -101,6 +101,16 @@ struct DeltaInstallTests {
         try fixture.expectEightInstalled(result)
     }
 
+    /// An app's connection left a write-ahead log and its index beside the installed store: they go
+    /// with it when the next release replaces it.
+    @Test func theReplacedStoresSidecarFilesGoWithIt() throws {
+        _ = try fixture.sevenInstalledEightWithDelta()
+        for suffix in ["-wal", "-shm"] { fixture.directory.write("app/postcodes-7.sqlite" + suffix, "") }
+        let (result, _) = try fixture.install(from: fixture.channel)
+        #expect(result.via == .delta, "\(String(describing: result.fallback))")
+        try fixture.expectEightInstalled(result)
+    }
+
     /// A release without a delta from the installed one comes whole, and says why.
     @Test func withoutADeltaTheArtifactComesWhole() throws {
         try fixture.release(7, DeltaChannelFixture.postcodes(0..<300), layout: .coreData)
