@@ -141,6 +141,11 @@ package final class StoreConnection {
     /// Runs every statement of `sql` (separated by `;`), with `arguments` bound to each in order.
     package func execute(_ sql: String, _ arguments: [Value] = []) throws(StoreError) {
         try checkStop(sql: sql)
+        try run(sql, arguments)
+    }
+
+    /// ``execute(_:_:)`` whether or not ``stop(when:)``'s condition holds (a rollback).
+    private func run(_ sql: String, _ arguments: [Value]) throws(StoreError) {
         var remaining = Substring(sql)
         while let statement = try prepareNext(&remaining) {
             try statement.bind(arguments)
@@ -190,7 +195,7 @@ package final class StoreConnection {
             try execute("COMMIT")
             return value
         } catch {
-            try? execute("ROLLBACK")
+            try? run("ROLLBACK", [])
             throw error
         }
     }
