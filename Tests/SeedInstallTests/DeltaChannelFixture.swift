@@ -78,14 +78,14 @@ struct DeltaChannelFixture {
         return (result, log)
     }
 
-    /// Release 7 (3,000 postcodes) installed, then release 8 (5 removed, 10 added, 6 moved) built
-    /// following it, its delta listed, and published. Returns the delta's entry.
-    func sevenInstalledEightWithDelta(layout: StoreLayout = .coreData, url: String? = nil) throws -> Manifest.DeltaEntry {
-        try release(7, Self.postcodes(0..<3000), layout: layout)
+    /// Release 7 (3,000 postcodes, or `rows`) installed, then release 8 (5 removed, 10 added, one in
+    /// 500 moved) built following it, its delta listed, and published. Returns the delta's entry.
+    func sevenInstalledEightWithDelta(layout: StoreLayout = .coreData, url: String? = nil, rows: Int = 3000) throws -> Manifest.DeltaEntry {
+        try release(7, Self.postcodes(0..<rows), layout: layout)
         try publish(7)
         let first = try installer().install(from: url ?? channel, to: app)
         #expect(first.via == .full && first.fallback == nil, "nothing installed yet: no fallback to report")
-        try release(8, Self.postcodes(5..<3010) { $0 % 500 == 0 }, layout: layout, base: 7)
+        try release(8, Self.postcodes(5..<(rows + 10)) { $0 % 500 == 0 }, layout: layout, base: 7)
         let entry = try TestDeltas.add(from: directory.path("out-7"), to: directory.path("out-8"), channel: channel)
         try publish(8)
         return entry

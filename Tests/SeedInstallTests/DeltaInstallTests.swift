@@ -89,15 +89,25 @@ struct DeltaInstallTests {
         fixture.expectSevenInUseUntilChecked(log)
     }
 
-    /// A delta that inflates past what the installer reads into memory (`maxDeltaBytes`) is not
-    /// decoded further: the artifact comes instead, saying so.
+    /// A delta that inflates past what the installer reads into memory (`maxDeltaBytes`, which its
+    /// stated size is within) is not decoded further: the artifact comes instead, saying so.
     @Test func aDeltaLargerThanTheMemoryBoundTakesTheArtifact() throws {
-        _ = try fixture.sevenInstalledEightWithDelta()
+        let entry = try fixture.sevenInstalledEightWithDelta()
         var installer = fixture.installer()
-        installer.maxDeltaBytes = 1_000
+        installer.maxDeltaBytes = Int(entry.bytes)
         let (result, _) = try fixture.install(from: fixture.channel, with: installer)
         #expect(result.via == .full && result.fallback?.reason == .tooLarge, "\(String(describing: result.fallback))")
         #expect(result.fallback?.message.contains("the most this installer reads into memory") == true)
+        try fixture.expectEightInstalled(result)
+    }
+
+    /// An app's connection left a write-ahead log and its index beside the installed store: they go
+    /// with it when the next release replaces it.
+    @Test func theReplacedStoresSidecarFilesGoWithIt() throws {
+        _ = try fixture.sevenInstalledEightWithDelta()
+        for suffix in ["-wal", "-shm"] { fixture.directory.write("app/postcodes-7.sqlite" + suffix, "") }
+        let (result, _) = try fixture.install(from: fixture.channel)
+        #expect(result.via == .delta, "\(String(describing: result.fallback))")
         try fixture.expectEightInstalled(result)
     }
 

@@ -23,9 +23,15 @@ package enum RawInflate {
         var code = Z_OK
         let bytes = [UInt8](input)
         try bytes.withUnsafeBufferPointer { (source) throws(Failure) in
-            stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
-            stream.avail_in = UInt32(source.count)
+            // zlib counts its input in a UInt32: more than 4 GiB is handed over in pieces.
+            var handed = 0
             repeat {
+                if stream.avail_in == 0, handed < source.count, let start = source.baseAddress {
+                    let piece = min(source.count - handed, 1 << 30)
+                    stream.next_in = UnsafeMutablePointer(mutating: start + handed)
+                    stream.avail_in = UInt32(piece)
+                    handed += piece
+                }
                 code = buffer.withUnsafeMutableBufferPointer { target in
                     stream.next_out = target.baseAddress
                     stream.avail_out = UInt32(chunk)
@@ -43,7 +49,7 @@ package enum RawInflate {
                 }
                 output.append(contentsOf: buffer[0..<produced])
             } while code != Z_STREAM_END
-            if windowBits > 15, stream.avail_in > 0 { throw Failure(reason: "bytes follow the gzip data") }
+            if windowBits > 15, stream.avail_in > 0 || handed < source.count { throw Failure(reason: "bytes follow the gzip data") }
         }
         return output
     }

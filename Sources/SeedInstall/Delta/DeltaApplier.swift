@@ -30,8 +30,11 @@ public enum DeltaApplier {
 
     /// Runs the delta's plan on a store file this process owns, in one transaction: refused before
     /// any statement when the store is of another schema or release, rolled back on a conflict.
-    static func applyStatements(_ delta: Delta, inPlace path: String, base: String) throws {
+    /// - Parameter shouldStop: asked before each statement and within one (``StoreConnection/stop(when:)``);
+    ///   once it says so, the transaction is rolled back and SQLite's interrupt error thrown.
+    static func applyStatements(_ delta: Delta, inPlace path: String, base: String, stopWhen shouldStop: (@Sendable () -> Bool)? = nil) throws {
         let store = try StoreConnection(path: path, mode: .writable)
+        if let shouldStop { store.stop(when: shouldStop) }
         let before = try StoreMetadata.read(from: store)
         let target = DeltaTarget(
             tables: try tables(of: store),
@@ -52,13 +55,17 @@ public enum DeltaApplier {
 
     /// The store a delta gave must be its `to` release: its data version and stated content digest,
     /// `quick_check`, and the content digest recomputed from its rows (those two at once).
-    static func checkResult(of delta: Delta, at path: String, base: String) throws -> StoreMetadata {
+    /// - Parameter shouldStop: stops both reads as ``applyStatements(_:inPlace:base:stopWhen:)`` does.
+    static func checkResult(of delta: Delta, at path: String, base: String, stopWhen shouldStop: (@Sendable () -> Bool)? = nil) throws -> StoreMetadata {
         // quick_check reads every page on one core while the digest reads every row on the other.
         let checking = BackgroundWork { () throws -> [String] in
-            try StoreConnection(path: path, mode: .immutable).strings("PRAGMA quick_check")
+            let store = try StoreConnection(path: path, mode: .immutable)
+            if let shouldStop { store.stop(when: shouldStop) }
+            return try store.strings("PRAGMA quick_check")
         }
         defer { _ = try? checking.value() }
         let store = try StoreConnection(path: path, mode: .immutable)
+        if let shouldStop { store.stop(when: shouldStop) }
         let after = try StoreMetadata.read(from: store)
         guard after.contentDigest == delta.header.to.contentDigest, after.dataVersion == delta.header.to.dataVersion else {
             throw DeltaError(.inconsistent, "\(base): the delta's result states data version \(after.dataVersion ?? 0), not \(delta.header.to.dataVersion); fetch the full artifact")

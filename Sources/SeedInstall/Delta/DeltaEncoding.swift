@@ -15,54 +15,62 @@ package enum DeltaEncoding {
         withUnsafeBytes(of: number.bigEndian) { bytes += $0 }
     }
 
-    package static func append(field: some Collection<UInt8>, to bytes: inout [UInt8]) {
-        append(UInt32(field.count), to: &bytes)
+    /// A count or index as the format's u32, refused when it does not fit (negative, or 4 GiB or more).
+    package static func append(count number: Int, of what: @autoclosure () -> String, to bytes: inout [UInt8]) throws(DeltaError) {
+        guard let fitting = UInt32(exactly: number) else {
+            throw DeltaError(.corrupt, "\(what()) is \(number), which a delta cannot hold (a u32: 0 to \(UInt32.max)); the delta is not written")
+        }
+        append(fitting, to: &bytes)
+    }
+
+    package static func append(field: some Collection<UInt8>, to bytes: inout [UInt8]) throws(DeltaError) {
+        try append(count: field.count, of: "the length of a text or blob", to: &bytes)
         bytes += field
     }
 
-    package static func append(_ value: DeltaValue, to bytes: inout [UInt8]) {
+    package static func append(_ value: DeltaValue, to bytes: inout [UInt8]) throws(DeltaError) {
         bytes.append(value.tag)
         switch value {
         case .null: break
         case .integer(let number): append(UInt64(bitPattern: number), to: &bytes)
         case .real(let number): append(number.bitPattern, to: &bytes)
-        case .text(let text): append(field: text.utf8, to: &bytes)
-        case .blob(let blob): append(field: blob, to: &bytes)
+        case .text(let text): try append(field: text.utf8, to: &bytes)
+        case .blob(let blob): try append(field: blob, to: &bytes)
         }
     }
 
-    package static func append(_ header: DeltaHeader, to bytes: inout [UInt8]) {
+    package static func append(_ header: DeltaHeader, to bytes: inout [UInt8]) throws(DeltaError) {
         bytes += magic
         append(version, to: &bytes)
         for release in [header.from, header.to] {
             append(UInt64(bitPattern: release.dataVersion), to: &bytes)
-            append(field: release.contentDigest.utf8, to: &bytes)
+            try append(field: release.contentDigest.utf8, to: &bytes)
         }
-        append(UInt32(header.tables.count), to: &bytes)
+        try append(count: header.tables.count, of: "the number of tables", to: &bytes)
         for table in header.tables {
-            append(field: table.name.utf8, to: &bytes)
-            append(UInt32(table.columns.count), to: &bytes)
-            for column in table.columns { append(field: column.utf8, to: &bytes) }
-            append(UInt32(table.keyColumns.count), to: &bytes)
-            for index in table.keyColumns { append(UInt32(index), to: &bytes) }
+            try append(field: table.name.utf8, to: &bytes)
+            try append(count: table.columns.count, of: "the number of columns of \(table.name)", to: &bytes)
+            for column in table.columns { try append(field: column.utf8, to: &bytes) }
+            try append(count: table.keyColumns.count, of: "the number of key columns of \(table.name)", to: &bytes)
+            for index in table.keyColumns { try append(count: index, of: "a key column of \(table.name)", to: &bytes) }
         }
     }
 
-    package static func append(_ operation: DeltaOperation, to bytes: inout [UInt8]) {
+    package static func append(_ operation: DeltaOperation, to bytes: inout [UInt8]) throws(DeltaError) {
         bytes.append(operation.code)
-        append(UInt32(operation.table), to: &bytes)
+        try append(count: operation.table, of: "an operation's table", to: &bytes)
         switch operation {
         case .clear: break
         case .delete(_, let key):
-            for value in key { append(value, to: &bytes) }
+            for value in key { try append(value, to: &bytes) }
         case .insert(_, let row):
-            for value in row { append(value, to: &bytes) }
+            for value in row { try append(value, to: &bytes) }
         case .update(_, let key, let changes):
-            for value in key { append(value, to: &bytes) }
-            append(UInt32(changes.count), to: &bytes)
+            for value in key { try append(value, to: &bytes) }
+            try append(count: changes.count, of: "the number of changes of an update", to: &bytes)
             for change in changes {
-                append(UInt32(change.column), to: &bytes)
-                append(change.value, to: &bytes)
+                try append(count: change.column, of: "an update's column", to: &bytes)
+                try append(change.value, to: &bytes)
             }
         }
     }
@@ -72,9 +80,11 @@ package enum DeltaEncoding {
 package struct DeltaDecoder {
     let bytes: [UInt8]
     var offset = 0
+    let shouldStop: (() -> Bool)?
 
-    package init(_ bytes: [UInt8]) {
+    package init(_ bytes: [UInt8], stopWhen shouldStop: (() -> Bool)? = nil) {
         self.bytes = bytes
+        self.shouldStop = shouldStop
     }
 
     /// The whole delta, or an error saying where it stops making sense.
@@ -91,7 +101,7 @@ package struct DeltaDecoder {
         for _ in 0..<(try count(atLeast: 9)) {
             let name = try string()
             let columns = try (0..<(try count(atLeast: 4))).map { _ throws(DeltaError) in try string() }
-            let keys = try (0..<(try count(atLeast: 4))).map { _ throws(DeltaError) in Int(try uint32()) }
+            let keys = try (0..<(try count(atLeast: 4))).map { _ throws(DeltaError) in try index() }
             guard keys.allSatisfy({ $0 < columns.count }), Set(keys).count == keys.count else {
                 throw corrupt("table \(name) has a key column out of range")
             }
@@ -105,6 +115,9 @@ package struct DeltaDecoder {
             let operation = try self.operation(code: code, tables: tables)
             try validator.check(operation)
             operations.append(operation)
+            if operations.count & 0xFFF == 0, let shouldStop, shouldStop() {
+                throw DeltaError(.io, "decoding stopped at operation \(operations.count) (a deadline or a cancel)")
+            }
         }
         guard try uint64() == UInt64(operations.count) else { throw corrupt("the operation count does not match") }
         guard offset == bytes.count else { throw corrupt("bytes follow the end of the delta") }
@@ -112,7 +125,7 @@ package struct DeltaDecoder {
     }
 
     private mutating func operation(code: UInt8, tables: [DeltaTable]) throws(DeltaError) -> DeltaOperation {
-        let index = Int(try uint32())
+        let index = try self.index()
         guard index < tables.count else { throw corrupt("an operation names table \(index) of \(tables.count)") }
         let table = tables[index]
         switch code {
@@ -122,7 +135,7 @@ package struct DeltaDecoder {
         case 4:
             let key = try values(table.keyColumns.count)
             let changes = try (0..<(try count(atLeast: 5))).map { _ throws(DeltaError) in
-                DeltaChange(column: Int(try uint32()), value: try value())
+                DeltaChange(column: try self.index(), value: try value())
             }
             return .update(table: index, key: key, changes: changes)
         default: throw corrupt("unknown operation \(code)")
@@ -167,16 +180,23 @@ package struct DeltaDecoder {
         try take(8).reduce(0) { $0 << 8 | UInt64($1) }
     }
 
+    /// A u32 as an `Int`, refused where an `Int` cannot hold it (a 32-bit platform, such as watchOS's arm64_32).
+    private mutating func index() throws(DeltaError) -> Int {
+        let number = try uint32()
+        guard let index = Int(exactly: number) else { throw corrupt("a number of \(number) exceeds what this platform indexes") }
+        return index
+    }
+
     /// A count of items each at least `size` bytes long, refused when the rest could not hold them
     /// (so a damaged count cannot make the decoder reserve memory for it).
     private mutating func count(atLeast size: Int) throws(DeltaError) -> Int {
-        let count = Int(try uint32())
+        let count = try index()
         guard count <= (bytes.count - offset) / size else { throw corrupt("a count of \(count) exceeds the data left") }
         return count
     }
 
     private mutating func field() throws(DeltaError) -> ArraySlice<UInt8> {
-        try take(Int(try uint32()))
+        try take(try index())
     }
 
     private mutating func string() throws(DeltaError) -> String {
@@ -199,6 +219,9 @@ package struct DeltaOrder {
     }
 
     package mutating func check(_ operation: DeltaOperation) throws(DeltaError) {
+        guard tables.indices.contains(operation.table) else {
+            throw DeltaError(.inconsistent, "an operation names table \(operation.table) of \(tables.count)")
+        }
         let table = tables[operation.table]
         guard (operation.table, operation.rank) >= last else {
             throw DeltaError(.inconsistent, "operations out of apply order at table \(table.name) (tables in header order; clear, deletes, inserts, updates)")

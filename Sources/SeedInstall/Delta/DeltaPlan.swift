@@ -25,12 +25,18 @@ public struct DeltaTarget: Sendable, Hashable {
 /// for statement in try DeltaPlan.statements(for: delta, target: target) { try run(statement) }
 /// ```
 public enum DeltaPlan {
-    /// - Throws: ``DeltaError`` before any statement is made when the target's tables or columns
-    ///   differ from the delta's (`schemaMismatch`) or the target is another release than the
-    ///   delta's base (`wrongBase`).
+    /// - Throws: ``DeltaError`` before any statement is made when the delta names a table twice or
+    ///   keys one by other columns than its primary key in the target (`corrupt`), the target's
+    ///   tables or columns differ from the delta's (`schemaMismatch`), the target is another release
+    ///   than the delta's base (`wrongBase`), or an operation breaks ``DeltaOrder``'s rules
+    ///   (`inconsistent`).
     public static func statements(for delta: Delta, target: DeltaTarget) throws(DeltaError) -> [DeltaStatement] {
         try check(delta.header, against: target)
         let tables = delta.header.tables
+        // A decoded delta was checked as it was read; one made in memory is checked here, so no
+        // operation can name a table, column or key the plan does not have.
+        var order = DeltaOrder(tables: tables)
+        for operation in delta.operations { try order.check(operation) }
         let deletes = tables.map { "DELETE FROM \(quote($0.name)) WHERE \(keyCondition($0))" }
         let inserts = tables.map { table in
             "INSERT INTO \(quote(table.name)) (\(table.columns.map(quote).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: table.columns.count).joined(separator: ", ")))"
@@ -51,14 +57,45 @@ public enum DeltaPlan {
         }
     }
 
-    /// Refuses a target of another schema or release, naming the first difference.
+    /// Refuses a delta that names a table twice or keys one by columns other than the target's
+    /// primary key (`corrupt`: each of its operations would scan the table), then a target of another
+    /// schema or release, naming the first difference.
     public static func check(_ header: DeltaHeader, against target: DeltaTarget) throws(DeltaError) {
+        try checkKeys(header.tables, against: target.tables)
         if let problem = difference(header.tables, target.tables, expected: "the delta", actual: "the target") {
             throw DeltaError(.schemaMismatch, "the delta is of another schema: \(problem); fetch the full artifact")
         }
         guard target.release.contentDigest == header.from.contentDigest else {
             throw DeltaError(.wrongBase, "the delta applies to data version \(header.from.dataVersion) (content digest \(header.from.contentDigest.prefix(12))…), not to the store at hand, data version \(target.release.dataVersion) (\(target.release.contentDigest.prefix(12))…); fetch the full artifact")
         }
+    }
+
+    /// Each table once (SQLite's names ignore ASCII case), and each keyed by the target's primary key
+    /// of that name, column for column in key order.
+    static func checkKeys(_ tables: [DeltaTable], against target: [DeltaTable]) throws(DeltaError) {
+        var seen: Set<String> = []
+        for table in tables where !seen.insert(sqliteName(table.name)).inserted {
+            throw DeltaError(.corrupt, "the delta names table \(table.name) twice; a delta lists each table once: fetch the full artifact")
+        }
+        let primaryKeys = Dictionary(target.map { ($0.name, keyNames($0)) }, uniquingKeysWith: { first, _ in first })
+        for table in tables {
+            guard let primaryKey = primaryKeys[table.name] else { continue }
+            let keys = keyNames(table)
+            guard keys == primaryKey else {
+                let named = { (columns: [String]) in columns.isEmpty ? "no key" : "(\(columns.joined(separator: ", ")))" }
+                throw DeltaError(.corrupt, "the delta keys table \(table.name) by \(named(keys)), but its primary key in the installed store is \(named(primaryKey)); fetch the full artifact")
+            }
+        }
+    }
+
+    /// The names of a table's key columns, in key order.
+    private static func keyNames(_ table: DeltaTable) -> [String] {
+        table.keyColumns.map { table.columns.indices.contains($0) ? table.columns[$0] : "column \($0)" }
+    }
+
+    /// A table name as SQLite compares it: ASCII letters in either case are the same.
+    private static func sqliteName(_ name: String) -> String {
+        String(decoding: name.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
     /// The first difference between two table lists, worded with the names of their holders, or nil.

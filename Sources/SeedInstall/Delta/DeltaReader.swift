@@ -10,14 +10,18 @@ public enum DeltaReader {
     }
 
     /// Decodes a delta held in memory (its gzip bytes).
-    public static func decode(gzip compressed: Data, maxBytes: Int = 1 << 30, name: String = "delta") throws(DeltaError) -> Delta {
+    /// - Parameter shouldStop: asked every 4,096 operations; once it says so, decoding stops with an
+    ///   `io` error (the caller knows why: its deadline passed, or it was cancelled).
+    public static func decode(
+        gzip compressed: Data, maxBytes: Int = 1 << 30, name: String = "delta", stopWhen shouldStop: (() -> Bool)? = nil
+    ) throws(DeltaError) -> Delta {
         let bytes: Data
         do {
             bytes = try RawInflate.inflate(compressed, limit: maxBytes, windowBits: 31)
         } catch {
             throw DeltaError(.corrupt, "\(name): \(error.reason)")
         }
-        var decoder = DeltaDecoder(Array(bytes))
+        var decoder = DeltaDecoder(Array(bytes), stopWhen: shouldStop)
         do {
             return try decoder.decode()
         } catch {

@@ -14,11 +14,15 @@ public struct DeltaFallback: Error, Sendable, Hashable, CustomStringConvertible 
         case restamped
         /// The delta could not be downloaded (HTTP status, connection, timeout).
         case download
-        /// The server sent more bytes than the manifest states.
+        /// The manifest states a delta larger than ``SeedInstaller/maxDeltaBytes`` (refused before
+        /// downloading), the server sent more bytes than the manifest states, or it inflates past
+        /// ``SeedInstaller/maxDeltaBytes``.
         case tooLarge
         /// The delta's size or SHA-256 is not the manifest's (changed, damaged or truncated).
         case checksum
-        /// The delta does not read as one (gzip, format, or it inflates past its bound).
+        /// The delta does not read as one (gzip, format, or it inflates past its bound), or its shape
+        /// would make the apply scan tables: a table named twice, or keyed by other columns than the
+        /// installed store's primary key. Refused before any statement runs.
         case corrupt
         /// The delta starts from another release than the installed one.
         case wrongBase
@@ -28,6 +32,9 @@ public struct DeltaFallback: Error, Sendable, Hashable, CustomStringConvertible 
         case conflict
         /// The store it gives is not the release: `quick_check`, its metadata or its content digest.
         case wrongResult
+        /// Applying and checking it took longer than ``SeedInstaller/deltaApplyTimeout`` (or the
+        /// fetch's ``SeedInstaller/deadline`` came first): SQLite was interrupted and the copy dropped.
+        case timedOut
         /// A local file could not be read or written while applying it.
         case file
     }

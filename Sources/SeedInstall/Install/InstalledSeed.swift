@@ -59,7 +59,8 @@ struct InstalledSeed {
             storeSHA256: sha256.flatMap { ReleaseNames.isSHA256($0) ? $0 : nil })
     }
 
-    /// Points `.current` at the new store, then removes the stores it no longer names.
+    /// Points `.current` at the new store, then removes the stores it no longer names, with the
+    /// files SQLite keeps beside them (`-wal`, `-shm`, `-journal`: an app's connection leaves them).
     /// - Parameter storeSHA256: the file's SHA-256 as installed, which a later delta's base must still have.
     func switchTo(storeFile: String, dataVersion: Int64, contentDigest: String, storeSHA256: String) throws {
         let value: JSONValue = .object([
@@ -72,11 +73,16 @@ struct InstalledSeed {
         try file.write(Data((value.prettyText + "\n").utf8), at: 0)
         try AtomicFile.commit(temporary, to: currentFile, mode: 0o644)
         let others = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        for name in others where name != storeFile && isStoreName(name) {
+        for name in others {
+            let store = Self.sidecarSuffixes.first { name.hasSuffix($0) }.map { String(name.dropLast($0.count)) } ?? name
+            guard store != storeFile, isStoreName(store) else { continue }
             // unlink removes the name only, never what a symlink there points to.
             unlink(path(name))
         }
     }
+
+    /// The files SQLite names after a store it has open.
+    static let sidecarSuffixes = ["-wal", "-shm", "-journal"]
 
     /// `<dataset>-<digits>.sqlite`.
     func isStoreName(_ name: String) -> Bool {

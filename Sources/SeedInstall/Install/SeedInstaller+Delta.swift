@@ -42,7 +42,9 @@ extension SeedInstaller {
         folder.removeLeftovers(keeping: folder.partialName(dataVersion: request.dataVersion))
         let remote = ReleasePointer.deltaPath(sha256: entry.sha256)
         let url = channel.describe(remote)
-        let delta = try downloadDelta(entry, remote: remote, from: channel, into: folder, request: request, run: run)
+        let bytes = try downloadDelta(entry, remote: remote, from: channel, into: folder, request: request, run: run)
+        let limit = DeltaApplyLimit(seconds: deltaApplyTimeout, fetchDeadline: channel.deadline, run: run, url: url)
+        let delta = try decodeDelta(bytes, request: request, url: url, limit: limit)
         let from = DeltaRelease(dataVersion: entry.fromDataVersion, contentDigest: entry.fromContentDigest)
         guard delta.header.from == from else {
             throw DeltaFallback(.wrongBase, "\(url): the delta starts from data version \(delta.header.from.dataVersion) (content digest \(delta.header.from.contentDigest.prefix(12))…), but the manifest lists it from \(from.dataVersion) (\(from.contentDigest.prefix(12))…); the channel is damaged")
@@ -69,13 +71,19 @@ extension SeedInstaller {
             throw DeltaFallback(.file, "cannot copy the installed store to apply the delta: \(error)")
         }
         do {
-            try DeltaApplier.applyStatements(delta, inPlace: temporary, base: base)
+            try DeltaApplier.applyStatements(delta, inPlace: temporary, base: base, stopWhen: limit.shouldStop)
         } catch let error as DeltaError {
-            throw DeltaFallback(error.kind == .wrongBase ? .wrongBase : .conflict, "\(url): \(error.message)")
+            let reason: DeltaFallback.Reason = switch error.kind {
+            case .wrongBase: .wrongBase
+            case .corrupt: .corrupt
+            default: .conflict
+            }
+            throw DeltaFallback(reason, "\(url): \(error.message)")
         } catch let error as StoreError {
+            try limit.checkStopped()
             throw DeltaFallback(error.kind == .io ? .file : .conflict, "\(url): applying it to a copy of \(base): \(error)")
         }
-        try run.checkCancellation()
+        try limit.checkStopped()
 
         run.report(.checkingStore)
         // With nothing to re-stamp, the result is hashed and written to the disk while it is checked.
@@ -85,8 +93,11 @@ extension SeedInstaller {
         } : nil
         defer { _ = try? finishing?.value() }
         do {
-            _ = try DeltaApplier.checkResult(of: delta, at: temporary, base: base)
+            _ = try DeltaApplier.checkResult(of: delta, at: temporary, base: base, stopWhen: limit.shouldStop)
             try checkMetadata(temporary, against: request.manifest, url: url)
+        } catch let error as StoreError {
+            try limit.checkStopped()
+            throw error
         } catch let error as InstallError {
             throw DeltaFallback(.wrongResult, error.message)
         } catch let error as DeltaError {
@@ -99,7 +110,7 @@ extension SeedInstaller {
                 throw DeltaFallback(.restamped, "\(url): cannot stamp the store the delta gave for the app's model: \(error)")
             }
         }
-        try run.checkCancellation()
+        try limit.checkStopped()
         do {
             let digest: FileDigest
             if let finishing {
@@ -129,6 +140,10 @@ extension SeedInstaller {
         }
         guard entry.bytes < artifact.bytes else {
             throw DeltaFallback(.unusableEntry, "\(request.manifestURL): the delta from \(installed) (\(entry.bytes) bytes) is not smaller than the artifact (\(artifact.bytes) bytes)")
+        }
+        // It is read into memory whole and inflates to at least about its size: refused before a byte of it is downloaded.
+        guard entry.bytes <= maxDeltaBytes else {
+            throw DeltaFallback(.tooLarge, "\(request.manifestURL): the delta from \(installed) is \(entry.bytes) bytes, more than the \(maxDeltaBytes) this installer reads into memory (SeedInstaller.maxDeltaBytes); raise it if deltas this large are expected")
         }
         let digest = request.manifest.values["contentDigest"]?.stringValue
         guard entry.toContentDigest == digest else {
@@ -173,11 +188,11 @@ extension SeedInstaller {
     }
 
     /// Downloads the delta into the folder under its partial name (removed whatever happens), never past
-    /// its stated size; checks its size and SHA-256, and reads it, inflating no more than twice the
-    /// release's store plus 1 MiB (a delta never holds more rows than the store it leads to).
+    /// its stated size, and checks its size and SHA-256.
+    /// - Returns: its bytes, as checked.
     private func downloadDelta(
         _ entry: Manifest.DeltaEntry, remote: String, from channel: ReleaseChannel, into folder: InstallFolder, request: DeltaRequest, run: InstallRun
-    ) throws -> Delta {
+    ) throws -> Data {
         let url = channel.describe(remote)
         let file: DownloadFile
         do {
@@ -205,7 +220,8 @@ extension SeedInstaller {
         do {
             let handle = FileHandle(fileDescriptor: file.descriptor, closeOnDealloc: false)
             try handle.seek(toOffset: 0)
-            bytes = try handle.readToEnd() ?? Data()
+            // At most one byte past the stated size (at most maxDeltaBytes, checked before downloading): enough to tell it is longer.
+            bytes = try handle.read(upToCount: min(Int(entry.bytes), Int.max - 1) + 1) ?? Data()
         } catch {
             throw DeltaFallback(.file, "\(file.path): cannot read the downloaded delta back: \(error.localizedDescription)")
         }
@@ -215,12 +231,19 @@ extension SeedInstaller {
             let why = digest.bytes < entry.bytes ? "it is truncated" : "it was changed or damaged"
             throw DeltaFallback(.checksum, "\(url): \(digest.mismatch(bytes: entry.bytes, sha256: entry.sha256)); \(why)")
         }
+        return bytes
+    }
+
+    /// Reads a downloaded delta, inflating no more than twice the release's store plus 1 MiB (a delta
+    /// never holds more rows than the store it leads to), within the apply's `limit`.
+    private func decodeDelta(_ bytes: Data, request: DeltaRequest, url: String, limit: DeltaApplyLimit) throws -> Delta {
         // Never more rows than the store it leads to holds, nor more than this device reads into memory.
-        let storeBound = Int(min(request.store.bytes, 1 << 40)) * 2 + (1 << 20)
+        let storeBound = Int(clamping: min(max(request.store.bytes, 0), 1 << 40) * 2 + (1 << 20))
         let bound = min(storeBound, maxDeltaBytes)
         do {
-            return try DeltaReader.decode(gzip: bytes, maxBytes: bound, name: url)
+            return try DeltaReader.decode(gzip: bytes, maxBytes: bound, name: url, stopWhen: limit.shouldStop)
         } catch {
+            try limit.checkStopped()
             if bound < storeBound, error.message.contains("inflates to more than \(bound) bytes") {
                 throw DeltaFallback(.tooLarge, "\(url): inflates past \(bound) bytes, the most this installer reads into memory (SeedInstaller.maxDeltaBytes)")
             }

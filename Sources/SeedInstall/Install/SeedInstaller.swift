@@ -36,10 +36,17 @@ public struct SeedInstaller: Sendable {
     public var model: Model?
     public var now: @Sendable () -> Date = { Date() }
     public var transport = HTTPTransport()
-    /// The most bytes a delta may inflate to: it is read into memory whole, so past this the artifact
-    /// is downloaded instead (`tooLarge`). A night's delta of 1M postcodes inflates to about 0.6 MB,
+    /// The most bytes a delta may be, as the manifest states it (checked before downloading it), and
+    /// inflate to: it is read into memory whole, so past this the artifact is downloaded instead
+    /// (`tooLarge`). A night's delta of 1M postcodes inflates to about 0.6 MB,
     /// seven nights' to 2.5 MB.
     public var maxDeltaBytes = 32 << 20
+    /// Seconds reading a delta, applying it and checking its result may take, from the end of its download;
+    /// past them (or past ``deadline``, whichever comes first) SQLite is interrupted, the copy
+    /// dropped, and the full artifact fetched instead (`timedOut`). A night's delta of 1M postcodes
+    /// fetches, applies and checks in 1.2 s on a desktop (`docs/performance.md`); this bounds a delta
+    /// of millions of operations.
+    public var deltaApplyTimeout: TimeInterval = 20
 
     public init() {}
 

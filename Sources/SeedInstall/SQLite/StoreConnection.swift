@@ -47,6 +47,8 @@ package final class StoreConnection {
     package let path: String
     private let handle: OpaquePointer
     private let ownsHandle: Bool
+    /// What ``stop(when:)`` set: held here while SQLite holds a pointer to it.
+    private var stopCondition: StopCondition?
 
     /// Opens an existing store file.
     /// - Throws: ``StoreError``: `notFound` when there is no file, `notASeedStore` when it is not
@@ -99,9 +101,34 @@ package final class StoreConnection {
     }
 
     deinit {
+        // A borrowed handle outlives this object: it must not call back into a condition freed here.
+        if stopCondition != nil, !ownsHandle { sqlite3_progress_handler(handle, 0, nil, nil) }
         // sqlite3_close_v2 defers the close until the last statement is finalized; statements are
         // finalized by their own deinit, so nothing here can fail but a misuse, which it reports.
         if ownsHandle { sqlite3_close_v2(handle) }
+    }
+
+    /// Makes this connection's work stop once `shouldStop` returns true: a statement about to start
+    /// fails, and one running fails with `SQLITE_INTERRUPT` (asked every 1,000 virtual-machine
+    /// instructions, through [sqlite3_progress_handler](https://www.sqlite.org/c3ref/progress_handler.html)).
+    /// Both throw ``StoreError`` of kind `sqlite(code:)` with SQLite's interrupt code; a transaction
+    /// stopped so is rolled back by ``inTransaction(_:)``.
+    /// - Parameter shouldStop: called on the thread using the connection; it must be quick (a flag,
+    ///   a clock) and never use the connection.
+    package func stop(when shouldStop: @escaping () -> Bool) {
+        let condition = StopCondition(shouldStop)
+        stopCondition = condition
+        sqlite3_progress_handler(handle, 1000, { context in
+            guard let context else { return 0 }
+            return Unmanaged<StopCondition>.fromOpaque(context).takeUnretainedValue().shouldStop() ? 1 : 0
+        }, Unmanaged.passUnretained(condition).toOpaque())
+    }
+
+    /// Throws the interrupt error when ``stop(when:)``'s condition holds, before a statement starts
+    /// (the progress handler is called only within a statement, and a short one may never reach it).
+    private func checkStop(sql: String) throws(StoreError) {
+        guard let stopCondition, stopCondition.shouldStop() else { return }
+        throw StoreError(.sqlite(code: SQLITE_INTERRUPT), path: path, "SQLite error \(SQLITE_INTERRUPT): interrupted", sql: sql)
     }
 
     /// The URI filename opening `path` read-only and immutable, for opening or `ATTACH`.
@@ -113,6 +140,12 @@ package final class StoreConnection {
 
     /// Runs every statement of `sql` (separated by `;`), with `arguments` bound to each in order.
     package func execute(_ sql: String, _ arguments: [Value] = []) throws(StoreError) {
+        try checkStop(sql: sql)
+        try run(sql, arguments)
+    }
+
+    /// ``execute(_:_:)`` whether or not ``stop(when:)``'s condition holds (a rollback).
+    private func run(_ sql: String, _ arguments: [Value]) throws(StoreError) {
         var remaining = Substring(sql)
         while let statement = try prepareNext(&remaining) {
             try statement.bind(arguments)
@@ -122,6 +155,7 @@ package final class StoreConnection {
 
     /// Calls `body` with each row `sql` gives; a row is valid only during its call.
     package func forEachRow(_ sql: String, _ arguments: [Value] = [], _ body: (Row) throws(StoreError) -> Void) throws(StoreError) {
+        try checkStop(sql: sql)
         var remaining = Substring(sql)
         guard let statement = try prepareNext(&remaining) else { return }
         try statement.bind(arguments)
@@ -161,7 +195,7 @@ package final class StoreConnection {
             try execute("COMMIT")
             return value
         } catch {
-            try? execute("ROLLBACK")
+            try? run("ROLLBACK", [])
             throw error
         }
     }
@@ -252,20 +286,33 @@ extension StoreConnection {
 
         deinit { sqlite3_finalize(handle) }
 
+        /// Binds `values` to the parameters in order. Text and blobs are bound by their byte count
+        /// (`sqlite3_bind_text64`, `sqlite3_bind_blob64`): text holding U+0000 is bound whole, and a
+        /// value too long for SQLite fails with `SQLITE_TOOBIG` instead of a conversion trap.
         func bind(_ values: [Value]) throws(StoreError) {
             for (offset, value) in values.enumerated() {
-                let index = Int32(offset + 1)
+                // More parameters than SQLite allows fail as SQLITE_RANGE.
+                let index = Int32(clamping: offset + 1)
                 let code: Int32
                 switch value {
                 case .null: code = sqlite3_bind_null(handle, index)
                 case .integer(let number): code = sqlite3_bind_int64(handle, index, number)
                 case .real(let number): code = sqlite3_bind_double(handle, index, number)
-                case .text(let text): code = sqlite3_bind_text(handle, index, text, -1, transient)
+                case .text(var text):
+                    code = text.withUTF8 { bytes in
+                        // A null pointer would bind NULL, not empty text.
+                        guard let start = bytes.baseAddress, !bytes.isEmpty else {
+                            return sqlite3_bind_text64(handle, index, "", 0, transient, UInt8(SQLITE_UTF8))
+                        }
+                        return start.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                            sqlite3_bind_text64(handle, index, $0, UInt64(bytes.count), transient, UInt8(SQLITE_UTF8))
+                        }
+                    }
                 case .blob(let data) where data.isEmpty:
                     // A null pointer would bind NULL, not an empty blob.
                     code = sqlite3_bind_zeroblob(handle, index, 0)
                 case .blob(let data):
-                    code = data.withUnsafeBytes { bytes in sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), transient) }
+                    code = data.withUnsafeBytes { bytes in sqlite3_bind_blob64(handle, index, bytes.baseAddress, UInt64(bytes.count), transient) }
                 }
                 guard code == SQLITE_OK else { throw connection.error(code, sql: sql) }
             }
@@ -282,3 +329,13 @@ extension StoreConnection {
 
 /// `SQLITE_TRANSIENT`, a macro Swift cannot import: SQLite copies the bound bytes at once.
 private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// The condition ``StoreConnection/stop(when:)`` set, at a fixed address SQLite's progress handler
+/// is given.
+private final class StopCondition {
+    let shouldStop: () -> Bool
+
+    init(_ shouldStop: @escaping () -> Bool) {
+        self.shouldStop = shouldStop
+    }
+}

@@ -98,6 +98,13 @@ public final class OutputLock: @unchecked Sendable {
 /// where it is ignored and nothing listens yet (a dispatch source is set up asynchronously: a SIGTERM
 /// right after the lock was taken could vanish, and a build blocked on a pipe never ended). The
 /// handler only writes the signal's number to a pipe; a thread reading it does the rest.
+///
+/// The build's threads run on while that thread removes the files, until the signal it raises again
+/// ends the process a moment later: a file created in that moment survives it, and one removed under
+/// the build can make it fail first with its own status. So nothing a build writes there may come
+/// and go on its own: SQLite's rollback journal beside the working store did, as auto-vacuum wrote
+/// its header (left behind by 3 of 100 SIGTERMs sent as the store appeared); the build now turns the
+/// journal off before anything writes.
 final class Interruption: @unchecked Sendable {
     static let shared = Interruption()
 

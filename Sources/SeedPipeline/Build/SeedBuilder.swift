@@ -163,6 +163,10 @@ public struct SeedBuilder: Sendable {
             // A small cache measured fastest for building indexes (4 MiB: 0.67 s for 1M rows, 32 MiB: 1.4 s)
             // and bounds memory whatever the input size; with it, sorting on every core halved the index
             // build again (1.20 → 0.63 s). 8 KiB pages loaded and indexed 2.7M rows faster than 4 or 16 KiB.
+            // Before anything writes: setting auto-vacuum writes the header, and with a rollback journal
+            // its `-journal` would come and go beside the working store, where an interrupted run's
+            // cleanup (``Interruption``) races SQLite for it.
+            try db.execute(sql: "PRAGMA journal_mode = OFF")
             // Core Data's files use incremental auto-vacuum, chosen before any table exists.
             if schema.layout == .coreData { try db.execute(sql: "PRAGMA auto_vacuum = 2") }
             if let base = request.baseRelease {

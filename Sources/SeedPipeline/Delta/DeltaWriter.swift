@@ -54,7 +54,7 @@ public final class DeltaWriter {
             throw DeltaError(.io, "\(path): zlib could not start deflating")
         }
         deflateSetHeader(stream, gzipHeader)
-        DeltaEncoding.append(header, to: &pending)
+        try DeltaEncoding.append(header, to: &pending)
     }
 
     deinit {
@@ -71,7 +71,7 @@ public final class DeltaWriter {
     public func write(_ operation: DeltaOperation) throws(DeltaError) {
         guard operation.table < order.tables.count else { throw DeltaError(.inconsistent, "an operation names table \(operation.table) of \(order.tables.count)") }
         try order.check(operation)
-        DeltaEncoding.append(operation, to: &pending)
+        try DeltaEncoding.append(operation, to: &pending)
         count += 1
         if pending.count >= Self.chunkSize { try deflatePending(finish: false) }
     }
