@@ -1,4 +1,5 @@
 import Foundation
+import SeedTestSupport
 import Testing
 
 /// The change budget and `seedbuild diff` as an operator meets them: a truncated export held by the
@@ -142,5 +143,21 @@ struct ChangeBudgetCommandTests {
         let missing = try runSeedbuild(["diff", "dist/postcodes/2/@7", "dist/postcodes/2/"], in: project.url)
         #expect(missing.status == 66)
         #expect(missing.stderr.contains("the channel does not publish data version 7; it publishes 2, 1"), "\(missing.stderr)")
+    }
+
+    @Test func diffReadsAChannelOverHTTP() throws {
+        let project = try SampleProject()
+        let server = try NginxServer()
+        defer { withExtendedLifetime(server) {} }
+        #expect(try runSeedbuild(["seeds/postcodes.csv", "--data-version", "1", "--publish", server.url], in: project.url).status == 0)
+        try editPostcodes(project) { index, line in index == 0 ? nil : line }
+        let second = try runSeedbuild(["seeds/postcodes.csv", "--data-version", "2", "--publish", server.url], in: project.url)
+        #expect(second.status == 0, "\(second.stderr)")
+        let channel = server.url + "postcodes/2/"
+        for arguments in [["diff", channel], ["diff", channel + "@1", channel + "@2"], ["diff", channel + "@1", "build/seed/postcodes.sqlite"]] {
+            let diff = try runSeedbuild(arguments, in: project.url)
+            #expect(diff.status == 0, "\(arguments): \(diff.stderr)")
+            #expect(diff.stdout.contains("Postcode: 311 → 310 rows; 0 added, 1 removed (0.3%), 0 changed (0.0%)\n  removed: BN15 3XA"), "\(arguments): \(diff.stdout)")
+        }
     }
 }

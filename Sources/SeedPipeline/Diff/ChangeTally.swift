@@ -1,11 +1,6 @@
 import Foundation
 import SeedInstall
 import SeedStore
-#if canImport(SQLite3)
-import SQLite3
-#elseif canImport(GRDBSQLite)
-import GRDBSQLite
-#endif
 
 /// How the rows of one entity table are told apart by entity and named in a report: which column
 /// holds each row's entity (an inheritance tree's), and which hold its unique key.
