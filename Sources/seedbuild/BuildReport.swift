@@ -19,6 +19,9 @@ enum BuildReport {
             var line = "built \(built.storePath): \(counts) rows"
             if built.rejected > 0 { line += "; \(built.rejected) rejected, see \(built.rejectsPath ?? "")" }
             Swift.print(line)
+            for join in built.uncertainJoinTables {
+                Swift.print("join table of \(join.relationships.joined(separator: " and ")): \(join.table), also readable as \(join.view) (a view); which name Core Data expects is not certain (docs/store-format.md)")
+            }
             guard let packaged else { return }
             let gzip = packaged.gzip
             let ratio = gzip.inputBytes > 0 ? Double(gzip.outputBytes) / Double(gzip.inputBytes) * 100 : 0
@@ -52,6 +55,11 @@ enum BuildReport {
             "timings": built.timings.phases.map { ["phase": $0.name, "seconds": ($0.seconds * 1000).rounded() / 1000] as [String: Any] },
         ]
         if let rejects = built.rejectsPath { object["rejectsFile"] = rejects }
+        if !built.uncertainJoinTables.isEmpty {
+            object["uncertainJoinTables"] = built.uncertainJoinTables.map { join in
+                ["relationships": join.relationships, "table": join.table, "view": join.view, "nameCertain": false] as [String: Any]
+            }
+        }
         if let packaged {
             object["artifact"] = [
                 "path": packaged.artifactPath, "bytes": packaged.gzip.outputBytes, "sha256": packaged.gzip.outputSHA256,
