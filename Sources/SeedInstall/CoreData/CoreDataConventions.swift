@@ -23,6 +23,12 @@ package struct CoreDataConventions: Sendable, Hashable {
     /// self-referential pairs only.
     package var joinTableNames: [String: JoinTableObject]
 
+    /// Index name → `CREATE INDEX` of the store's indexes on its join tables: a join table Core Data
+    /// renamed in place keeps the index it had under its other name, and a conversion makes it again.
+    /// In a laid-out schema's conventions, those on its self-referential join tables that its own
+    /// index does not repeat.
+    package var joinTableIndexes: [String: String] = [:]
+
     /// What a join table's name is in the store.
     package enum JoinTableObject: String, Sendable, Hashable {
         /// The table holding the rows.
@@ -62,6 +68,7 @@ extension CoreDataConventions {
             "entityNumbers": .object(entityNumbers.mapValues { .integer(Int64($0)) }),
         ]
         if !joinTableNames.isEmpty { object["joinTables"] = .object(joinTableNames.mapValues { .string($0.rawValue) }) }
+        if !joinTableIndexes.isEmpty { object["joinTableIndexes"] = .object(joinTableIndexes.mapValues { .string($0) }) }
         return .object(object)
     }
 
@@ -72,5 +79,6 @@ extension CoreDataConventions {
             entityNumbers: (object["entityNumbers"]?.objectValue ?? [:]).compactMapValues { $0.integerValue.map(Int.init) },
             frameworkVersion: object["frameworkVersion"]?.integerValue.map(Int.init) ?? CoreDataMetadata.frameworkVersion,
             joinTableNames: (object["joinTables"]?.objectValue ?? [:]).compactMapValues { $0.stringValue.flatMap(JoinTableObject.init(rawValue:)) })
+        joinTableIndexes = (object["joinTableIndexes"]?.objectValue ?? [:]).compactMapValues(\.stringValue)
     }
 }

@@ -53,6 +53,9 @@ package struct CoreDataSchema: Sendable {
         /// under whichever name it derives (`docs/store-format.md`, "Self-referential join tables").
         package var alsoReadableAs: String?
 
+        /// Core Data's index on the second key column, then the first.
+        package var indexName: String { "\(name)_\(columns[1].name)_INDEX" }
+
         /// `CREATE TABLE` as Core Data writes it, keyed by the two key columns.
         package var createStatement: String {
             let keys = columns.prefix(2).map(\.name)
@@ -153,9 +156,15 @@ package struct CoreDataSchema: Sendable {
         // What the layout fixed for its self-referential pairs, so that a conversion keeps it.
         var fixed = conventions
         fixed.joinTableNames = [:]
+        fixed.joinTableIndexes = [:]
         for join in joinTables where join.relationship.entity == join.inverse.entity {
             fixed.joinTableNames[join.name] = .table
             if let view = join.alsoReadableAs { fixed.joinTableNames[view] = .view }
+            // Core Data renamed such a table in place when a migration worked out its other name, and
+            // left the index it had under that name (Wire 2.96): kept, so a conversion makes it again.
+            for (name, sql) in conventions.joinTableIndexes where name != join.indexName && Self.isIndex(sql, on: join.name) {
+                fixed.joinTableIndexes[name] = sql
+            }
         }
         self.conventions = fixed
     }
@@ -229,9 +238,14 @@ package struct CoreDataSchema: Sendable {
         }
         for join in joinTables {
             let (first, second) = (join.columns[0].name, join.columns[1].name)
-            statements.append("CREATE INDEX \(join.name)_\(second)_INDEX ON \(join.name) (\(second), \(first))")
+            statements.append("CREATE INDEX \(join.indexName) ON \(join.name) (\(second), \(first))")
         }
-        return statements
+        return statements + conventions.joinTableIndexes.sorted { $0.key < $1.key }.map(\.value)
+    }
+
+    /// Whether `sql` creates an index on `table` (`ON "Z_25TRUSTEDBYCLIENTS" (`, quoted or not).
+    private static func isIndex(_ sql: String, on table: String) -> Bool {
+        sql.range(of: " ON \"\(table)\" (") != nil || sql.range(of: " ON \(table) (") != nil
     }
 
     /// Core Data's index for a fetch index of `entity`: `Z_<Entity>_<name>` over its columns with

@@ -1,4 +1,4 @@
-package import GRDB
+internal import GRDB
 import SeedModel
 
 /// The copy of rows, row versions and links from the attached `old` database into the new tables.
