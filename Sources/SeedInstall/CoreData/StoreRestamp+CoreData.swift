@@ -21,7 +21,7 @@ struct CoreDataRenumbering {
         do {
             old = try CoreDataSchema(
                 model: model, configuration: configuration,
-                conventions: CoreDataConventions(entityNumbers: stored, joinTableNames: try StoreFile.joinTableNames(in: store)))
+                conventions: CoreDataConventions(entityNumbers: stored, joinTableNames: try CoreDataConventions.joinTableNames(in: store)))
             new = try CoreDataSchema(model: model, configuration: configuration)
         } catch {
             throw StoreError(.refused, path: store.path, "cannot lay the seed out for the app's model: \(error)")

@@ -116,7 +116,7 @@ public enum DeltaApplier {
         let configuration = metadata.configuration ?? SeedModel.Configuration.defaultName
         let schema = try CoreDataSchema(
             model: model, configuration: configuration,
-            conventions: CoreDataConventions(entityNumbers: try StoreFile.entityNumbers(in: store), joinTableNames: try StoreFile.joinTableNames(in: store)))
+            conventions: CoreDataConventions(entityNumbers: try StoreFile.entityNumbers(in: store), joinTableNames: try CoreDataConventions.joinTableNames(in: store)))
         return try ContentDigest.compute(store, tables: schema.contentDumps)
     }
 }

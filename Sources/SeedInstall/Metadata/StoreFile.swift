@@ -53,26 +53,6 @@ extension StoreFile {
         return numbers
     }
 
-    /// The store's tables and views named as Core Data names join tables (`Z_<n><REL>`), each a table
-    /// or a view (``CoreDataConventions/joinTableNames``); empty in the plain layout.
-    package static func joinTableNames(in store: StoreConnection) throws(StoreError) -> [String: CoreDataConventions.JoinTableObject] {
-        var names: [String: CoreDataConventions.JoinTableObject] = [:]
-        try store.forEachRow("SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') AND name GLOB 'Z_[0-9]*[A-Z]*'") { row in
-            if case .text(let name) = row.value(0), case .text(let type) = row.value(1) { names[name] = type == "view" ? .view : .table }
-        }
-        return names
-    }
-
-    /// Index name → `CREATE INDEX` of the store's indexes on tables named as join tables
-    /// (``CoreDataConventions/joinTableIndexes``).
-    package static func joinTableIndexes(in store: StoreConnection) throws(StoreError) -> [String: String] {
-        var indexes: [String: String] = [:]
-        try store.forEachRow("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name GLOB 'Z_[0-9]*[A-Z]*'") { row in
-            if case .text(let name) = row.value(0), case .text(let sql) = row.value(1) { indexes[name] = sql }
-        }
-        return indexes
-    }
-
     /// Checks the header stamps of an open store: the seed store application id and a known format
     /// version (the plain layout), or Core Data's `Z_METADATA` (which leaves the header alone).
     package static func checkSeedStore(_ store: StoreConnection) throws(StoreError) {

@@ -12,8 +12,8 @@ extension CoreDataConventions {
             else { return nil }
             return CoreDataConventions(try? JSONValue(jsonText: text))
         }
-        var conventions = CoreDataConventions(entityNumbers: try StoreFile.entityNumbers(in: db), joinTableNames: try StoreFile.joinTableNames(in: db.storeConnection()))
-        conventions.joinTableIndexes = try StoreFile.joinTableIndexes(in: db.storeConnection())
+        var conventions = CoreDataConventions(entityNumbers: try StoreFile.entityNumbers(in: db), joinTableNames: try CoreDataConventions.joinTableNames(in: db.storeConnection()))
+        conventions.joinTableIndexes = try CoreDataConventions.joinTableIndexes(in: db.storeConnection())
         if let plist = try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA LIMIT 1"),
             let list = try? PropertyListSerialization.propertyList(from: plist, format: nil) as? [String: Any],
             let version = list[CoreDataMetadata.Key.framework] as? Int {
