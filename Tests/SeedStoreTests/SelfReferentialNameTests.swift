@@ -81,7 +81,7 @@ struct SelfReferentialNameTests {
         let source = try makeStore("apple.sqlite")
         let queue = try DatabaseQueue(path: source)
         try queue.write { db in
-            try db.execute(sql: "DROP VIEW Z_1SIMILAR")
+            try db.execute(sql: "DROP VIEW IF EXISTS Z_1SIMILAR")
             try db.execute(sql: "ALTER TABLE Z_1SIMILARTO RENAME TO Z_1SIMILAR")
             try db.execute(sql: "CREATE INDEX Z_1SIMILAR_Z_1SIMILAR_INDEX ON Z_1SIMILAR (Z_1SIMILAR, Z_1SIMILARTO)")
         }
