@@ -17,14 +17,18 @@ struct BuildCommand: ParsableCommand {
     func run() throws {
         // Not in validate(): ArgumentParser validates while parsing `--help` too.
         try flags.validateHasInputs()
-        try CommandFailure.reportingFailure(asJSON: flags.json) { try build() }
+        let report = RunReport(enabled: false, metricsPath: flags.metrics, passesHeldOn: true)
+        try CommandFailure.reportingFailure(asJSON: flags.json) { try build(report) }
     }
 
-    private func build() throws {
-        let (built, lock, compressed) = try BuildStep.run(flags)
+    private func build(_ report: RunReport) throws {
+        let (built, lock, compressed) = try report.stage("build") { try BuildStep.run(flags) }
         defer { withExtendedLifetime(lock) {} }
-        let packaged = try compressed.map { try PackageStep.run(built, compressed: $0, flags: flags) }
+        report.metrics.record(built: built)
+        let packaged = try compressed.map { compressed in try report.stage("compress") { try PackageStep.run(built, compressed: compressed, flags: flags) } }
+        if let packaged { report.metrics.record(packaged: packaged) }
         BuildReport.print(built, packaged: packaged, flags: flags)
+        report.finish(passed: true)
     }
 }
 

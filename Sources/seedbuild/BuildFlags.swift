@@ -74,6 +74,9 @@ struct BuildFlags: ParsableArguments {
     @Option(name: .customLong("delta-max-share"), help: ArgumentHelp("Leave out a delta unless it is smaller than this share of the artifact: a fraction such as 0.5 or a percentage such as 50% (default: seedbuild.json's \"deltaMaxShare\", else 0.5).", valueName: "share"))
     var deltaMaxShare: String?
 
+    @Flag(name: .customLong("accept-change"), help: "Let this build through even when its changes against the base exceed the change budget (seedbuild.json's \"changeBudget\"; by default more than 5% of an entity's rows removed, more than 25% changed, or an entity emptied).")
+    var acceptChange = false
+
     @Flag(name: .customLong("allow-unsigned"), help: "The default command publishes an unsigned manifest even where the current release is signed.")
     var allowUnsigned = false
 
@@ -88,6 +91,9 @@ struct BuildFlags: ParsableArguments {
 
     @Flag(help: "When another seedbuild is writing to the output folder, wait for it (default: exit 75 naming its process).")
     var wait = false
+
+    @Option(help: ArgumentHelp("Write the run's figures to this file in Prometheus's text format (for node-exporter's textfile collector), also when the run fails.", valueName: "file"))
+    var metrics: String?
 
     @Flag(help: "Print a JSON summary on stdout and no progress.")
     var json = false
@@ -124,7 +130,7 @@ struct BuildFlags: ParsableArguments {
 
     private func validateBase() throws {
         if base != nil && noBase { throw ValidationError("--base and --no-base exclude each other; give one") }
-        if noBase, let name = deltaFlag ?? (!trustedKeys.isEmpty ? "--trusted-key" : allowUnsignedBase ? "--allow-unsigned-base" : nil) {
+        if noBase, let name = deltaFlag ?? (!trustedKeys.isEmpty ? "--trusted-key" : allowUnsignedBase ? "--allow-unsigned-base" : acceptChange ? "--accept-change" : nil) {
             throw ValidationError("\(name) applies to a build following a base, and --no-base follows none")
         }
     }
@@ -137,7 +143,7 @@ struct BuildFlags: ParsableArguments {
     /// Refuses the options only the default command uses (publishing), for `seedbuild build`.
     func validateWithoutPublishing() throws {
         try validateBase()
-        if base == nil, let name = deltaFlag ?? (!trustedKeys.isEmpty ? "--trusted-key" : allowUnsignedBase ? "--allow-unsigned-base" : nil) {
+        if base == nil, let name = deltaFlag ?? (!trustedKeys.isEmpty ? "--trusted-key" : allowUnsignedBase ? "--allow-unsigned-base" : acceptChange ? "--accept-change" : nil) {
             throw ValidationError("\(name) applies to a build following a base: give --base (seedbuild build follows none by default)")
         }
         let publishing = [("--publish", publish != nil), ("--no-publish", noPublish), ("--allow-unsigned", allowUnsigned), ("--all-versions", allVersions)]
@@ -174,6 +180,7 @@ struct BuildFlags: ParsableArguments {
         options.deltaMaxShare = deltaMaxShare.flatMap(Self.share)
         options.trustedKeys = trustedKeys.isEmpty ? nil : trustedKeys
         options.allowsUnsignedBase = allowUnsignedBase
+        options.acceptChange = acceptChange
         if let size = maxRecordSize.flatMap(Self.bytes) { options.maxRecordBytes = size }
         for pair in sources {
             let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)

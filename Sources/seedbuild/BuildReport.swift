@@ -22,6 +22,12 @@ enum BuildReport {
             for join in built.uncertainJoinTables {
                 Swift.print("join table of \(join.relationships.joined(separator: " and ")): \(join.table), also readable as \(join.view) (a view); which name Core Data expects is not certain (docs/store-format.md)")
             }
+            if let changes = built.changes {
+                Swift.print("changes against the base\(changes.fromDataVersion.map { " (data version \($0))" } ?? ""):")
+                for entity in changes.entities {
+                    Swift.print("  \(entity.entity): \(entity.baseRows) → \(entity.rows) rows; \(entity.added) added, \(entity.removed) removed, \(entity.changed) changed")
+                }
+            }
             guard let packaged else { return }
             let gzip = packaged.gzip
             let ratio = gzip.inputBytes > 0 ? Double(gzip.outputBytes) / Double(gzip.inputBytes) * 100 : 0
@@ -35,6 +41,11 @@ enum BuildReport {
         }
     }
 
+
+    /// A change report (``ChangeReport/jsonValue``) as the report's objects are made.
+    static func changes(_ report: ChangeReport) -> Any {
+        report.jsonValue.foundationObject
+    }
 
     static func json(_ built: BuiltStore, packaged: PackagedArtifact?) -> String {
         RunReport.text(object(built, packaged: packaged))
@@ -55,6 +66,7 @@ enum BuildReport {
             "timings": built.timings.phases.map { ["phase": $0.name, "seconds": ($0.seconds * 1000).rounded() / 1000] as [String: Any] },
         ]
         if let rejects = built.rejectsPath { object["rejectsFile"] = rejects }
+        if let changes = built.changes { object["changes"] = BuildReport.changes(changes) }
         if !built.uncertainJoinTables.isEmpty {
             object["uncertainJoinTables"] = built.uncertainJoinTables.map { join in
                 ["relationships": join.relationships, "table": join.table, "view": join.view, "nameCertain": false] as [String: Any]

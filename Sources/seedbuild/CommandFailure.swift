@@ -11,6 +11,10 @@ enum CommandFailure {
     static func exitOnError<T, E: Error>(status fixed: Int32? = nil, _ body: () throws(E) -> T) throws -> T {
         do {
             return try body()
+        } catch let held as ChangeBudgetExceeded {
+            // Kept whole, so a report (--json) can carry its changes; ``reportingFailure`` exits 65.
+            printError(message(for: held))
+            throw held
         } catch {
             printError(message(for: error))
             throw ExitCode(fixed ?? status(for: error))
@@ -25,6 +29,10 @@ enum CommandFailure {
             return try body()
         } catch let exit as ExitCode where json {
             print(RunReport.text(["outcome": "failed", "exitCode": Int(exit.rawValue)]))
+            throw exit
+        } catch let held as ChangeBudgetExceeded {
+            let exit = ExitCode(status(for: held))
+            if json { print(RunReport.text(["outcome": "held", "exitCode": Int(exit.rawValue), "changes": BuildReport.changes(held.report)])) }
             throw exit
         }
     }
@@ -48,6 +56,9 @@ enum CommandFailure {
         case let error as FetchPredicateError: "error: \(error)"
         case let error as ContextError: "error: \(error)"
         case let error as CoordinatorError: "error: \(error)"
+        case let error as ChangeBudgetExceeded:
+            "error: \(error)\nIf the change is expected, rerun with --accept-change (this run only), or raise the budget in \(ProjectFile.fileName): "
+                + "\"changeBudget\": {\"removed\": 0.05, \"changed\": 0.25, \"entities\": {\"\(error.breaches.first?.entity ?? "Entity")\": {\"removed\": 0.5}}}"
         default: "error: \(error)"
         }
     }
@@ -75,7 +86,7 @@ enum CommandFailure {
             return error.isRefusal ? 65 : error.isTransient ? 75 : 74
         case let error as TransferError:
             return error.isTransient ? 75 : 74
-        case is FetchPredicateError, is ContextError:
+        case is FetchPredicateError, is ContextError, is ChangeBudgetExceeded:
             return 65
         case let error as GzipError:
             if case .io = error.kind { return 74 }

@@ -30,6 +30,9 @@ struct PublishCommand: ParsableCommand {
     @Flag(name: .customLong("allow-unsigned"), help: "Publish an unsigned manifest even where the current release is signed (apps that trust its key will refuse it).")
     var allowUnsigned = false
 
+    @Option(help: ArgumentHelp("Write the publish's figures to this file in Prometheus's text format (for node-exporter's textfile collector), also when it fails.", valueName: "file"))
+    var metrics: String?
+
     @Flag(help: "Print a JSON summary instead of text, and no progress.")
     var json = false
 
@@ -39,10 +42,15 @@ struct PublishCommand: ParsableCommand {
     }
 
     func run() throws {
-        try CommandFailure.reportingFailure(asJSON: json) { try publish() }
+        let report = RunReport(enabled: false, metricsPath: metrics)
+        try CommandFailure.reportingFailure(asJSON: json) {
+            let result = try report.stage("publish") { try publish() }
+            report.metrics.record(published: result)
+            report.finish(passed: true)
+        }
     }
 
-    private func publish() throws {
+    private func publish() throws -> Publisher.Result {
         let project = try CommandFailure.exitOnError { () throws in try ProjectFile.load(inDirectory: FileManager.default.currentDirectoryPath) }
         let directory = outputDirectory ?? project?.out ?? BuildOptions.defaultOutputDirectory
         let destination = try PublishStep.destination(to, project: project)
@@ -68,7 +76,7 @@ struct PublishCommand: ParsableCommand {
         } else {
             PublishStep.printSummary(result)
         }
-
+        return result
     }
 }
 
@@ -98,5 +106,7 @@ enum PublishStep {
             for delta in result.deltas { print("delta from \(delta.fromDataVersion): \(delta.url)") }
         }
         for path in result.pruned { print("pruned \(path)") }
+        if let page = result.pageURL { print("channel page: \(page)") }
+        if let problem = result.pageProblem { CommandFailure.printError("warning: \(problem)") }
     }
 }

@@ -18,7 +18,7 @@ struct RunCommand: ParsableCommand {
     func run() throws {
         // Not in validate(): ArgumentParser validates while parsing `--help` too.
         try flags.validateHasInputs()
-        let report = RunReport(enabled: flags.json)
+        let report = RunReport(enabled: flags.json, metricsPath: flags.metrics)
         let publishes = !flags.noPublish && !flags.noCompress
         let destination = try report.stage("publish") { () throws -> String? in
             guard publishes else { return nil }
@@ -28,8 +28,10 @@ struct RunCommand: ParsableCommand {
         let (built, lock, compressed) = try report.stage("build") { try BuildStep.run(flags, publishingTo: destination) }
         defer { withExtendedLifetime(lock) {} }
         report.record("build", status: "ok")
+        report.metrics.record(built: built)
         let packaged = try compressed.map { compressed in try report.stage("compress") { try PackageStep.run(built, compressed: compressed, flags: flags) } }
         report.record("compress", status: packaged == nil ? "skipped" : "ok", details: BuildReport.object(built, packaged: packaged), key: "build")
+        if let packaged { report.metrics.record(packaged: packaged) }
         BuildReport.print(built, packaged: packaged, flags: flags, printsJSON: false)
         // Verify what apps will download: the manifest and its artifact, or the bare store.
         let verification = try report.stage("verify") {
@@ -57,6 +59,7 @@ struct RunCommand: ParsableCommand {
             return result
         }
         report.record("publish", status: published.outcome.rawValue, details: RunReport.publish(published))
+        report.metrics.record(published: published)
         report.finish(passed: true)
     }
 }

@@ -17,19 +17,40 @@ final class RunReport {
     private var stages: [[String: Any]] = []
     private var object: [String: Any] = [:]
     private let enabled: Bool
+    /// The run's figures, written to `metricsPath` when the run ends (``JobMetrics``).
+    var metrics = JobMetrics()
+    private let metricsPath: String?
 
-    init(enabled: Bool) {
+    /// Whether a held release is thrown on as it is, for a command whose ``CommandFailure/reportingFailure(asJSON:_:)``
+    /// prints it (`build`), rather than as the exit status this report prints (the default command).
+    private let passesHeldOn: Bool
+
+    init(enabled: Bool, metricsPath: String? = nil, passesHeldOn: Bool = false) {
         self.enabled = enabled
+        self.metricsPath = metricsPath
+        self.passesHeldOn = passesHeldOn
     }
 
-    /// Runs one stage; on failure records its exit status, prints the report and rethrows.
+    /// Runs one stage, timing it; on failure records its exit status, prints the report and rethrows.
     func stage<T>(_ name: String, _ body: () throws -> T) throws -> T {
+        let started = Date()
         do {
             let value = try body()
+            metrics.record(stage: name, seconds: Date().timeIntervalSince(started))
             return value
         } catch let exit as ExitCode {
+            metrics.record(stage: name, seconds: Date().timeIntervalSince(started))
             stages.append(["stage": name, "status": "failed", "exitCode": Int(exit.rawValue)])
             finish(passed: false)
+            throw exit
+        } catch let held as ChangeBudgetExceeded {
+            metrics.record(stage: name, seconds: Date().timeIntervalSince(started))
+            metrics.record(changes: held.report)
+            let exit = ExitCode(CommandFailure.status(for: held))
+            stages.append(["stage": name, "status": "held", "exitCode": Int(exit.rawValue)])
+            object["changes"] = BuildReport.changes(held.report)
+            finish(passed: false)
+            if passesHeldOn { throw held }
             throw exit
         }
     }
@@ -41,6 +62,13 @@ final class RunReport {
     }
 
     func finish(passed: Bool) {
+        if let metricsPath {
+            do {
+                try metrics.write(to: metricsPath, succeeded: passed)
+            } catch {
+                CommandFailure.printError("warning: \(error)")
+            }
+        }
         guard enabled else { return }
         object["stages"] = stages
         object["passed"] = passed
@@ -65,6 +93,8 @@ final class RunReport {
         ]
         if let expires = result.expires { object["expires"] = ISO8601DateFormatter().string(from: expires) }
         if let reason = result.reason { object["reason"] = reason }
+        if let page = result.pageURL { object["page"] = page }
+        if let problem = result.pageProblem { object["pageProblem"] = problem }
         return object
     }
 }

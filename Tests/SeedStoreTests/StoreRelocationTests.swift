@@ -101,7 +101,7 @@ struct StoreRelocationTests {
         let directory = TemporaryDirectory()
         let coordinator = try shopCoordinator(directory)
         let catalog = coordinator.stores[0]
-        FileManager.default.createFile(atPath: directory.url("taken.sqlite").path, contents: Data("keep".utf8))
+        #expect(FileManager.default.createFile(atPath: directory.url("taken.sqlite").path, contents: Data("keep".utf8)))
         let error = try #require(throws: CoordinatorError.self) { try coordinator.migrateStore(catalog, to: directory.url("taken.sqlite"), type: .sqlite) }
         #expect(error.message.contains("already exists"))
         #expect(try Data(contentsOf: directory.url("taken.sqlite")) == Data("keep".utf8))

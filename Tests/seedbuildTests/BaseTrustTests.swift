@@ -158,6 +158,7 @@ struct BaseTrustTests {
         #expect((built["deltas"] as? [[String: Any]])?.compactMap { $0["fromDataVersion"] as? Int } == [2], "only the one-hop delta is signed")
         let leftOut = try #require(built["deltasLeftOut"] as? [[String: Any]])
         #expect(leftOut.first?["fromDataVersion"] as? Int == 1)
-        #expect((leftOut.first?["reason"] as? String ?? "").contains("(the base's)"), "\(leftOut)")
+        let reason = try #require(leftOut.first?["reason"] as? String)
+        #expect(reason.contains("(the base's)"), "\(reason)")
     }
 }

@@ -106,3 +106,13 @@ extension PackagedArtifact {
         gzip.outputBytes > 0 ? Double(delta.bytes) / Double(gzip.outputBytes) : 0
     }
 }
+
+extension Packager {
+    /// The changes the folder's manifest lists, when it is of the same content (a store packaged again).
+    static func listedChanges(manifestPath: String, contentDigest: String?) -> JSONValue? {
+        guard let data = FileManager.default.contents(atPath: manifestPath), let previous = try? Manifest(data: data, path: manifestPath),
+            previous.values["contentDigest"]?.stringValue == contentDigest
+        else { return nil }
+        return previous.values[ChangeReport.manifestKey]
+    }
+}

@@ -17,14 +17,14 @@ public struct Packager: Sendable {
     /// under a temporary name then renamed, so a manifest never names a missing artifact.
     public func package(_ built: BuiltStore, progress: ((Int64, Int64) -> Void)? = nil) throws -> PackagedArtifact {
         let compressed = compress(store: built.storePath, reading: built.storePath, progress: progress)
-        return try commit(compressed.result.get(), metadata: built.metadata, storePath: built.storePath, deltas: .built(built.deltas))
+        return try commit(compressed.result.get(), metadata: built.metadata, storePath: built.storePath, deltas: .built(built.deltas), changes: built.changes)
     }
 
     /// Writes the manifest for an artifact compressed while the build synced its store
     /// (`SeedBuilder.build(_:progress:whileSyncing:)`): the artifact first, the manifest last.
     /// Throws the compression's error, if it failed, naming the store under its final name.
     public func package(_ built: BuiltStore, compressed: Compressed) throws -> PackagedArtifact {
-        try commit(compressed.result.get(), metadata: built.metadata, storePath: built.storePath, deltas: .built(built.deltas))
+        try commit(compressed.result.get(), metadata: built.metadata, storePath: built.storePath, deltas: .built(built.deltas), changes: built.changes)
     }
 
     /// Packages an existing store (after `inspect --set`, or to change the level or signature); the
@@ -79,9 +79,14 @@ public struct Packager: Sendable {
         })
     }
 
-    private func commit(_ written: Compressed.Written, metadata: StoreMetadata, storePath: String, deltas source: DeltaSource) throws -> PackagedArtifact {
+    /// - Parameter changes: the build's changes against its base, signed in the manifest; when a store is
+    ///   packaged again, the folder's manifest's changes are kept if it is of the same content.
+    private func commit(
+        _ written: Compressed.Written, metadata: StoreMetadata, storePath: String, deltas source: DeltaSource, changes: ChangeReport? = nil
+    ) throws -> PackagedArtifact {
         let (temporary, artifactPath, gzip) = (written.temporary, written.artifactPath, written.gzip)
         let manifestPath = ((storePath as NSString).deletingLastPathComponent as NSString).appendingPathComponent(Manifest.fileName)
+        let changesValue = changes?.manifestValue ?? (source.isListed ? Self.listedChanges(manifestPath: manifestPath, contentDigest: metadata.contentDigest) : nil)
         // Read before anything is replaced: the deltas the folder's manifest lists, to keep.
         let kept = source.isListed ? listedDeltas(manifestPath: manifestPath, contentDigest: metadata.contentDigest, storeSHA256: gzip.inputSHA256) : nil
         try AtomicFile.commit(temporary, to: artifactPath, mode: 0o444)
@@ -89,6 +94,7 @@ public struct Packager: Sendable {
 
         var manifest = makeManifest(metadata, storePath: storePath, artifactPath: artifactPath, gzip: gzip)
         if !deltas.entries.isEmpty { manifest.values["deltas"] = .array(deltas.entries.map(\.jsonValue)) }
+        if let changesValue { manifest.values[ChangeReport.manifestKey] = changesValue }
         // The store's own model (its seed_model), so an app can infer a migration before downloading.
         let (model, _, _) = try Migrator.embeddedModel(of: storePath)
         manifest.values["seedModel"] = try JSONValue(jsonText: String(decoding: model.canonicalJSON(), as: UTF8.self))

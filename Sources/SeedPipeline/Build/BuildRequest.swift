@@ -35,6 +35,11 @@ public struct BuildRequest: Sendable {
     var baseRelease: BaseRelease?
     /// The deltas written for the release when the build follows a base (``DeltaStage``).
     public var deltas = DeltaPolicy()
+    /// How much of each entity a build following a base may remove or change before it is held
+    /// (``ChangeBudgetExceeded``).
+    public var changeBudget = ChangeBudget()
+    /// Lets this build through whatever its changes against the base (`--accept-change`).
+    public var acceptChange = false
 
     public init(
         model: Model, userModels: [Model] = [], configuration: String, sources: [String: String],
@@ -113,6 +118,8 @@ public struct BuiltStore: Sendable {
     public var timings: PhaseTimings
     /// The deltas from earlier releases, when the build followed a base, until the packager lists them in the manifest.
     public var deltas: PendingDeltas? = nil
+    /// Each entity's changes against the base, when the build followed one.
+    public var changes: ChangeReport? = nil
     /// The self-referential many-to-many pairs of a store in Core Data's layout, whose join-table name
     /// no known rule fixes: each table has a view under the pair's other name (`docs/store-format.md`).
     public var uncertainJoinTables: [UncertainJoinTable] = []

@@ -23,8 +23,8 @@ extension EntityLoader {
         var isCoreDataDate = false
     }
 
-    /// The fields and types of a compound key's parts, in the constraint's order.
-    typealias KeyParts = [(field: Int, type: AttributeType)]
+    /// The fields of a compound key's parts, in the constraint's order.
+    typealias KeyParts = [Int]
 
     /// Compiles the mapping's feeds into plans, and each reference's destination key table.
     func makePlans() -> (plans: [FeedPlan], lookups: [ReferenceKeys], compoundKeys: [KeyParts]) {
@@ -38,7 +38,7 @@ extension EntityLoader {
                 lookups.append(references[SeedBuilder.lookupName(destination, key: key)] ?? ReferenceKeys())
                 var plan = FeedPlan(kind: .reference, field: fields[0], type: key[0].type, isOptional: relationship.isOptional, lookup: lookups.count - 1)
                 if key.count > 1 {
-                    compoundKeys.append(Array(zip(fields, key.map(\.type))))
+                    compoundKeys.append(fields)
                     plan.compound = compoundKeys.count - 1
                 }
                 return plan
@@ -118,23 +118,16 @@ extension EntityLoader {
                     if plan.isOptional { batch.set(index, .null); continue }
                     return (index, nil)
                 }
-                guard let primaryKey = Self.lookUp(record, field: plan.field, type: plan.type, in: lookups.baseAddress! + plan.lookup) else { return (index, nil) }
+                guard let primaryKey = Self.lookUp(record, field: plan.field, in: lookups.baseAddress! + plan.lookup) else { return (index, nil) }
                 batch.set(index, .integer(primaryKey))
             case .reference:
                 let parts = compoundKeys[plan.compound]
-                let empty = parts.reduce(0) { $0 + (record.isEmpty($1.field) ? 1 : 0) }
+                let empty = parts.reduce(0) { $0 + (record.isEmpty($1) ? 1 : 0) }
                 if empty == parts.count, plan.isOptional {
                     batch.set(index, .null)
                     continue
                 }
-                guard empty == 0 else { return (index, nil) }
-                var key = ""
-                for (position, part) in parts.enumerated() {
-                    guard let text = Self.lookupKey(record, field: part.field, type: part.type) else { return (index, nil) }
-                    if position > 0 { key += "\u{1F}" }
-                    key += text
-                }
-                guard let primaryKey = lookups[plan.lookup].primaryKey(key) else { return (index, nil) }
+                guard empty == 0, case .found(let primaryKey) = lookups[plan.lookup].match(record, fields: parts) else { return (index, nil) }
                 batch.set(index, .integer(primaryKey))
             case .absent:
                 if let constant = plan.constant {
@@ -149,20 +142,11 @@ extension EntityLoader {
         return nil
     }
 
-    /// The primary key a single-field reference points to: a text key looked up by the field's own
-    /// bytes (a valid text field is its text), any other by its `CAST(… AS TEXT)` form. `keys` is a
-    /// pointer: passed by value, the table's three arrays were retained and released for every row.
-    static func lookUp(_ record: CSVRecord, field: Int, type: AttributeType, in keys: UnsafePointer<ReferenceKeys>) -> Int64? {
-        if type == .string { return record.withField(field) { keys.pointee.primaryKey($0) } }
-        return lookupKey(record, field: field, type: type).flatMap { keys.pointee.primaryKey($0) }
-    }
-
-    /// A key field's value as the destination's lookup table holds it (`CAST(… AS TEXT)`).
-    static func lookupKey(_ record: CSVRecord, field: Int, type: AttributeType) -> String? {
-        record.withField(field) { bytes -> String? in
-            guard case .success(let value) = FieldConverter.convert(bytes, as: type) else { return nil }
-            return value.lookupKey(fieldBytes: bytes)
-        }
+    /// The primary key a single-field reference points to, the field converted as the destination
+    /// keeps its key (``KeyPart``). `keys` is a pointer: passed by value, the table's arrays were
+    /// retained and released for every row.
+    static func lookUp(_ record: CSVRecord, field: Int, in keys: UnsafePointer<ReferenceKeys>) -> Int64? {
+        keys.pointee.primaryKey(record, field: field)
     }
 
     /// The message for a failed feed, made only when a row fails.
@@ -180,6 +164,9 @@ extension EntityLoader {
             let missing = fields.first { record.isEmpty($0) }
             if let missing, key.count > 1 {
                 return (missing, "\(table.entity.name).\(relationship.name): \(destination).\(names) needs every part, and \(header[missing]) is empty")
+            }
+            if case .invalid(let part, let failure) = references[SeedBuilder.lookupName(destination, key: key)]?.match(record, fields: fields) {
+                return (fields[part], "\(table.entity.name).\(relationship.name): \(header[fields[part]]) gives \(destination).\(key[part].name) (\(key[part].type.rawValue)): \(failure.reason)")
             }
             return (fields[0], "\(table.entity.name).\(relationship.name): no \(destination) with \(names) \"\(given)\" in \(sourceFiles[destination] ?? destination); add it there or fix this value")
         case .absent, .absentReference:

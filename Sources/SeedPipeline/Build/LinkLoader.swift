@@ -164,16 +164,14 @@ struct LinkLoader {
             reject(record, field: empty, header: header, "\(header[empty]) is empty: each link names a \(side.entity) by its key; fill it in")
             return nil
         }
-        var key = ""
-        for (position, field) in side.fields.enumerated() {
-            guard let text = EntityLoader.lookupKey(record, field: field, type: side.key[position].type) else {
-                reject(record, field: field, header: header, "\(header[field]): \"\(record.string(field))\" is no \(side.key[position].type.rawValue) value, as \(side.entity).\(side.key[position].name) holds")
-                return nil
-            }
-            if position > 0 { key += "\u{1F}" }
-            key += text
-        }
-        guard let primaryKey = side.lookup.primaryKey(key) else {
+        switch side.lookup.match(record, fields: side.fields) {
+        case .found(let primaryKey):
+            return primaryKey
+        case .invalid(let part, let failure):
+            let field = side.fields[part]
+            reject(record, field: field, header: header, "\(header[field]) gives \(side.entity).\(side.key[part].name) (\(side.key[part].type.rawValue)): \(failure.reason)")
+            return nil
+        case .missing:
             let names = side.key.count == 1 ? side.key[0].name : "(" + side.key.map(\.name).joined(separator: ", ") + ")"
             let given = side.fields.map { record.string($0) }.joined(separator: ", ")
             reject(
@@ -181,7 +179,6 @@ struct LinkLoader {
                 "\(target.name): no \(side.entity) with \(names) \"\(given)\" in \(request.sources[side.entity] ?? side.entity); add it there or fix this link")
             return nil
         }
-        return primaryKey
     }
 
     private func reject(_ record: CSVRecord, field: Int, header: [String], _ reason: String) {

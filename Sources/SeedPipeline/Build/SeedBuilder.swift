@@ -87,6 +87,9 @@ public struct SeedBuilder: Sendable {
         } catch {
             throw BuildFault.translate(error, writing: request.storePath)
         }
+        // Before anything in the output folder is replaced: a release past the change budget is
+        // held there, the previous release left whole.
+        let (deltas, changes) = try followBase(request, store: working, schema: schema, timings: &loads.timings)
         // The folder holds one matching set: the old manifest goes first, then its artifact, so from
         // here on an interruption never leaves a manifest beside a store it does not describe.
         let staleDeltas = PendingDeltas.deltaFiles(in: request.outputDirectory, dataset: request.dataset)
@@ -108,9 +111,6 @@ public struct SeedBuilder: Sendable {
             // A rejects file left by an earlier build would describe rows this build accepted.
             try? FileManager.default.removeItem(atPath: request.rejectsPath)
         }
-        let deltas = request.baseRelease.map { base in
-            loads.timings.measure("deltas") { DeltaStage(policy: request.deltas).run(base: base, store: request.storePath, dataset: request.dataset) }
-        }
         return BuiltStore(
             storePath: request.storePath, rejectsPath: rejectsPath, rowCounts: loads.rowCounts,
             sources: loads.sources.map { source in
@@ -119,7 +119,7 @@ public struct SeedBuilder: Sendable {
                 return source
             },
             rejected: rejects.count, shownRejects: rejects.shown, warnings: loads.warnings, metadata: metadata,
-            timings: loads.timings, deltas: deltas,
+            timings: loads.timings, deltas: deltas, changes: changes,
             uncertainJoinTables: (schema.coreData?.uncertainJoinTableNames ?? []).map { join in
                 BuiltStore.UncertainJoinTable(relationships: [join.relationship, join.inverse].sorted(), table: join.table, view: join.view)
             })
@@ -350,19 +350,23 @@ public struct SeedBuilder: Sendable {
         ([destination] + key.map(\.name)).joined(separator: "\u{1F}")
     }
 
-    /// Key value (parts joined by U+001F) → primary key of a loaded table, for filling references to it.
+    /// Key value (parts joined by U+001F, each as ``KeyPart`` makes it of the stored value) →
+    /// primary key of a loaded table, for filling references to it and links.
     static func primaryKeys(of table: EntityTable, key: [Attribute], db: Database) throws -> ReferenceKeys {
-        let value = key.map { "CAST(\(quoteIdentifier(table.columnName(for: $0.name))) AS TEXT)" }.joined(separator: " || char(31) || ")
-        let present = key.map { "\(quoteIdentifier(table.columnName(for: $0.name))) IS NOT NULL" }.joined(separator: " AND ")
-        let statement = try db.makeStatement(sql: "SELECT \(value), \(quoteIdentifier(table.keyColumn)) FROM \(quoteIdentifier(table.name)) WHERE \(present)")
-        var keys = ReferenceKeys()
+        let columns = key.map { quoteIdentifier(table.columnName(for: $0.name)) }
+        let present = columns.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")
+        let statement = try db.makeStatement(
+            sql: "SELECT \(quoteIdentifier(table.keyColumn)), \(columns.joined(separator: ", ")) FROM \(quoteIdentifier(table.name)) WHERE \(present)")
+        let parts = key.map { KeyPart($0, in: table) }
+        var keys = ReferenceKeys(parts: parts)
         let rows = try Row.fetchCursor(statement)
-        // The key's bytes as SQLite holds them, read from the statement without a String.
+        // The key's bytes made of the values SQLite holds, read from the statement without a String.
+        var bytes: [UInt8] = []
         while try rows.next() != nil {
             let handle = statement.sqliteStatement
-            let count = Int(sqlite3_column_bytes(handle, 0))
-            let bytes = UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, 0), count: count)
-            keys.insert(bytes, primaryKey: sqlite3_column_int64(handle, 1))
+            bytes.removeAll(keepingCapacity: true)
+            parts.appendStored(handle, from: 1, to: &bytes)
+            bytes.withUnsafeBytes { keys.insert($0, primaryKey: sqlite3_column_int64(handle, 0)) }
         }
         return keys
     }

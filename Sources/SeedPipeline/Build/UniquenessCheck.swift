@@ -25,7 +25,7 @@ struct UniquenessCheck {
         key trackedKey: String? = nil
     ) throws -> Int {
         var removed = 0
-        var groups: [[String]: [String]] = [:]  // constraint attributes → duplicate value tuples
+        var groups: [[String]: [String]] = [:]  // constraint attributes → duplicate keys (``KeyPart``)
         if !duplicateKeyLines.isEmpty, let key = trackedKey {
             groups[[key]] = try keyValues(atLines: Set(duplicateKeyLines), key: key, rejects: rejects)
         }
@@ -33,9 +33,9 @@ struct UniquenessCheck {
             let key = quoteIdentifier(table.keyColumn)
             let staging = "temp.\(quoteIdentifier(stagingTable))"
             let main = "main.\(quoteIdentifier(table.name))"
-            let duplicates = try String.fetchAll(db, sql: """
-                SELECT CAST(\(key) AS TEXT) FROM \(staging) GROUP BY \(key) HAVING count(*) > 1
-                UNION SELECT CAST(s.\(key) AS TEXT) FROM \(staging) s WHERE EXISTS (SELECT 1 FROM \(main) m WHERE m.\(key) = s.\(key))
+            let duplicates = try parts(of: [table.keyColumn]).keys(db, sql: """
+                SELECT \(key) FROM \(staging) GROUP BY \(key) HAVING count(*) > 1
+                UNION SELECT s.\(key) FROM \(staging) s WHERE EXISTS (SELECT 1 FROM \(main) m WHERE m.\(key) = s.\(key))
                 """)
             if !duplicates.isEmpty {
                 try db.execute(sql: """
@@ -53,9 +53,8 @@ struct UniquenessCheck {
             let columns = constraint.map { quoteIdentifier(table.columnName(for: $0)) }
             let list = columns.joined(separator: ", ")
             let notNull = columns.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")
-            let tuple = columns.map { "CAST(\($0) AS TEXT)" }.joined(separator: " || char(31) || ")
-            let duplicates = try String.fetchAll(db, sql: """
-                SELECT \(tuple) FROM \(quoteIdentifier(table.name)) WHERE \(notNull) GROUP BY \(list) HAVING count(*) > 1
+            let duplicates = try parts(of: constraint).keys(db, sql: """
+                SELECT \(list) FROM \(quoteIdentifier(table.name)) WHERE \(notNull) GROUP BY \(list) HAVING count(*) > 1
                 """)
             guard !duplicates.isEmpty else { continue }
             let key = quoteIdentifier(table.keyColumn)
@@ -75,7 +74,7 @@ struct UniquenessCheck {
     /// The key values of the given lines, read from the file again; a pipe cannot be read twice, so
     /// there each line is rejected as a duplicate without naming the other.
     private func keyValues(atLines lines: Set<Int>, key: String, rejects: RejectCollector) throws -> [String] {
-        guard let (field, type) = fields(of: [key]).first else { return [] }
+        guard let (field, part) = fields(of: [key]).first else { return [] }
         guard isRegularFile else {
             for line in lines.sorted() {
                 rejects.add(RowError(
@@ -87,19 +86,26 @@ struct UniquenessCheck {
         }
         var values: [String] = []
         try rereadRecords { record in
-            if lines.contains(record.line), let value = Self.lookupKey(record, field: field, type: type) { values.append(value) }
+            if lines.contains(record.line), let value = Self.key(record, field: field, part: part) { values.append(value) }
             return values.count < lines.count
         }
         return values
     }
 
-    /// The CSV fields and types of a constraint's attributes, in its order (fewer when one has no column).
-    private func fields(of constraint: [String]) -> [(field: Int, type: AttributeType)] {
+    /// The CSV fields and key parts of a constraint's attributes, in its order (fewer when one has no column).
+    private func fields(of constraint: [String]) -> [(field: Int, part: KeyPart)] {
         constraint.compactMap { name in
             for feed in mapping.feeds {
-                if case .attribute(let field, let attribute) = feed, attribute.name == name { return (field, attribute.type) }
+                if case .attribute(let field, let attribute) = feed, attribute.name == name { return (field, KeyPart(attribute, in: table)) }
             }
             return nil
+        }
+    }
+
+    /// How the table keeps each of a constraint's properties (a to-one's column holds a number).
+    private func parts(of constraint: [String]) -> [KeyPart] {
+        constraint.map { name in
+            table.entity.attribute(named: name).map { KeyPart($0, in: table) } ?? KeyPart(type: .integer64, keptAsCoreData: false)
         }
     }
 
@@ -125,9 +131,13 @@ struct UniquenessCheck {
         }
     }
 
-    /// A field's value as duplicate groups compare it (`CAST(… AS TEXT)`); nil when empty or unreadable.
-    private static func lookupKey(_ record: CSVRecord, field: Int, type: AttributeType) -> String? {
-        record.isEmpty(field) ? nil : EntityLoader.lookupKey(record, field: field, type: type)
+    /// A field's value as duplicate groups compare it (the key ``KeyPart`` makes of the stored
+    /// value); nil when empty or no value of its type.
+    private static func key(_ record: CSVRecord, field: Int, part: KeyPart) -> String? {
+        guard !record.isEmpty(field) else { return nil }
+        var key: [UInt8] = []
+        guard record.withField(field, { part.appendKey(of: $0, to: &key) }) == nil else { return nil }
+        return String(decoding: key, as: UTF8.self)
     }
 
     /// `Postcode.postcode`, or `Postcode.(name, state)` for a compound constraint.
@@ -154,8 +164,8 @@ struct UniquenessCheck {
         try rereadRecords { record in
             guard !alreadyRejected.contains(record.line) else { return true }
             var parts: [String] = []
-            for (field, type) in fields {
-                guard let part = Self.lookupKey(record, field: field, type: type) else { return true }
+            for (field, keyPart) in fields {
+                guard let part = Self.key(record, field: field, part: keyPart) else { return true }
                 parts.append(part)
             }
             let tuple = parts.joined(separator: "\u{1F}")

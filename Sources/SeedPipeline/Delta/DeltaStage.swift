@@ -1,6 +1,7 @@
 import Foundation
 import SeedInstall
 import SeedModel
+import SeedStore
 
 /// The deltas a build following a base writes for its release: the one-hop delta from the base
 /// (the diff of the two stores), and one from each release the base's manifest has a delta from,
@@ -13,18 +14,22 @@ struct DeltaStage {
     let policy: DeltaPolicy
     var transport = HTTPTransport()
 
-    /// Writes the deltas under temporary names beside `store` (the new release's, in its output folder).
-    func run(base: BaseRelease, store: String, dataset: String) -> PendingDeltas {
-        var work = Work(folder: (store as NSString).deletingLastPathComponent, dataset: dataset)
+    /// Writes the deltas under temporary names beside `store` (the new release's, in its output
+    /// folder), and counts each entity's changes (`schema`'s) from the one-hop diff as it reads the
+    /// tables; nil changes when no diff ran or it failed.
+    func run(base: BaseRelease, store: String, dataset: String, schema: StoreSchema? = nil) -> (PendingDeltas, ChangeReport?) {
+        var work = Work(folder: (store as NSString).deletingLastPathComponent, dataset: dataset, schema: schema)
         if policy.count > 0 { write(base: base, store: store, into: &work) }
-        return PendingDeltas(files: work.files, omitted: work.omitted, maxShare: policy.maxShare)
+        return (PendingDeltas(files: work.files, omitted: work.omitted, maxShare: policy.maxShare), work.changes)
     }
 
     /// What the stage has written and left out so far.
     private struct Work {
         let folder: String
         let dataset: String
+        let schema: StoreSchema?
         var files: [PendingDeltas.File] = []
+        var changes: ChangeReport?
         var omitted: [OmittedDelta] = []
 
         func temporary(from version: Int64) -> String {
@@ -54,7 +59,12 @@ struct DeltaStage {
         // The one-hop delta: base → this release; kept only when listed, read first when composing.
         let oneHopPath = work.temporary(from: baseVersion)
         do {
-            let written = try StoreDiff().write(base: base.path, new: store, to: oneHopPath)
+            let (written, changes) = try StoreDiff().write(base: base.path, new: store, to: oneHopPath, schema: work.schema)
+            work.changes = changes.map { changes in
+                var named = changes
+                (named.from, named.to) = (base.location, store)
+                return named
+            }
             guard written.header.from == from else {
                 throw DeltaError(.wrongBase, "the base store read for the diff is data version \(written.header.from.dataVersion), not the base's \(baseVersion)")
             }

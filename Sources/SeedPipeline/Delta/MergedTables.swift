@@ -38,6 +38,12 @@ struct MergedTables {
 
     /// Calls `body` with each operation, in key order within each kind.
     func run(_ body: (DeltaOperation) throws -> Void) throws {
+        var tally: ChangeTally?
+        try run(tally: &tally, body)
+    }
+
+    /// ``run(_:)``, counting each operation in `tally` (``ChangeReport``) from the rows it reads anyway.
+    func run(tally: inout ChangeTally?, _ body: (DeltaOperation) throws -> Void) throws {
         let (n, o) = (new.sqliteStatement, old.sqliteStatement)
         defer {
             sqlite3_reset(n)
@@ -49,9 +55,11 @@ struct MergedTables {
         while hasNew || hasOld {
             let order = !hasNew ? 1 : !hasOld ? -1 : compareKeys(n, o)
             if order < 0 {
+                tally?.added(n)
                 try body(.insert(table: index, row: table.columns.indices.map { Self.value(n, Int32($0)) }))
                 hasNew = try step(n)
             } else if order > 0 {
+                tally?.removed(o)
                 try body(.delete(table: index, key: table.keyColumns.map { Self.value(o, Int32($0)) }))
                 hasOld = try step(o)
             } else {
@@ -59,6 +67,7 @@ struct MergedTables {
                     Self.same(n, o, Int32(column)) ? nil : DeltaChange(column: column, value: Self.value(n, Int32(column)))
                 }
                 if !changes.isEmpty {
+                    tally?.changed(new: n, old: o, columns: changes.map(\.column))
                     try body(.update(table: index, key: table.keyColumns.map { Self.value(n, Int32($0)) }, changes: changes))
                 }
                 hasNew = try step(n)

@@ -30,6 +30,12 @@ public struct StoreDiff: Sendable {
     ///   columns or keys differ; `StoreError` when either is not a seed store.
     @discardableResult
     public func write(base: String, new: String, to output: String) throws -> DeltaSummary {
+        try write(base: base, new: new, to: output, schema: nil).summary
+    }
+
+    /// ``write(base:new:to:)``, counting each entity's changes as the tables are read
+    /// (``ChangeReport``) when given the new store's `schema`.
+    func write(base: String, new: String, to output: String, schema: StoreSchema?) throws -> (summary: DeltaSummary, changes: ChangeReport?) {
         let header = DeltaHeader(from: try Self.release(base), to: try Self.release(new), tables: [])
         let queue = try StoreFile.openReadOnly(new)
         defer { try? queue.close() }
@@ -41,14 +47,24 @@ public struct StoreDiff: Sendable {
             if let problem = DeltaPlan.difference(baseTables, tables, expected: "the base", actual: "the new store") {
                 throw DeltaError(.schemaMismatch, "\(base) and \(new) are not two releases of one channel: \(problem); a delta joins stores of the same layout and seed model version")
             }
+            let labels = schema.map { ChangeLabels.of($0, tables: tables) } ?? [:]
             let writer = try DeltaWriter(path: output, header: DeltaHeader(from: header.from, to: header.to, tables: tables))
             var operations = 0
+            var tallies: [ChangeTally] = []
             for (index, table) in tables.enumerated() {
-                operations += try TableDiff(table: table, index: index, db: db, writer: writer, newStorePath: new, basePath: base).run()
+                var diff = TableDiff(table: table, index: index, db: db, writer: writer, newStorePath: new, basePath: base)
+                diff.tally = labels[table.name].map { ChangeTally(labels: $0) }
+                let (count, tally) = try diff.run()
+                operations += count
+                if let tally { tallies.append(tally) }
             }
             try writer.finish()
             let bytes = (try FileManager.default.attributesOfItem(atPath: output)[.size] as? NSNumber)?.int64Value ?? 0
-            return DeltaSummary(header: writer.header, operations: operations, bytes: bytes)
+            let changes = try schema.map { schema in
+                try StoreComparison.report(
+                    tallies, schema: schema, db: db, from: (base, header.from.dataVersion), to: (new, header.to.dataVersion))
+            }
+            return (DeltaSummary(header: writer.header, operations: operations, bytes: bytes), changes)
         }
     }
 

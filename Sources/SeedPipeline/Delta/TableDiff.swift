@@ -23,10 +23,12 @@ struct TableDiff {
     var splitRows = 200_000
     /// Changed rows held by ``keyed()`` before it reads a table again instead.
     var maxHeldBytes = 64 << 20
+    /// An empty tally for an entity's table, counted as the table is read (``ChangeReport``).
+    var tally: ChangeTally? = nil
 
-    /// Writes the table's operations in apply order; returns how many.
-    func run() throws -> Int {
-        table.isKeyed ? try keyed() : try whole()
+    /// Writes the table's operations in apply order; returns how many, and the tally counted.
+    func run() throws -> (operations: Int, tally: ChangeTally?) {
+        table.isKeyed ? try keyed() : (try whole(), nil)
     }
 
     private var name: String { DeltaPlan.quote(table.name) }
@@ -39,12 +41,14 @@ struct TableDiff {
     /// where joins on the key measured 2.2 s for 1M rows against 0.6 s), matching rows by key. Only
     /// changed rows are held; past ``maxHeldBytes`` of them (a store mostly replaced), the table is
     /// read again for each kind of operation, each written as it is found.
-    private func keyed() throws -> Int {
+    private func keyed() throws -> (operations: Int, tally: ChangeTally?) {
         if let split = try splitKeyed() { return split }
-        if let held = try Self.held(MergedTables(table: table, index: index, db: db), limit: maxHeldBytes) {
+        var counted = tally
+        if let held = try Self.held(MergedTables(table: table, index: index, db: db), limit: maxHeldBytes, tally: &counted) {
             try write(held)
-            return held.count
+            return (held.count, counted)
         }
+        // The reading that held too much counted the whole table already.
         var count = 0
         for kind in 0...2 {
             try MergedTables(table: table, index: index, db: db).run { operation in
@@ -53,7 +57,7 @@ struct TableDiff {
                 count += 1
             }
         }
-        return count
+        return (count, counted)
     }
 
     /// Writes held operations in apply order: deletes, inserts, updates, each kind in the order held.
@@ -67,37 +71,40 @@ struct TableDiff {
     /// keys at once, the upper half on a second connection on the other core; each half's changes are
     /// held, then written kind by kind, lower half first, so the order is the same. Nil when the table
     /// is not such a table, or its changes are more than either half may hold.
-    private func splitKeyed() throws -> Int? {
+    private func splitKeyed() throws -> (operations: Int, tally: ChangeTally?)? {
         guard let path = newStorePath, let basePath, table.keyColumns.count == 1 else { return nil }
         let (key, name) = (DeltaPlan.quote(table.columns[table.keyColumns[0]]), DeltaPlan.quote(table.name))
         let declared = try String.fetchOne(db, sql: "SELECT type FROM pragma_table_info(?, 'main') WHERE name = ?", arguments: [table.name, table.columns[table.keyColumns[0]]])
         guard declared?.uppercased() == "INTEGER", try Int.fetchOne(db, sql: "SELECT count(*) FROM main.\(name)") ?? 0 >= splitRows,
             let middle = try Int64.fetchOne(db, sql: "SELECT \(key) FROM main.\(name) ORDER BY \(key) LIMIT 1 OFFSET (SELECT count(*) / 2 FROM main.\(name))")
         else { return nil }
-        let (table, index, limit) = (self.table, self.index, maxHeldBytes)
-        let upper = BackgroundWork { () throws -> [DeltaOperation]? in
+        let (table, index, limit, tally) = (self.table, self.index, maxHeldBytes, self.tally)
+        let upper = BackgroundWork { () throws -> ([DeltaOperation], ChangeTally?)? in
             let queue = try StoreFile.openReadOnly(path)
             defer { try? queue.close() }
             return try queue.inDatabase { db in
                 try db.execute(sql: "ATTACH DATABASE ? AS base", arguments: [StoreFile.immutableURI(basePath)])
                 defer { try? db.execute(sql: "DETACH DATABASE base") }
-                return try Self.held(MergedTables(table: table, index: index, db: db, keys: (middle, nil)), limit: limit)
+                var counted = tally
+                return try Self.held(MergedTables(table: table, index: index, db: db, keys: (middle, nil)), limit: limit, tally: &counted).map { ($0, counted) }
             }
         }
         // Waited for on every way out: the other half never reads on past this diff.
         defer { _ = try? upper.value() }
-        let lower = try Self.held(MergedTables(table: table, index: index, db: db, keys: (nil, middle)), limit: limit)
-        guard let lower, let upper = try upper.value() else { return nil }
+        var counted = tally
+        let lower = try Self.held(MergedTables(table: table, index: index, db: db, keys: (nil, middle)), limit: limit, tally: &counted)
+        guard let lower, let (upper, upperTally) = try upper.value() else { return nil }
+        if let upperTally { counted?.append(upperTally) }
         try write(lower + upper)
-        return lower.count + upper.count
+        return (lower.count + upper.count, counted)
     }
 
-    /// Every operation of `merge`, or nil past `limit` bytes of them.
-    private static func held(_ merge: MergedTables, limit: Int) throws -> [DeltaOperation]? {
+    /// Every operation of `merge`, or nil past `limit` bytes of them; `tally` counts them all either way.
+    private static func held(_ merge: MergedTables, limit: Int, tally: inout ChangeTally?) throws -> [DeltaOperation]? {
         var held: [DeltaOperation] = []
         var bytes = 0
         var within = true
-        try merge.run { operation in
+        try merge.run(tally: &tally) { operation in
             guard within else { return }
             bytes += operation.approximateBytes
             if bytes > limit {

@@ -34,6 +34,8 @@ public struct BuildOptions: Sendable {
     public var trustedKeys: [String]?
     /// Follows an unsigned base although the build has keys (``BaseTrust/allowsUnsignedBase``).
     public var allowsUnsignedBase = false
+    /// Lets the build through whatever its changes against the base (``BuildRequest/acceptChange``).
+    public var acceptChange = false
 
     public static let defaultOutputDirectory = "build/seed"
 
@@ -97,6 +99,8 @@ public struct BuildOptions: Sendable {
             maxShare: deltaMaxShare ?? project?.deltaMaxShare ?? DeltaPolicy.defaultMaxShare)
         request.baseTrust = try baseTrust(project: project)
         request.maxRecordBytes = maxRecordBytes
+        request.changeBudget = project?.changeBudget ?? ChangeBudget()
+        request.acceptChange = acceptChange
         request.layout = format ?? project?.format ?? .coreData
         return (request, warnings)
     }

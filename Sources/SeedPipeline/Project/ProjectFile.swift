@@ -15,7 +15,8 @@ import SeedStore
 ///   "publish": "dist",
 ///   "deltas": 7,
 ///   "deltaMaxShare": 0.5,
-///   "trustedKeys": ["keys/seedbuild-signing-2025.pub"]
+///   "trustedKeys": ["keys/seedbuild-signing-2025.pub"],
+///   "changeBudget": {"removed": 0.05, "changed": 0.25, "entities": {"Postcode": {"removed": 0.5}}}
 /// }
 /// ```
 /// Every key is optional; paths are relative to the file's folder; command-line flags override them.
@@ -40,6 +41,8 @@ public struct ProjectFile: Sendable, Equatable {
     /// Public keys (PEM files) besides the signing key's own that a base release may be signed by
     /// (``BaseTrust``): the previous key while keys are rotated.
     public var trustedKeys: [String] = []
+    /// How much of each entity a build following a base may remove or change (``ChangeBudget``).
+    public var changeBudget: ChangeBudget?
 
     public init() {}
 
@@ -74,7 +77,7 @@ public struct ProjectFile: Sendable, Equatable {
             guard let string = value as? String else { throw fail("\"\(key)\" must be a string") }
             return string
         }
-        let allowed: Set<String> = ["model", "userModels", "configuration", "dataset", "sources", "mapping", "out", "publish", "format", "deltas", "deltaMaxShare", "trustedKeys"]
+        let allowed: Set<String> = ["model", "userModels", "configuration", "dataset", "sources", "mapping", "out", "publish", "format", "deltas", "deltaMaxShare", "trustedKeys", "changeBudget"]
         if let unknown = object.keys.filter({ !allowed.contains($0) }).sorted().first {
             throw fail("unknown key \"\(unknown)\"; allowed keys are \(allowed.sorted().joined(separator: ", "))")
         }
@@ -104,6 +107,13 @@ public struct ProjectFile: Sendable, Equatable {
         if let value = object["trustedKeys"] {
             guard let keys = value as? [String] else { throw fail("\"trustedKeys\" must be a list of paths to PEM public keys (.pub files from seedbuild keygen)") }
             project.trustedKeys = keys.map(resolve)
+        }
+        if let value = object["changeBudget"] {
+            do {
+                project.changeBudget = try ChangeBudget.parse(value)
+            } catch {
+                throw fail(error.message)
+            }
         }
         if let value = object["userModels"] {
             guard let models = value as? [String] else { throw fail("\"userModels\" must be a list of paths") }

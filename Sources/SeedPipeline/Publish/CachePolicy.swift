@@ -34,6 +34,7 @@ public struct CachePolicy: Sendable, Equatable {
     static func contentType(_ path: String) -> String {
         if path.hasSuffix(".json") { return "application/json" }
         if path.hasSuffix(".gz") { return "application/gzip" }
+        if path.hasSuffix(".html") { return "text/html; charset=utf-8" }
         return "application/octet-stream"
     }
 }

@@ -22,6 +22,8 @@ protocol PublishDestination {
     /// other publish replaces it between the read and the write: a folder holds a lock file, WebDAV a
     /// lock object, S3 writes on condition that the ETag read is still there.
     func updatePointer(_ decide: (Data?) throws -> Data?) throws
+    /// Writes a replaceable object beside the pointer (the channel page), cached as the pointer is.
+    func putPage(_ data: Data, at path: String) throws
     func delete(_ path: String) throws
     /// Names in a folder of the channel (for pruning), or nil when the destination cannot list.
     func list(_ folder: String) throws -> [String]?
@@ -87,6 +89,14 @@ struct DirectoryDestination: PublishDestination {
         defer { flock(fd, LOCK_UN) }
         guard let data = try decide(try read(ReleasePointer.fileName, maxBytes: ReleasePointer.maxBytes)) else { return }
         try writeAtomically(data, to: path(ReleasePointer.fileName), mode: 0o644)
+    }
+
+    func putPage(_ data: Data, at relative: String) throws {
+        do {
+            try writeAtomically(data, to: path(relative), mode: 0o644)
+        } catch {
+            throw PublishError(url: describe(relative), method: "write", status: nil, "\(systemReason(error)); check the folder is writable and has room")
+        }
     }
 
     func delete(_ relative: String) throws {

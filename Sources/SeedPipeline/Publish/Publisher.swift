@@ -55,6 +55,10 @@ public struct Publisher: Sendable {
         public var reason: String?
         /// The deltas the current release's manifest lists, where they are published.
         public var deltas: [PublishedDelta] = []
+        /// The channel page (`index.html`), when it was written.
+        public var pageURL: String?
+        /// Why the channel page could not be written; the release is published all the same.
+        public var pageProblem: String?
     }
 
     /// A delta of the current release in the channel.
@@ -172,7 +176,7 @@ public struct Publisher: Sendable {
     private func result(
         _ outcome: Result.Outcome, _ channel: PublishDestination, _ pointer: ReleasePointer, manifest: Manifest?, pruned: [String], reason: String?
     ) -> Result {
-        Result(
+        var result = Result(
             outcome: outcome, channel: channel.describe(""), dataVersion: pointer.dataVersion, pruned: pruned,
             pointerURL: channel.describe(ReleasePointer.fileName), manifestURL: channel.describe(pointer.manifest),
             artifactURL: manifest?.artifact.map { channel.describe(ReleasePointer.artifactPath(sha256: $0.sha256)) } ?? "",
@@ -180,6 +184,8 @@ public struct Publisher: Sendable {
             deltas: (manifest?.deltas ?? []).map { entry in
                 PublishedDelta(fromDataVersion: entry.fromDataVersion, url: channel.describe(ReleasePointer.deltaPath(sha256: entry.sha256)), bytes: entry.bytes)
             })
+        writePage(channel, into: &result)
+        return result
     }
 
     private func notNewer(_ dataVersion: Int64, _ published: Int64, _ channel: PublishDestination) -> PublishError {

@@ -110,6 +110,12 @@ struct S3Destination: PublishDestination {
         guard response.status == 200 else { throw fail(response, "PUT", path) }
     }
 
+    func putPage(_ data: Data, at path: String) throws {
+        let headers = aclHeader.merging(["Cache-Control": cachePolicy.pointerCacheControl, "Content-Type": CachePolicy.contentType(path)]) { a, _ in a }
+        let put = try call("PUT", path, extra: headers, body: data, payload: S3Signer.hex(SHA256.hash(data: data)))
+        guard put.status == 200 else { throw fail(put, "PUT", path) }
+    }
+
     func delete(_ path: String) throws {
         let response = try call("DELETE", path)
         guard [200, 204, 404].contains(response.status) else { throw fail(response, "DELETE", path) }

@@ -105,6 +105,13 @@ struct WebDAVDestination: PublishDestination {
         }
     }
 
+    func putPage(_ data: Data, at path: String) throws {
+        let status = try upload(nil, data: data, to: path, overwrite: true)
+        guard status == 201 || status == 204 else {
+            throw PublishError(url: describe(path), method: "MOVE", status: status, "the channel page could not be replaced")
+        }
+    }
+
     func delete(_ path: String) throws {
         let response = try call("DELETE", path)
         try expect(response, "DELETE", path, [200, 204, 404])

@@ -1,5 +1,5 @@
 import Foundation
-package import GRDB
+internal import GRDB
 import SeedModel
 
 /// Rewrites a store in the other layout (`seedbuild migrate --format`): the same model,

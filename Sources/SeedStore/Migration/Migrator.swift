@@ -1,5 +1,5 @@
 import Foundation
-package import GRDB
+internal import GRDB
 import SeedModel
 
 /// Applies an inferred lightweight migration to a SQLite seed store, writing a new file.

@@ -1,4 +1,4 @@
-package import GRDB
+internal import GRDB
 import SeedModel
 
 /// Rebuilds every table of a store in its new shape from the old tables, in one transaction.

@@ -1,5 +1,5 @@
 import Foundation
-package import GRDB
+internal import GRDB
 
 extension PredicateFunctions {
     /// `seed_like(text, pattern, options)`: NSPredicate's `LIKE`, where `*` matches any run of

@@ -1,5 +1,5 @@
 import Foundation
-package import GRDB
+internal import GRDB
 
 extension PredicateFunctions {
     /// `seed_matches(text, pattern, options)`: NSPredicate's `MATCHES`, an ICU regular expression

@@ -1,5 +1,5 @@
 import Foundation
-package import GRDB
+internal import GRDB
 
 /// The SQL functions compiled predicates call, registered on every connection the runtime opens.
 enum PredicateFunctions {

@@ -1,9 +1,9 @@
 import Foundation
-package import GRDB
+internal import GRDB
 #if canImport(SQLite3)
-package import SQLite3
+internal import SQLite3
 #elseif canImport(GRDBSQLite)
-package import GRDBSQLite
+internal import GRDBSQLite
 #endif
 
 /// Steps a `SELECT`, reading each column straight from SQLite into a ``StoreValue``.

@@ -1,5 +1,5 @@
 import Foundation
-package import GRDB
+internal import GRDB
 import SeedModel
 
 /// The layout seam: how a table names the columns of properties and entities and how it keeps

@@ -1,4 +1,4 @@
-package import GRDB
+internal import GRDB
 
 /// The plain layout's version counters for optimistic locking, one row per object changed since it
 /// was built (absent rows mean version 1); Core Data's layout keeps them in each row's `Z_OPT`.

@@ -1,5 +1,5 @@
 import Foundation
-package import GRDB
+internal import GRDB
 import SeedModel
 
 /// Core Data's atomic store types, binary and XML: the whole store is held in memory (an in-memory

@@ -1,5 +1,5 @@
 import Foundation
-package import GRDB
+internal import GRDB
 import SeedModel
 
 /// A store kept in SQLite: a file, or `:memory:` for the in-memory type. The atomic types

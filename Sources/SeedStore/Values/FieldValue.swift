@@ -11,17 +11,6 @@ package enum FieldValue: Sendable, Equatable {
     /// Binary and Transformable values, base64-decoded.
     case blob([UInt8])
 
-    /// The value as a lookup key (the text form SQLite's `CAST(x AS TEXT)` gives), for matching references.
-    package func lookupKey(fieldBytes: UnsafeRawBufferPointer) -> String {
-        switch self {
-        case .integer(let value): String(value)
-        case .real(let value): Self.sqliteText(value)
-        case .fieldText: String(decoding: fieldBytes, as: UTF8.self)
-        case .text(let value): value
-        case .blob(let bytes): Data(bytes).base64EncodedString()
-        }
-    }
-
     /// The value as an SQL literal for a `DEFAULT` clause.
     package func sqlLiteral(fieldText: String) -> String {
         StoreValue(self, fieldText: fieldText).sqlLiteral
