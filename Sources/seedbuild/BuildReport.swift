@@ -19,6 +19,9 @@ enum BuildReport {
             var line = "built \(built.storePath): \(counts) rows"
             if built.rejected > 0 { line += "; \(built.rejected) rejected, see \(built.rejectsPath ?? "")" }
             Swift.print(line)
+            for join in built.uncertainJoinTables {
+                Swift.print("join table of \(join.relationships.joined(separator: " and ")): \(join.table), also readable as \(join.view) (a view); which name Core Data expects is not certain (docs/store-format.md)")
+            }
             if let changes = built.changes {
                 Swift.print("changes against the base\(changes.fromDataVersion.map { " (data version \($0))" } ?? ""):")
                 for entity in changes.entities {
@@ -64,6 +67,11 @@ enum BuildReport {
         ]
         if let rejects = built.rejectsPath { object["rejectsFile"] = rejects }
         if let changes = built.changes { object["changes"] = BuildReport.changes(changes) }
+        if !built.uncertainJoinTables.isEmpty {
+            object["uncertainJoinTables"] = built.uncertainJoinTables.map { join in
+                ["relationships": join.relationships, "table": join.table, "view": join.view, "nameCertain": false] as [String: Any]
+            }
+        }
         if let packaged {
             object["artifact"] = [
                 "path": packaged.artifactPath, "bytes": packaged.gzip.outputBytes, "sha256": packaged.gzip.outputSHA256,

@@ -263,8 +263,9 @@ struct CoreDataBuildTests {
         #expect(error?.description.contains(#""format" must be "plain" or "coredata", not "sqlite""#) == true, "\(String(describing: error))")
     }
 
-    /// A self-referential many-to-many gets Core Data's join table, named as current Core Data
-    /// names it (after the relationship whose name sorts last, as Wire's store of framework 865 has it).
+    /// A self-referential many-to-many gets Core Data's join table, named after the relationship whose
+    /// name sorts last, as most of Apple's stores have it (the view under the other name:
+    /// `SelfReferentialSeedTests`).
     @Test func selfReferentialManyToManyHasCoreDatasJoinTable() throws {
         let directory = TemporaryDirectory()
         let model = directory.write("model.json", """

@@ -1,35 +1,57 @@
 import Foundation
 
-/// What a store in Core Data's layout fixed beyond its model: the rows of its `Z_PRIMARYKEY` and
-/// the framework version whose names its tables follow.
+/// What a store in Core Data's layout fixed beyond its model: the rows of its `Z_PRIMARYKEY`, the
+/// framework version whose names its tables follow, and the names of its self-referential
+/// many-to-many join tables.
 ///
-/// Core Data named two things differently over the years, as the Wire stores show (framework 641,
-/// 2015, and 865, 2018): a self-referential many-to-many's join table is named after the
-/// relationship whose name sorts first (641) or last (865), and an Xcode compound index is
-/// `<TABLE>_<COLUMNS>` (641) or `Z_<Entity>_<properties>` (865). A store the runtime creates
-/// follows the current framework; a store converted from Core Data's layout keeps the conventions
-/// of the store it came from (the plain layout remembers them in `coreDataLayout`), so it comes back
-/// as Core Data left it.
+/// Core Data named an Xcode compound index `<TABLE>_<COLUMNS>` (framework 641, 2015) and later
+/// `Z_<Entity>_<properties>` (865, 2018), as the Wire stores show. Which of its two relationships
+/// names a self-referential many-to-many's join table follows no rule found so far
+/// (`docs/store-format.md`, "Self-referential join tables"): a store's own names are read from
+/// it. A store the runtime creates follows the current framework; a store converted from Core
+/// Data's layout keeps the conventions of the store it came from (the plain layout remembers them
+/// in `coreDataLayout`), so it comes back as Core Data left it.
 package struct CoreDataConventions: Sendable, Hashable {
     /// `Z_PRIMARYKEY`'s `Z_NAME` → `Z_ENT`, as the store has them: an entity renamed by a migration
     /// keeps its old name there (CoreDataPlus's V2 store).
     package var entityNumbers: [String: Int]
     /// `NSPersistenceFrameworkVersion` of the framework whose layout the store follows.
     package var frameworkVersion: Int
+    /// The store's join tables and views named `Z_<n><REL>`, each a table or a view: a
+    /// self-referential many-to-many keeps the name its store gives it (``CoreDataSchema/JoinTable``).
+    /// Read from a store, every such name; in a laid-out schema's conventions, those of its
+    /// self-referential pairs only.
+    package var joinTableNames: [String: JoinTableObject]
 
-    package init(entityNumbers: [String: Int] = [:], frameworkVersion: Int = CoreDataMetadata.frameworkVersion) {
+    /// Index name → `CREATE INDEX` of the store's indexes on its join tables: a join table Core Data
+    /// renamed in place keeps the index it had under its other name, and a conversion makes it again.
+    /// In a laid-out schema's conventions, those on its self-referential join tables that its own
+    /// index does not repeat.
+    package var joinTableIndexes: [String: String] = [:]
+
+    /// What a join table's name is in the store.
+    package enum JoinTableObject: String, Sendable, Hashable {
+        /// The table holding the rows.
+        case table
+        /// A view reading the table under the pair's other name (a seed whose name is uncertain).
+        case view
+    }
+
+    package init(entityNumbers: [String: Int] = [:], frameworkVersion: Int = CoreDataMetadata.frameworkVersion, joinTableNames: [String: JoinTableObject] = [:]) {
         self.entityNumbers = entityNumbers
         self.frameworkVersion = frameworkVersion
+        self.joinTableNames = joinTableNames
     }
 
     /// A new store's: numbered from the model, named as the current framework names things.
     package static let current = CoreDataConventions()
 
-    /// The first framework version seen with the current names. Stores of 641 have the old ones and
-    /// stores of 865 the new; the oracles' notes put the change at 752, which no store here confirms.
+    /// The first framework version seen with the current compound index names. Stores of 641 have the
+    /// old ones and stores of 865 the new; the oracles' notes put the change at 752, which no store
+    /// here confirms.
     static let currentNamesSince = 752
 
-    /// Whether the store names things as framework 641 did.
+    /// Whether the store names compound indexes as framework 641 did.
     package var hasLegacyNames: Bool { frameworkVersion < Self.currentNamesSince }
 }
 
@@ -41,10 +63,13 @@ extension CoreDataConventions {
 
     /// The conventions as the plain layout's metadata keeps them.
     package var jsonValue: JSONValue {
-        .object([
+        var object: [String: JSONValue] = [
             "frameworkVersion": .integer(Int64(frameworkVersion)),
             "entityNumbers": .object(entityNumbers.mapValues { .integer(Int64($0)) }),
-        ])
+        ]
+        if !joinTableNames.isEmpty { object["joinTables"] = .object(joinTableNames.mapValues { .string($0.rawValue) }) }
+        if !joinTableIndexes.isEmpty { object["joinTableIndexes"] = .object(joinTableIndexes.mapValues { .string($0) }) }
+        return .object(object)
     }
 
     /// The conventions a plain store's metadata remembers, or nil when it was not converted from Core Data's layout.
@@ -52,6 +77,8 @@ extension CoreDataConventions {
         guard let object = value?.objectValue else { return nil }
         self.init(
             entityNumbers: (object["entityNumbers"]?.objectValue ?? [:]).compactMapValues { $0.integerValue.map(Int.init) },
-            frameworkVersion: object["frameworkVersion"]?.integerValue.map(Int.init) ?? CoreDataMetadata.frameworkVersion)
+            frameworkVersion: object["frameworkVersion"]?.integerValue.map(Int.init) ?? CoreDataMetadata.frameworkVersion,
+            joinTableNames: (object["joinTables"]?.objectValue ?? [:]).compactMapValues { $0.stringValue.flatMap(JoinTableObject.init(rawValue:)) })
+        joinTableIndexes = (object["joinTableIndexes"]?.objectValue ?? [:]).compactMapValues(\.stringValue)
     }
 }

@@ -6,15 +6,15 @@ struct CoreDataTableLayout {
     let numbers: [String: Int]
     var tables: [CoreDataSchema.Table] = []
     var joinTables: [CoreDataSchema.JoinTable] = []
-    /// Whether names follow framework 641's conventions (``CoreDataConventions/hasLegacyNames``).
-    let legacyNames: Bool
+    /// The store's own join-table names (``CoreDataConventions/joinTableNames``).
+    let joinTableNames: [String: CoreDataConventions.JoinTableObject]
     /// Join column names already taken anywhere in the store.
     private var joinColumnNames = UniqueNames([])
 
-    init(model: Model, numbers: [String: Int], legacyNames: Bool) {
+    init(model: Model, numbers: [String: Int], joinTableNames: [String: CoreDataConventions.JoinTableObject]) {
         self.model = model
         self.numbers = numbers
-        self.legacyNames = legacyNames
+        self.joinTableNames = joinTableNames
     }
 
     /// The groups Core Data lays a table's columns out in, entity by entity of the tree, as its stores
@@ -105,11 +105,13 @@ struct CoreDataTableLayout {
                     let destination = declaringEntity(of: inverse, in: relationship.destination),
                     let numberA = numbers[entity.name], let numberB = numbers[destination]
                 else { continue }
+                var view: String?
                 if numberA == numberB {
-                    // A self-referential pair has one entity number on both sides: Core Data takes as A
-                    // the relationship whose name sorts last (first before framework 752; Wire's stores).
                     // A relationship that is its own inverse has no layout known from Apple's stores.
-                    guard inverse.name != relationship.name, (relationship.name < inverse.name) == legacyNames else { continue }
+                    guard inverse.name != relationship.name else { continue }
+                    let naming = selfReferentialName(relationship.name, inverse.name, number: numberA)
+                    guard naming.relationship == relationship.name else { continue }
+                    view = naming.view
                 } else if numberA > numberB {
                     continue
                 }
@@ -127,9 +129,23 @@ struct CoreDataTableLayout {
                 }
                 joinTables.append(CoreDataSchema.JoinTable(
                     name: "Z_\(numberA)\(upperA)", columns: columns,
-                    relationship: (entity.name, relationship.name), inverse: (destination, inverse.name)))
+                    relationship: (entity.name, relationship.name), inverse: (destination, inverse.name), alsoReadableAs: view))
             }
         }
+    }
+
+    /// Which relationship of a self-referential pair names its join table, and the view's name when
+    /// the name is not certain. Both sides have one entity number, and no rule found explains which
+    /// name Core Data takes (`docs/store-format.md`, "Self-referential join tables"): a store keeps
+    /// the table it has (and its view, if it has one); a new one is named after the relationship
+    /// whose name sorts last — right in most stores Apple wrote — and gets a view under the other.
+    private func selfReferentialName(_ one: String, _ other: String, number: Int) -> (relationship: String, view: String?) {
+        let (first, last) = one < other ? (one, other) : (other, one)
+        func name(_ relationship: String) -> String { "Z_\(number)\(relationship.uppercased())" }
+        for (named, alternative) in [(last, first), (first, last)] where joinTableNames[name(named)] == .table {
+            return (named, joinTableNames[name(alternative)] == .view ? name(alternative) : nil)
+        }
+        return (last, name(first))
     }
 
     private mutating func joinColumn(_ base: String) -> String { joinColumnNames.claim(base) }

@@ -48,12 +48,28 @@ package struct CoreDataSchema: Sendable {
         /// The relationship on the side with the lower entity number, and its inverse.
         package var relationship: (entity: String, name: String)
         package var inverse: (entity: String, name: String)
+        /// For a self-referential pair whose name is not certain (no store fixed it), the pair's
+        /// other name: a read-only view of this table under it, so that Core Data finds the rows
+        /// under whichever name it derives (`docs/store-format.md`, "Self-referential join tables").
+        package var alsoReadableAs: String?
+
+        /// Core Data's index on the second key column, then the first.
+        package var indexName: String { "\(name)_\(columns[1].name)_INDEX" }
 
         /// `CREATE TABLE` as Core Data writes it, keyed by the two key columns.
         package var createStatement: String {
             let keys = columns.prefix(2).map(\.name)
             return "CREATE TABLE \(name) ( " + columns.map { "\($0.name) \($0.type)" }.joined(separator: ", ")
                 + ", PRIMARY KEY (\(keys.joined(separator: ", "))) )"
+        }
+
+        /// `CREATE VIEW` of ``alsoReadableAs``: the same columns, in the order Core Data gives a table
+        /// of that name (the two keys swapped, and the two order columns).
+        package var viewStatement: String? {
+            guard let view = alsoReadableAs else { return nil }
+            let keys = columns.prefix(2).reversed().map(\.name)
+            let orders = columns.dropFirst(2).reversed().map(\.name)
+            return "CREATE VIEW \(view) AS SELECT \((keys + orders).joined(separator: ", ")) FROM \(name)"
         }
     }
 
@@ -91,7 +107,8 @@ package struct CoreDataSchema: Sendable {
     /// Lays out the entities of one configuration of `model`, the model the store is stamped for.
     /// - Parameter conventions: an existing store's: its `Z_PRIMARYKEY` numbers win over the model's
     ///   order for the entities they name (an entity renamed since, by its renaming identifier, and
-    ///   it keeps the old name there), and its framework version decides the names that changed.
+    ///   it keeps the old name there), its framework version decides the names that changed, and its
+    ///   self-referential join tables keep their names.
     package init(model: Model, configuration name: String, conventions: CoreDataConventions = .current) throws(ModelError) {
         guard let configuration = model.configuration(named: name) else {
             throw .invalid(
@@ -123,20 +140,41 @@ package struct CoreDataSchema: Sendable {
             storedNames = [:]
         }
         entityNumbers = numbers
-        self.conventions = conventions
         primaryKeyRows = ordered.map { entity in
             PrimaryKeyRow(
                 entity: numbers[entity.name]!, name: storedNames[entity.name] ?? entity.name,
                 superEntity: entity.parentEntity.flatMap { numbers[$0] } ?? 0)
         }.sorted { $0.entity < $1.entity }
         let members = Set(configuration.entities)
-        var layout = CoreDataTableLayout(model: model, numbers: numbers, legacyNames: conventions.hasLegacyNames)
+        var layout = CoreDataTableLayout(model: model, numbers: numbers, joinTableNames: conventions.joinTableNames)
         for root in ordered where model.superentity(of: root) == nil && members.contains(root.name) {
             layout.addTable(root: root)
         }
         layout.addJoinTables(members: members)
         tables = layout.tables
         joinTables = layout.joinTables
+        // What the layout fixed for its self-referential pairs, so that a conversion keeps it.
+        var fixed = conventions
+        fixed.joinTableNames = [:]
+        fixed.joinTableIndexes = [:]
+        for join in joinTables where join.relationship.entity == join.inverse.entity {
+            fixed.joinTableNames[join.name] = .table
+            if let view = join.alsoReadableAs { fixed.joinTableNames[view] = .view }
+            // Core Data renamed such a table in place when a migration worked out its other name, and
+            // left the index it had under that name (Wire 2.96): kept, so a conversion makes it again.
+            for (name, sql) in conventions.joinTableIndexes where name != join.indexName && Self.isIndex(sql, on: join.name) {
+                fixed.joinTableIndexes[name] = sql
+            }
+        }
+        self.conventions = fixed
+    }
+
+    /// The self-referential many-to-many pairs whose join-table name is not certain, each with the
+    /// name its table has and the name a view of it has.
+    package var uncertainJoinTableNames: [(relationship: String, inverse: String, table: String, view: String)] {
+        joinTables.compactMap { join in
+            join.alsoReadableAs.map { ("\(join.relationship.entity).\(join.relationship.name)", "\(join.inverse.entity).\(join.inverse.name)", join.name, $0) }
+        }
     }
 
     /// The table holding an entity's rows.
@@ -152,6 +190,7 @@ package struct CoreDataSchema: Sendable {
                     + table.columns.filter { $0.kind != .primaryKey }.map { "\($0.name) \($0.type)" }.joined(separator: ", ") + " )"
             }
             + joinTables.map(\.createStatement)
+            + joinTables.compactMap(\.viewStatement)
     }
 
     /// Indexes as Core Data names them: each to-one column, `Z_ENT` of a tree, the second key of a
@@ -199,9 +238,14 @@ package struct CoreDataSchema: Sendable {
         }
         for join in joinTables {
             let (first, second) = (join.columns[0].name, join.columns[1].name)
-            statements.append("CREATE INDEX \(join.name)_\(second)_INDEX ON \(join.name) (\(second), \(first))")
+            statements.append("CREATE INDEX \(join.indexName) ON \(join.name) (\(second), \(first))")
         }
-        return statements
+        return statements + conventions.joinTableIndexes.sorted { $0.key < $1.key }.map(\.value)
+    }
+
+    /// Whether `sql` creates an index on `table` (`ON "Z_25TRUSTEDBYCLIENTS" (`, quoted or not).
+    private static func isIndex(_ sql: String, on table: String) -> Bool {
+        sql.range(of: " ON \"\(table)\" (") != nil || sql.range(of: " ON \(table) (") != nil
     }
 
     /// Core Data's index for a fetch index of `entity`: `Z_<Entity>_<name>` over its columns with

@@ -19,7 +19,9 @@ struct CoreDataRenumbering {
         let old: CoreDataSchema
         let new: CoreDataSchema
         do {
-            old = try CoreDataSchema(model: model, configuration: configuration, conventions: CoreDataConventions(entityNumbers: stored))
+            old = try CoreDataSchema(
+                model: model, configuration: configuration,
+                conventions: CoreDataConventions(entityNumbers: stored, joinTableNames: try CoreDataConventions.joinTableNames(in: store)))
             new = try CoreDataSchema(model: model, configuration: configuration)
         } catch {
             throw StoreError(.refused, path: store.path, "cannot lay the seed out for the app's model: \(error)")
@@ -42,7 +44,17 @@ struct CoreDataRenumbering {
             if try renameColumns(of: before, to: table) { rewritten = true }
             if try renumberRows(of: table, numbers, entityColumn: table.members.contains(where: renumbered.contains)) { rewritten = true }
         }
+        // A self-referential pair's view reads its join table under the other name: set aside while
+        // the tables are renamed, then made for the app's numbers (docs/store-format.md).
+        let views = (old: old.joinTables.compactMap(\.viewStatement), new: new.joinTables.compactMap(\.viewStatement))
+        if views.old != views.new {
+            for view in old.joinTables.compactMap(\.alsoReadableAs) { try store.execute("DROP VIEW \(view)") }
+            rewritten = true
+        }
         if try rebuildJoinTables(old: old, new: new) { rewritten = true }
+        if views.old != views.new {
+            for statement in views.new { try store.execute(statement) }
+        }
         if try replaceIndexes(new) { rewritten = true }
         try new.writePrimaryKeys(to: store)
 

@@ -121,7 +121,9 @@ public enum DeltaApplier {
         else { return nil }
         let model = try ModelLoader.load(json: Data(json.utf8), source: ModelSource(file: store.path, version: "embedded"))
         let configuration = metadata.configuration ?? SeedModel.Configuration.defaultName
-        let schema = try CoreDataSchema(model: model, configuration: configuration, conventions: CoreDataConventions(entityNumbers: try StoreFile.entityNumbers(in: store)))
+        let schema = try CoreDataSchema(
+            model: model, configuration: configuration,
+            conventions: CoreDataConventions(entityNumbers: try StoreFile.entityNumbers(in: store), joinTableNames: try CoreDataConventions.joinTableNames(in: store)))
         return try ContentDigest.compute(store, tables: schema.contentDumps)
     }
 }

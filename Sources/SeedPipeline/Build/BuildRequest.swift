@@ -120,6 +120,19 @@ public struct BuiltStore: Sendable {
     public var deltas: PendingDeltas? = nil
     /// Each entity's changes against the base, when the build followed one.
     public var changes: ChangeReport? = nil
+    /// The self-referential many-to-many pairs of a store in Core Data's layout, whose join-table name
+    /// no known rule fixes: each table has a view under the pair's other name (`docs/store-format.md`).
+    public var uncertainJoinTables: [UncertainJoinTable] = []
+
+    /// A self-referential many-to-many's join table, readable under both names Core Data may expect.
+    public struct UncertainJoinTable: Sendable, Equatable {
+        /// `Entity.relationship` of each side.
+        public var relationships: [String]
+        /// The table holding the rows, named after the relationship whose name sorts last.
+        public var table: String
+        /// The view reading the same rows under the other name.
+        public var view: String
+    }
 }
 
 /// Progress of a build: each phase as it starts, and while reading, about every 65,536 rows.

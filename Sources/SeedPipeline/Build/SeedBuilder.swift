@@ -119,7 +119,10 @@ public struct SeedBuilder: Sendable {
                 return source
             },
             rejected: rejects.count, shownRejects: rejects.shown, warnings: loads.warnings, metadata: metadata,
-            timings: loads.timings, deltas: deltas, changes: changes)
+            timings: loads.timings, deltas: deltas, changes: changes,
+            uncertainJoinTables: (schema.coreData?.uncertainJoinTableNames ?? []).map { join in
+                BuiltStore.UncertainJoinTable(relationships: [join.relationship, join.inverse].sorted(), table: join.table, view: join.view)
+            })
     }
 
     struct Loads {

@@ -5,8 +5,8 @@ import SeedModel
 ///
 /// Every value arrives exactly as it was stored: where both layouts keep an attribute in the same
 /// form (``StoredForms``) the stored value is copied as it is, and converted only where the forms
-/// differ; a shared tree column (`ZDELIVERED` and `ZDELIVERED1`) is filled only for the entities
-/// declaring it; row versions travel between `Z_OPT` and `seed_object_version`; both order columns
+/// differ; a tree's column keeps its value in every row, and of two columns for one name
+/// (`ZDELIVERED` and `ZDELIVERED1`) a row fills the one its entity declares; row versions travel between `Z_OPT` and `seed_object_version`; both order columns
 /// of a many-to-many ordered on both sides are kept.
 struct LayoutCopy {
     let db: Database
@@ -52,8 +52,11 @@ struct LayoutCopy {
                 var columns: [String] = []
                 var values: [String] = []
                 for column in table.columns {
-                    // A column two entities of a tree declare is each one's own: not filled for the other's rows.
-                    if let owner = column.owner, !(table.kinds[owner]?.contains(member) ?? true) { continue }
+                    // Every row keeps what each column of its tree's table holds, whichever entity declares
+                    // the column (Core Data's migration fills a new column with its default in every row of
+                    // the tree). Only where two entities declare one name (ZDELIVERED, ZDELIVERED1: one
+                    // column in the plain layout) does a row fill just the one its entity declares.
+                    if let property = column.property, column.owner != nil, table.column(for: property, of: member)?.name != column.name { continue }
                     let value: String?
                     switch column.kind {
                     case .primaryKey: value = newKey(oldTable, table, alias: "o")
