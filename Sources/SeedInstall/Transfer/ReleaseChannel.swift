@@ -97,15 +97,20 @@ public struct ReleaseChannel: Sendable {
             return total
         case .http(let base):
             let url = url(path, base)
-            let head = try transport.retrying("HEAD", url, deadline: deadline) { () throws(TransferError) in
-                try transport.send("HEAD", url, deadline: deadline).throwingIfTransient("HEAD", url)
-            }
-            guard head.status == 200 else { throw TransferError(.status(head.status), method: "HEAD", url: url.absoluteString) }
-            if let stated = Int64(head.header("Content-Length") ?? ""), stated > maxBytes {
-                throw TransferError(.tooLarge(limit: maxBytes), method: "HEAD", url: url.absoluteString)
-            }
-            let etag = head.header("ETag")
+            // A download from the start is one GET: its own headers state the length, checked before the
+            // body. A HEAD first would cost a round trip, and through a cache make the edge pull the
+            // whole object once more. Only a partial file to go on from (an earlier fetch's, or this
+            // one's dropped attempt) needs the object's ETag first, for `If-Range`.
+            var etag: String?
             return try transport.retrying("GET", url, deadline: deadline) { () throws(TransferError) in
+                if file.size > 0, etag == nil {
+                    let head = try transport.send("HEAD", url, deadline: deadline).throwingIfTransient("HEAD", url)
+                    guard head.status == 200 else { throw TransferError(.status(head.status), method: "HEAD", url: url.absoluteString) }
+                    if let stated = Int64(head.header("Content-Length") ?? ""), stated > maxBytes {
+                        throw TransferError(.tooLarge(limit: maxBytes), method: "HEAD", url: url.absoluteString)
+                    }
+                    etag = head.header("ETag")
+                }
                 do throws(TransferError) {
                     return try transport.download(url, into: file, maxBytes: maxBytes, etag: etag, deadline: deadline, observer: observer)
                 } catch where error.kind == .status(416) || error.kind == .status(206) {
