@@ -105,7 +105,11 @@ struct DeltaCommandTests {
         #expect(second["via"] as? String == "delta", "\(second)")
         #expect(second["fallback"] == nil || second["fallback"] is NSNull)
         let downloaded = try #require(second["downloadedBytes"] as? Int)
-        #expect(downloaded > 0 && downloaded < artifactBytes / 2, "\(downloaded) bytes by delta, the artifact has \(artifactBytes)")
+        // Exactly the pointer, the manifest and the delta: never the artifact.
+        let channel = project.path("dist/postcodes/2") + "/"
+        let size = { (path: String) throws -> Int in (try FileManager.default.attributesOfItem(atPath: channel + path)[.size] as? NSNumber)?.intValue ?? -1 }
+        let deltaBytes = try #require((built["deltas"] as? [[String: Any]])?.first?["bytes"] as? Int)
+        #expect(downloaded == (try size("latest.json")) + (try size("manifests/2.json")) + deltaBytes, "\(downloaded) bytes by delta, the artifact has \(artifactBytes)")
         let installed = project.path(try #require(second["storePath"] as? String))
         let after = try identity(installed)
         let published = try identity(project.path("build/seed/postcodes.sqlite"))

@@ -39,6 +39,9 @@ struct InstalledSeed {
         /// The store file's SHA-256 as installed (after a re-stamp, of the re-stamped file); nil in a
         /// `.current` written before installs recorded it.
         var storeSHA256: String?
+        /// The release's set digest (``SetDigest``), when the store installed is the release's exactly
+        /// (not re-stamped): a delta from it is checked by updating it with the rows the delta touches.
+        var setDigest: String?
     }
 
     let directory: String
@@ -56,17 +59,20 @@ struct InstalledSeed {
         let digest = object["contentDigest"]?.stringValue, sha256 = object["storeSHA256"]?.stringValue
         return Current(
             store: store, dataVersion: version, contentDigest: digest,
-            storeSHA256: sha256.flatMap { ReleaseNames.isSHA256($0) ? $0 : nil })
+            storeSHA256: sha256.flatMap { ReleaseNames.isSHA256($0) ? $0 : nil },
+            setDigest: object["setDigest"]?.stringValue.flatMap { SetDigest($0) == nil ? nil : $0 })
     }
 
     /// Points `.current` at the new store, then removes the stores it no longer names, with the
     /// files SQLite keeps beside them (`-wal`, `-shm`, `-journal`: an app's connection leaves them).
     /// - Parameter storeSHA256: the file's SHA-256 as installed, which a later delta's base must still have.
-    func switchTo(storeFile: String, dataVersion: Int64, contentDigest: String, storeSHA256: String) throws {
-        let value: JSONValue = .object([
+    func switchTo(storeFile: String, dataVersion: Int64, contentDigest: String, storeSHA256: String, setDigest: String? = nil) throws {
+        var fields: [String: JSONValue] = [
             "store": .string(storeFile), "dataVersion": .integer(dataVersion), "contentDigest": .string(contentDigest),
             "storeSHA256": .string(storeSHA256),
-        ])
+        ]
+        if let setDigest { fields["setDigest"] = .string(setDigest) }
+        let value: JSONValue = .object(fields)
         let temporary = AtomicFile.temporaryPath(for: currentFile)
         defer { unlink(temporary) }
         let file = try DownloadFile.create(temporary, mode: 0o644)

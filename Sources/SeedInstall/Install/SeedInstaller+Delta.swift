@@ -95,6 +95,7 @@ extension SeedInstaller {
         do {
             _ = try DeltaApplier.checkResult(of: delta, at: temporary, base: base, stopWhen: limit.shouldStop)
             try checkMetadata(temporary, against: request.manifest, url: url)
+            try checkSetDigest(delta, base: base, request: request, url: url)
         } catch let error as StoreError {
             try limit.checkStopped()
             throw error
@@ -248,6 +249,23 @@ extension SeedInstaller {
                 throw DeltaFallback(.tooLarge, "\(url): inflates past \(bound) bytes, the most this installer reads into memory (SeedInstaller.maxDeltaBytes)")
             }
             throw DeltaFallback(.corrupt, error.message)
+        }
+    }
+}
+
+extension SeedInstaller {
+    /// Every table the delta touched — metadata tables included — must now be the release's: the
+    /// installed release's set digest, as recorded when it was installed, updated with the rows the
+    /// delta removes and adds (old rows read from the installed store, which checkBase found as
+    /// installed), must be the manifest's. Skipped when either side states none (a release published,
+    /// or a store installed, before set digests, or a re-stamped install).
+    func checkSetDigest(_ delta: Delta, base: String, request: DeltaRequest, url: String) throws {
+        guard let stated = request.manifest.values[SetDigest.manifestKey]?.stringValue,
+            let installed = request.installed.setDigest.flatMap(SetDigest.init)
+        else { return }
+        let updated = try delta.update(installed, base: StoreConnection(path: base, mode: .immutable))
+        guard updated.description == stated else {
+            throw DeltaFallback(.wrongResult, "\(url): the set digest after the delta is not the release's: a table the delta touched (metadata included) differs from the release; the channel is damaged")
         }
     }
 }

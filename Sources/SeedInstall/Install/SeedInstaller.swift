@@ -135,8 +135,10 @@ public struct SeedInstaller: Sendable {
         let file = try installed ?? download(
             artifact, store: store, manifest: manifest, from: channel, into: folder, dataVersion: dataVersion, run: run,
             restampFor: restamp ? model : nil)
+        // The store is the release's byte for byte (its SHA-256 checked), unless re-stamped here.
         try state.switchTo(
-            storeFile: file.name, dataVersion: dataVersion, contentDigest: manifest.values["contentDigest"]?.stringValue ?? "", storeSHA256: file.sha256)
+            storeFile: file.name, dataVersion: dataVersion, contentDigest: manifest.values["contentDigest"]?.stringValue ?? "", storeSHA256: file.sha256,
+            setDigest: restamp ? nil : manifest.values[SetDigest.manifestKey]?.stringValue)
         run.report(.installed)
         return Result(
             outcome: .installed, signedBy: signedBy, storePath: state.path(file.name), dataVersion: dataVersion, manifest: manifest, migration: plan,

@@ -17,14 +17,14 @@ public struct Packager: Sendable {
     /// under a temporary name then renamed, so a manifest never names a missing artifact.
     public func package(_ built: BuiltStore, progress: ((Int64, Int64) -> Void)? = nil) throws -> PackagedArtifact {
         let compressed = compress(store: built.storePath, reading: built.storePath, progress: progress)
-        return try commit(compressed.result.get(), metadata: built.metadata, storePath: built.storePath, deltas: .built(built.deltas), changes: built.changes)
+        return try commit(compressed.result.get(), metadata: built.metadata, storePath: built.storePath, deltas: .built(built.deltas), changes: built.changes, setDigest: built.setDigest)
     }
 
     /// Writes the manifest for an artifact compressed while the build synced its store
     /// (`SeedBuilder.build(_:progress:whileSyncing:)`): the artifact first, the manifest last.
     /// Throws the compression's error, if it failed, naming the store under its final name.
     public func package(_ built: BuiltStore, compressed: Compressed) throws -> PackagedArtifact {
-        try commit(compressed.result.get(), metadata: built.metadata, storePath: built.storePath, deltas: .built(built.deltas), changes: built.changes)
+        try commit(compressed.result.get(), metadata: built.metadata, storePath: built.storePath, deltas: .built(built.deltas), changes: built.changes, setDigest: built.setDigest)
     }
 
     /// Packages an existing store (after `inspect --set`, or to change the level or signature); the
@@ -82,7 +82,8 @@ public struct Packager: Sendable {
     /// - Parameter changes: the build's changes against its base, signed in the manifest; when a store is
     ///   packaged again, the folder's manifest's changes are kept if it is of the same content.
     private func commit(
-        _ written: Compressed.Written, metadata: StoreMetadata, storePath: String, deltas source: DeltaSource, changes: ChangeReport? = nil
+        _ written: Compressed.Written, metadata: StoreMetadata, storePath: String, deltas source: DeltaSource, changes: ChangeReport? = nil,
+        setDigest: String? = nil
     ) throws -> PackagedArtifact {
         let (temporary, artifactPath, gzip) = (written.temporary, written.artifactPath, written.gzip)
         let manifestPath = ((storePath as NSString).deletingLastPathComponent as NSString).appendingPathComponent(Manifest.fileName)
@@ -95,6 +96,8 @@ public struct Packager: Sendable {
         var manifest = makeManifest(metadata, storePath: storePath, artifactPath: artifactPath, gzip: gzip)
         if !deltas.entries.isEmpty { manifest.values["deltas"] = .array(deltas.entries.map(\.jsonValue)) }
         if let changesValue { manifest.values[ChangeReport.manifestKey] = changesValue }
+        // A store packaged again (no build at hand) is read whole for it.
+        manifest.values[SetDigestStage.manifestKey] = .string(try setDigest ?? SetDigest.compute(of: storePath).description)
         // The store's own model (its seed_model), so an app can infer a migration before downloading.
         let (model, _, _) = try Migrator.embeddedModel(of: storePath)
         manifest.values["seedModel"] = try JSONValue(jsonText: String(decoding: model.canonicalJSON(), as: UTF8.self))

@@ -120,6 +120,8 @@ public struct BuiltStore: Sendable {
     public var deltas: PendingDeltas? = nil
     /// Each entity's changes against the base, when the build followed one.
     public var changes: ChangeReport? = nil
+    /// The release's set digest (``SetDigest``'s printed form), signed in the manifest.
+    public var setDigest: String? = nil
     /// The self-referential many-to-many pairs of a store in Core Data's layout, whose join-table name
     /// no known rule fixes: each table has a view under the pair's other name (`docs/store-format.md`).
     public var uncertainJoinTables: [UncertainJoinTable] = []

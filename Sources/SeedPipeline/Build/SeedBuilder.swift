@@ -90,6 +90,12 @@ public struct SeedBuilder: Sendable {
         // Before anything in the output folder is replaced: a release past the change budget is
         // held there, the previous release left whole.
         let (deltas, changes) = try followBase(request, store: working, schema: schema, timings: &loads.timings)
+        let setDigest: String
+        do {
+            setDigest = try loads.timings.measure("set digest") { try SetDigestStage.digest(of: working, base: request.baseRelease, deltas: deltas) }
+        } catch {
+            throw BuildFault.translate(error, writing: request.storePath)
+        }
         // The folder holds one matching set: the old manifest goes first, then its artifact, so from
         // here on an interruption never leaves a manifest beside a store it does not describe.
         let staleDeltas = PendingDeltas.deltaFiles(in: request.outputDirectory, dataset: request.dataset)
@@ -119,7 +125,7 @@ public struct SeedBuilder: Sendable {
                 return source
             },
             rejected: rejects.count, shownRejects: rejects.shown, warnings: loads.warnings, metadata: metadata,
-            timings: loads.timings, deltas: deltas, changes: changes,
+            timings: loads.timings, deltas: deltas, changes: changes, setDigest: setDigest,
             uncertainJoinTables: (schema.coreData?.uncertainJoinTableNames ?? []).map { join in
                 BuiltStore.UncertainJoinTable(relationships: [join.relationship, join.inverse].sorted(), table: join.table, view: join.view)
             })

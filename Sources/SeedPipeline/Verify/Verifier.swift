@@ -31,6 +31,13 @@ public struct Verifier: Sendable {
                 ? "the store's metadata, field for field"
                 : "\(differences.joined(separator: "; ")); the manifest was edited or comes from another build: run seedbuild compress on the store again")
             guard differences.isEmpty else { return report }
+            // The signed set digest covers every table, metadata and schema included: recomputed from every row.
+            if let stated = manifest.values[SetDigestStage.manifestKey]?.stringValue {
+                let recomputed = try SetDigest.compute(of: store).description
+                report.check("set digest", recomputed == stated, recomputed == stated
+                    ? "every row of every table and the schema, as the manifest states"
+                    : "the store's rows give \(recomputed.prefix(26))…, the manifest states \(stated.prefix(26))…; a table was changed after the build: rebuild it, or run seedbuild compress on the store again")
+            }
         }
         for model in seedModels {
             report.models.append(try checkModel(model, userModels: userModels, store: store, metadata: metadata, scratch: scratch.path, labelUserModels: !otherUserModels.isEmpty))
