@@ -8,7 +8,7 @@ import Testing
 /// Stores Apple's Core Data wrote, converted to the plain layout and back with the model that wrote
 /// them, compared with Apple's as `shared/tools/coredata-roundtrip.py` compares them: the tables, their
 /// columns and SQL types, the indexed columns, `Z_PRIMARYKEY`, the entity hashes and every value,
-/// `Z_OPT` included (persistent history's tables and entities, a store option, aside).
+/// `Z_OPT` included, and persistent history's `Z_PRIMARYKEY` rows and tables (statements and rows).
 @Suite("Core Data stores through the plain layout and back")
 struct CoreDataRoundTripTests {
     /// The oracle stores whose model is known (`schema` cases), each once.
@@ -132,8 +132,7 @@ struct CoreDataRoundTripTests {
                     let names = columns.map { quoteIdentifier(String($0.split(separator: " ")[0])) }
                     let selected = table == "Z_PRIMARYKEY" ? "Z_ENT, Z_NAME, Z_SUPER" : names.joined(separator: ", ")
                     let order = table == "Z_PRIMARYKEY" || names.contains("\"Z_PK\"") ? names[0] == "\"Z_ENT\"" ? "Z_ENT" : "Z_PK" : names.joined(separator: ", ")
-                    // Persistent history's entities (from 16001) come with its tables, a store option.
-                    let sql = "SELECT \(selected) FROM \(table)\(table == "Z_PRIMARYKEY" ? " WHERE Z_ENT < 16001" : "") ORDER BY \(order)"
+                    let sql = "SELECT \(selected) FROM \(table) ORDER BY \(order)"
                     let (rows, ourRows) = (try Row.fetchAll(appleDB, sql: sql), try Row.fetchAll(ourDB, sql: sql))
                     guard rows.count == ourRows.count else {
                         problems.append("\(table): \(rows.count) rows, ours \(ourRows.count)")
@@ -147,6 +146,8 @@ struct CoreDataRoundTripTests {
                 }
                 let (indexes, ourIndexes) = (try indexedColumns(appleDB), try indexedColumns(ourDB))
                 if indexes != ourIndexes { problems.append("indexed columns: Apple's only \(indexes.subtracting(ourIndexes).sorted()), ours only \(ourIndexes.subtracting(indexes).sorted())") }
+                let (history, ourHistory) = (try historyStatements(appleDB), try historyStatements(ourDB))
+                if history != ourHistory { problems.append("persistent history's statements: Apple's only \(history.subtracting(ourHistory).sorted()), ours only \(ourHistory.subtracting(history).sorted())") }
                 let hashes = try [appleDB, ourDB].map { db in
                     let plist = try #require(try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA"))
                     return (try PropertyListSerialization.propertyList(from: plist, format: nil) as? [String: Any])?["NSStoreModelVersionHashes"] as? [String: Data]
@@ -157,9 +158,17 @@ struct CoreDataRoundTripTests {
         }
     }
 
-    /// The model's tables (persistent history's `A` tables are a store option).
+    /// The model's tables and those of the persistent history `Z_PRIMARYKEY` numbers (`A` and the entity's name).
     private static func tables(_ db: Database) throws -> Set<String> {
-        Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'Z%' AND name NOT IN ('Z_METADATA', 'Z_MODELCACHE')"))
+        Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND (name LIKE 'Z%' AND name NOT IN ('Z_METADATA', 'Z_MODELCACHE') OR name IN (\(historyTables)))"))
+    }
+
+    /// SQL selecting the names of persistent history's tables from `Z_PRIMARYKEY`.
+    private static let historyTables = "SELECT 'A' || Z_NAME FROM Z_PRIMARYKEY WHERE Z_ENT >= 16001"
+
+    /// `CREATE TABLE` and `CREATE INDEX` of persistent history's tables, as the store has them.
+    private static func historyStatements(_ db: Database) throws -> Set<String> {
+        Set(try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE tbl_name IN (\(historyTables)) AND sql IS NOT NULL"))
     }
 
     /// Each index of the model's tables as `table(columns)`, `unique` marked.

@@ -1,8 +1,8 @@
 import Foundation
 
 /// What a store in Core Data's layout fixed beyond its model: the rows of its `Z_PRIMARYKEY`, the
-/// framework version whose names its tables follow, and the names of its self-referential
-/// many-to-many join tables.
+/// framework version whose names its tables follow, the names of its self-referential
+/// many-to-many join tables, and the entities of its persistent history.
 ///
 /// Core Data named an Xcode compound index `<TABLE>_<COLUMNS>` (framework 641, 2015) and later
 /// `Z_<Entity>_<properties>` (865, 2018), as the Wire stores show. Which of its two relationships
@@ -28,6 +28,12 @@ package struct CoreDataConventions: Sendable, Hashable {
     /// In a laid-out schema's conventions, those on its self-referential join tables that its own
     /// index does not repeat.
     package var joinTableIndexes: [String: String] = [:]
+
+    /// The `Z_PRIMARYKEY` rows of Core Data's persistent history (numbered from
+    /// ``firstHistoryEntity``), in number order: a store that tracked history has them, and its
+    /// tables ``HistoryEntity/tableName``, which a conversion copies as they are. Not in
+    /// ``entityNumbers``, which numbers the model's entities only.
+    package var historyEntities: [HistoryEntity] = []
 
     /// What a join table's name is in the store.
     package enum JoinTableObject: String, Sendable, Hashable {
@@ -69,6 +75,7 @@ extension CoreDataConventions {
         ]
         if !joinTableNames.isEmpty { object["joinTables"] = .object(joinTableNames.mapValues { .string($0.rawValue) }) }
         if !joinTableIndexes.isEmpty { object["joinTableIndexes"] = .object(joinTableIndexes.mapValues { .string($0) }) }
+        if !historyEntities.isEmpty { object["historyEntities"] = historyJSON }
         return .object(object)
     }
 
@@ -76,9 +83,11 @@ extension CoreDataConventions {
     package init?(_ value: JSONValue?) {
         guard let object = value?.objectValue else { return nil }
         self.init(
-            entityNumbers: (object["entityNumbers"]?.objectValue ?? [:]).compactMapValues { $0.integerValue.map(Int.init) },
+            // Stores converted before history was kept apart list its entities here too.
+            entityNumbers: (object["entityNumbers"]?.objectValue ?? [:]).compactMapValues { $0.integerValue.map(Int.init) }.filter { $0.value < Self.firstHistoryEntity },
             frameworkVersion: object["frameworkVersion"]?.integerValue.map(Int.init) ?? CoreDataMetadata.frameworkVersion,
             joinTableNames: (object["joinTables"]?.objectValue ?? [:]).compactMapValues { $0.stringValue.flatMap(JoinTableObject.init(rawValue:)) })
         joinTableIndexes = (object["joinTableIndexes"]?.objectValue ?? [:]).compactMapValues(\.stringValue)
+        historyEntities = Self.historyEntities(object["historyEntities"])
     }
 }

@@ -3,8 +3,9 @@ package import GRDB
 import SeedModel
 
 extension CoreDataConventions {
-    /// The conventions of an open store: read from `Z_PRIMARYKEY`, `Z_METADATA` and the names of its
-    /// join tables in Core Data's layout, from the metadata of a plain store converted from it, nil for any other plain store.
+    /// The conventions of an open store: read from `Z_PRIMARYKEY` (persistent history's rows apart),
+    /// `Z_METADATA` and the names of its join tables in Core Data's layout, from the metadata of a
+    /// plain store converted from it, nil for any other plain store.
     package static func read(from db: Database) throws -> CoreDataConventions? {
         guard try StoreFile.layout(of: db) == .coreData else {
             guard try db.tableExists(StoreMetadata.tableName),
@@ -12,8 +13,11 @@ extension CoreDataConventions {
             else { return nil }
             return CoreDataConventions(try? JSONValue(jsonText: text))
         }
-        var conventions = CoreDataConventions(entityNumbers: try StoreFile.entityNumbers(in: db), joinTableNames: try CoreDataConventions.joinTableNames(in: db.storeConnection()))
+        // Persistent history's entities are numbered apart from the model's (from 16001).
+        let numbers = try StoreFile.entityNumbers(in: db).filter { $0.value < firstHistoryEntity }
+        var conventions = CoreDataConventions(entityNumbers: numbers, joinTableNames: try CoreDataConventions.joinTableNames(in: db.storeConnection()))
         conventions.joinTableIndexes = try CoreDataConventions.joinTableIndexes(in: db.storeConnection())
+        conventions.historyEntities = try CoreDataConventions.historyEntities(in: db.storeConnection())
         if let plist = try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA LIMIT 1"),
             let list = try? PropertyListSerialization.propertyList(from: plist, format: nil) as? [String: Any],
             let version = list[CoreDataMetadata.Key.framework] as? Int {

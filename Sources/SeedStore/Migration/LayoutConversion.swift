@@ -14,7 +14,8 @@ import SeedModel
 /// key order. A store in Core Data's layout converted to the plain one keeps what Core Data's layout
 /// needs to come back exactly as it was (`docs/store-format.md`, "Stores converted from Core Data's
 /// layout"): every value as stored, row versions, both orders of a many-to-many, the entity numbers
-/// and names of `Z_PRIMARYKEY` and the framework version its names follow. Files of values kept
+/// and names of `Z_PRIMARYKEY` and the framework version its names follow, and persistent history's
+/// `Z_PRIMARYKEY` rows and tables as they are. Files of values kept
 /// outside the store (`.<name>_SUPPORT/_EXTERNAL_DATA`) are copied beside the new store.
 public enum LayoutConversion {
     /// What a conversion wrote.
@@ -102,6 +103,7 @@ public enum LayoutConversion {
                     var copy = LayoutCopy(db: db, old: oldSchema, new: newSchema)
                     try copy.rows()
                     try copy.links()
+                    try copy.history(conventions?.historyEntities ?? [], source: source)
                     for statement in newSchema.indexStatements { try db.execute(sql: statement) }
                     return .commit
                 }
