@@ -30,6 +30,9 @@ struct FetchCommand: ParsableCommand {
     @Option(help: "Seconds the whole fetch may take, retries included.")
     var deadline: Double = 300
 
+    @Flag(name: .customLong("full-check"), help: "Check a release that comes by delta by reading the whole store (quick_check, every row's digest, the installed store's SHA-256), not only what the delta touches.")
+    var fullCheck = false
+
     @Flag(help: "Print a JSON summary instead of text, and no progress.")
     var json = false
 
@@ -62,6 +65,7 @@ struct FetchCommand: ParsableCommand {
         var installer = SeedInstaller()
         installer.allowUnsigned = allowUnsigned
         installer.deadline = deadline
+        installer.fullCheck = fullCheck
         installer.trustedKeys = try trustedKeys.map { path in
             let text = try CommandFailure.exitOnError { () throws in try String(contentsOfFile: path, encoding: .utf8) }
             return try CommandFailure.exitOnError { () throws(StoreError) in try TrustedKey(pem: text, path: path) }

@@ -86,6 +86,16 @@ public enum DeltaApplier {
         return after
     }
 
+    /// The store a delta gave states its `to` release (data version and content digest), read from
+    /// its metadata alone: what the set digest does not tell (``SeedInstaller``'s proportional check
+    /// covers the rows).
+    static func checkRelease(of delta: Delta, at path: String, base: String) throws {
+        let after = try StoreMetadata.read(from: StoreConnection(path: path, mode: .immutable))
+        guard after.contentDigest == delta.header.to.contentDigest, after.dataVersion == delta.header.to.dataVersion else {
+            throw DeltaError(.inconsistent, "\(base): the delta's result states data version \(after.dataVersion ?? 0), not \(delta.header.to.dataVersion); fetch the full artifact")
+        }
+    }
+
     /// The store's tables as a delta names them (``DeltaTable``): every table but `sqlite_%`, by name,
     /// with its columns in table order and its primary key in key order.
     static func tables(of store: StoreConnection) throws(StoreError) -> [DeltaTable] {

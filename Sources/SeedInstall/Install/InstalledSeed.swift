@@ -42,6 +42,8 @@ struct InstalledSeed {
         /// The release's set digest (``SetDigest``), when the store installed is the release's exactly
         /// (not re-stamped): a delta from it is checked by updating it with the rows the delta touches.
         var setDigest: String?
+        /// The file as installed (``StoreStamp``): while it holds, the store is known unchanged unread.
+        var stamp: StoreStamp?
     }
 
     let directory: String
@@ -60,18 +62,23 @@ struct InstalledSeed {
         return Current(
             store: store, dataVersion: version, contentDigest: digest,
             storeSHA256: sha256.flatMap { ReleaseNames.isSHA256($0) ? $0 : nil },
-            setDigest: object["setDigest"]?.stringValue.flatMap { SetDigest($0) == nil ? nil : $0 })
+            setDigest: object["setDigest"]?.stringValue.flatMap { SetDigest($0) == nil ? nil : $0 },
+            stamp: StoreStamp(json: object["stamp"]))
     }
 
     /// Points `.current` at the new store, then removes the stores it no longer names, with the
     /// files SQLite keeps beside them (`-wal`, `-shm`, `-journal`: an app's connection leaves them).
     /// - Parameter storeSHA256: the file's SHA-256 as installed, which a later delta's base must still have.
-    func switchTo(storeFile: String, dataVersion: Int64, contentDigest: String, storeSHA256: String, setDigest: String? = nil) throws {
+    /// - Parameter setDigest: the release's set digest, when the store is the release's as published.
+    ///   The store's ``StoreStamp`` is recorded too; a store installed by a delta may have no SHA-256
+    ///   (its set digest stands for its content, and its stamp for its file).
+    func switchTo(storeFile: String, dataVersion: Int64, contentDigest: String, storeSHA256: String?, setDigest: String? = nil) throws {
         var fields: [String: JSONValue] = [
             "store": .string(storeFile), "dataVersion": .integer(dataVersion), "contentDigest": .string(contentDigest),
-            "storeSHA256": .string(storeSHA256),
         ]
+        if let storeSHA256 { fields["storeSHA256"] = .string(storeSHA256) }
         if let setDigest { fields["setDigest"] = .string(setDigest) }
+        if let stamp = StoreStamp(path: path(storeFile)) { fields["stamp"] = stamp.json }
         let value: JSONValue = .object(fields)
         let temporary = AtomicFile.temporaryPath(for: currentFile)
         defer { unlink(temporary) }

@@ -11,7 +11,8 @@ extension SeedInstaller {
     /// later delta's base must still have).
     struct InstalledFile {
         var name: String
-        var sha256: String
+        /// Nil for a store a delta gave when its set digest was checked instead of reading it whole.
+        var sha256: String?
     }
 
     /// The release's delta from the installed one, and where it leads, as the manifest names them.
@@ -38,7 +39,10 @@ extension SeedInstaller {
     ) throws -> InstalledFile {
         let entry = try deltaEntry(request, artifact: artifact)
         let base = state.path(request.installed.store)
-        try checkBase(base, installed: request.installed, entry: entry)
+        // Checked in time proportional to the delta when both the release and the install record a
+        // set digest: the installed store known unchanged by its stamp, the result by the digest.
+        let proportional = !fullCheck && request.manifest.values[SetDigest.manifestKey]?.stringValue != nil && request.installed.setDigest != nil
+        try checkBase(base, installed: request.installed, entry: entry, trustStamp: proportional)
         folder.removeLeftovers(keeping: folder.partialName(dataVersion: request.dataVersion))
         let remote = ReleasePointer.deltaPath(sha256: entry.sha256)
         let url = channel.describe(remote)
@@ -87,13 +91,17 @@ extension SeedInstaller {
 
         run.report(.checkingStore)
         // With nothing to re-stamp, the result is hashed and written to the disk while it is checked.
-        let finishing = model == nil ? BackgroundWork { () throws -> FileDigest in
+        let finishing = model == nil ? BackgroundWork { () throws -> FileDigest? in
             try copy.sync()
-            return try FileDigest(of: temporary)
+            return proportional ? nil : try FileDigest(of: temporary)
         } : nil
         defer { _ = try? finishing?.value() }
         do {
-            _ = try DeltaApplier.checkResult(of: delta, at: temporary, base: base, stopWhen: limit.shouldStop)
+            if proportional {
+                try DeltaApplier.checkRelease(of: delta, at: temporary, base: base)
+            } else {
+                _ = try DeltaApplier.checkResult(of: delta, at: temporary, base: base, stopWhen: limit.shouldStop)
+            }
             try checkMetadata(temporary, against: request.manifest, url: url)
             try checkSetDigest(delta, base: base, request: request, url: url)
         } catch let error as StoreError {
@@ -113,15 +121,15 @@ extension SeedInstaller {
         }
         try limit.checkStopped()
         do {
-            let digest: FileDigest
+            let digest: FileDigest?
             if let finishing {
                 digest = try finishing.value()
             } else {
                 try copy.sync()
-                digest = try FileDigest(of: temporary)
+                digest = proportional ? nil : try FileDigest(of: temporary)
             }
             try AtomicFile.commit(temporary, to: folder.path(name), mode: 0o444)
-            return InstalledFile(name: name, sha256: digest.sha256)
+            return InstalledFile(name: name, sha256: digest?.sha256)
         } catch {
             throw DeltaFallback(.file, "\(folder.path(name)): \(error)")
         }
@@ -156,24 +164,24 @@ extension SeedInstaller {
     /// The installed store must be the delta's base exactly as it was installed: no write-ahead log
     /// with changes beside it, its SHA-256 as `.current` records it (or, for an install from before
     /// that record, as the delta's base was published), its content digest and data version the base's.
-    private func checkBase(_ path: String, installed: InstalledSeed.Current, entry: Manifest.DeltaEntry) throws(DeltaFallback) {
+    /// - Parameter trustStamp: whether the stamp `.current` recorded, while it holds, stands for reading
+    ///   the store whole; when it does not hold, the store is read whole: its SHA-256 against the one
+    ///   recorded or, for a store a delta gave (no SHA-256 recorded), its set digest against the recorded one.
+    private func checkBase(_ path: String, installed: InstalledSeed.Current, entry: Manifest.DeltaEntry, trustStamp: Bool) throws(DeltaFallback) {
         var status = stat()
         if lstat(path + "-wal", &status) == 0, status.st_size > 0 {
             throw DeltaFallback(.storeModified, "\(path)-wal: the installed store has a write-ahead log with changes (something opened it for writing); a delta applies only to the store as installed")
         }
-        let digest: FileDigest
         let metadata: StoreMetadata
         let layout: StoreLayout
         do {
-            digest = try FileDigest(of: path)
             metadata = try StoreMetadata.read(at: URL(fileURLWithPath: path))
             layout = try StoreFile.layout(at: path)
         } catch {
             throw DeltaFallback(.storeModified, "\(path): cannot read the installed store: \(error)")
         }
-        let expected = installed.storeSHA256 ?? entry.fromStoreSHA256
-        guard digest.sha256 == expected else {
-            throw DeltaFallback(.storeModified, "\(path): SHA-256 \(digest.sha256.prefix(12))…, but it was installed as \(expected.prefix(12))…; the store was changed after it was installed (an app opens a seed read-only)")
+        if !(trustStamp && installed.stamp?.holds(for: path) == true) {
+            try checkUnchanged(path, installed: installed, entry: entry)
         }
         let restamped = metadata[StoreMetadata.Key.restampedFrom] != nil
         if restamped, layout == .plain {
@@ -254,6 +262,34 @@ extension SeedInstaller {
 }
 
 extension SeedInstaller {
+    /// The installed store read whole: its SHA-256 as recorded at install (or as the delta's base was
+    /// published, for an install from before that record), or — for a store a delta gave, which has no
+    /// SHA-256 recorded — its set digest as recorded.
+    func checkUnchanged(_ path: String, installed: InstalledSeed.Current, entry: Manifest.DeltaEntry) throws(DeltaFallback) {
+        if installed.storeSHA256 == nil, let recorded = installed.setDigest {
+            let digest: SetDigest
+            do {
+                digest = try SetDigest.compute(of: path)
+            } catch {
+                throw DeltaFallback(.storeModified, "\(path): cannot read the installed store: \(error)")
+            }
+            guard digest.description == recorded else {
+                throw DeltaFallback(.storeModified, "\(path): its rows are not those it was installed with (set digest); the store was changed after it was installed (an app opens a seed read-only)")
+            }
+            return
+        }
+        let digest: FileDigest
+        do {
+            digest = try FileDigest(of: path)
+        } catch {
+            throw DeltaFallback(.storeModified, "\(path): cannot read the installed store: \(error)")
+        }
+        let expected = installed.storeSHA256 ?? entry.fromStoreSHA256
+        guard digest.sha256 == expected else {
+            throw DeltaFallback(.storeModified, "\(path): SHA-256 \(digest.sha256.prefix(12))…, but it was installed as \(expected.prefix(12))…; the store was changed after it was installed (an app opens a seed read-only)")
+        }
+    }
+
     /// Every table the delta touched — metadata tables included — must now be the release's: the
     /// installed release's set digest, as recorded when it was installed, updated with the rows the
     /// delta removes and adds (old rows read from the installed store, which checkBase found as

@@ -47,6 +47,10 @@ public struct SeedInstaller: Sendable {
     /// fetches, applies and checks in 1.2 s on a desktop (`docs/performance.md`); this bounds a delta
     /// of millions of operations.
     public var deltaApplyTimeout: TimeInterval = 20
+    /// Checks a delta's result by reading the whole store (`quick_check`, the content digest from every
+    /// row, the installed store's SHA-256) even where the set digest and the installed store's stamp
+    /// make that unneeded (`seedbuild fetch --full-check`). A full install always reads it whole.
+    public var fullCheck = false
 
     public init() {}
 
