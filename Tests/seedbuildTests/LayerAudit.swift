@@ -191,7 +191,6 @@ struct LayerAudit {
 
     static let modifiers =
         #"(?:@\w+(?:\([^)]*\))?\s+|(?:public|package|internal|open|final|static|class|mutating|nonmutating|override|convenience|required|lazy|indirect|dynamic|weak|unowned|nonisolated(?:\(unsafe\))?|(?:private|fileprivate|public|package|internal)\(set\))\s+)*"#
-    static let operatorCharacters = "/=-+!*%<>&|^~?."
     /// The standard library's operators: their overloads for our types need values of those types,
     /// so their uses say nothing on their own.
     static let standardOperators: Set<String> = [
@@ -213,8 +212,12 @@ struct LayerAudit {
             if let match = try? header.prefixMatch(in: text) {
                 let access = String(match.output["access"]?.substring ?? "")
                 let keyword = String(match.output["keyword"]?.substring ?? "")
-                // `extension Outer.Inner` extends `Inner`, and names `Outer`.
-                let name = match.output["name"]?.substring.map { String($0.split(separator: ".").last ?? "").replacingOccurrences(of: "`", with: "") }
+                // `extension Outer.Inner` extends `Inner`; an operator keeps its dots (`..<`).
+                let name = match.output["name"]?.substring.map { found -> String in
+                    let identifier = found.replacingOccurrences(of: "`", with: "")
+                    guard let first = identifier.first, first.isLetter || first == "_" else { return String(found) }
+                    return String(identifier.split(separator: ".").last ?? "")
+                }
                 let isPrivate = access.contains("private") && !access.contains("private(set)") && !access.contains("fileprivate(set)")
                 let isType = ["struct", "enum", "class", "protocol", "actor", "typealias"].contains(keyword)
                 if keyword == "init" || keyword == "subscript" {
@@ -230,7 +233,7 @@ struct LayerAudit {
                     let inExtension = extended != nil
                     let visible = !isPrivate && !(inExtension && enclosing?.isPrivate == true)
                     if let name, visible, scopes.isEmpty || inExtension {
-                        if keyword.hasSuffix("operator") || (keyword == "func" && !name.first!.isLetter && name.first != "_") {
+                        if keyword.hasSuffix("operator") || (keyword == "func" && name.first.map { !$0.isLetter && $0 != "_" } == true) {
                             // An operator is found by its arguments, wherever it is declared.
                             if !standardOperators.contains(name) { exported.append(Declaration(name: name, kind: .operator)) }
                         } else if isType {
