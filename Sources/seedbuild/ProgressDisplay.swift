@@ -6,6 +6,8 @@ import SeedStore
 /// (reading ENTITY, indexing, digest, compressing, verifying, publishing), a bar, rows or bytes,
 /// rate and ETA. Rate and ETA count from when the phase started and are shown once there is
 /// something to measure. Only used when stderr is a terminal.
+///
+/// Safe to share: every mutable property is read and written only under `lock`.
 final class ProgressDisplay: @unchecked Sendable {
     private let lock = NSLock()
     private var phase = ""

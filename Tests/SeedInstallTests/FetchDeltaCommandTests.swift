@@ -11,16 +11,9 @@ import Glibc
 struct FetchDeltaCommandTests {
     private let fixture = DeltaChannelFixture(directory: TemporaryDirectory())
 
-    /// The built `seedbuild` binary beside the test bundle.
-    private var seedbuild: URL {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        return binary.path.contains(".xctest")
-            ? binary.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("seedbuild") : binary.appendingPathComponent("seedbuild")
-    }
-
     private func fetch(_ arguments: [String] = []) throws -> (status: Int32, stdout: String) {
         let process = Process()
-        process.executableURL = seedbuild
+        process.executableURL = seedbuildBinary
         process.arguments = ["fetch", fixture.channel, "--to", fixture.app, "--allow-unsigned"] + arguments
         let out = Pipe()
         process.standardOutput = out
@@ -84,7 +77,7 @@ struct FetchDeltaCommandTests {
         let seven = try FileDigest(of: fixture.app + "/postcodes-7.sqlite")
 
         let fetch = Process()
-        fetch.executableURL = seedbuild
+        fetch.executableURL = seedbuildBinary
         fetch.arguments = ["fetch", fixture.channel, "--to", fixture.app, "--allow-unsigned", "--json"]
         fetch.standardOutput = FileHandle.nullDevice
         fetch.standardError = FileHandle.nullDevice

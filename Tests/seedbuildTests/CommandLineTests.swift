@@ -10,12 +10,6 @@ struct CommandResult {
     var stderr: String
 }
 
-/// The built `seedbuild` binary beside the test bundle.
-let seedbuildBinary: URL = {
-    let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("seedbuild")
-    return binary.standardizedFileURL.path.contains(".xctest") ? binary.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("seedbuild") : binary
-}()
-
 func runSeedbuild(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> CommandResult {
     let process = Process()
     process.executableURL = seedbuildBinary

@@ -1,4 +1,5 @@
 import Foundation
+import SeedTestSupport
 import Testing
 
 /// One build at a time per output folder; interrupted builds leave no temporary files and never a

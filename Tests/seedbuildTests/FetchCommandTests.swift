@@ -140,9 +140,8 @@ struct FetchCommandTests {
         #expect(try runSeedbuild(["seeds/postcodes.csv"], in: project.url).status == 0)
         // The hostile server sends the artifact one byte a second: the fetch is killed with a partial file.
         let server = try HostileServer(root: project.path("dist"), target: ".sqlite.gz", attack: .trickle, lifetime: 30)
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         let fetch = Process()
-        fetch.executableURL = binary.path.contains(".xctest") ? binary.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("seedbuild") : binary.appendingPathComponent("seedbuild")
+        fetch.executableURL = seedbuildBinary
         fetch.arguments = ["fetch", server.url + "postcodes/2/", "--to", project.path("app-data"), "--allow-unsigned"]
         fetch.standardError = FileHandle.nullDevice
         try fetch.run()

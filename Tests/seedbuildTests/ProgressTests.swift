@@ -1,4 +1,5 @@
 import Foundation
+import SeedTestSupport
 import Testing
 
 /// Progress on a terminal: each phase named, one line that fits the width, sensible rates.

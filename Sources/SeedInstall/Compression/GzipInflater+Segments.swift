@@ -90,6 +90,10 @@ extension GzipInflater {
     }
 
     /// One segment in flight: its compressed bytes as read and what they inflated to.
+    ///
+    /// Safe to send: a worker fills a slot after claiming it under `SegmentWorkers`' condition and publishes it by
+    /// setting `ready` under that condition; the caller reads it only after seeing `ready`, and gives it back with
+    /// `release(_:)`.
     fileprivate final class SegmentSlot: @unchecked Sendable {
         var input: UnsafeMutableRawPointer?
         var inputCapacity = 0
@@ -122,6 +126,9 @@ extension GzipInflater {
     }
 
     /// Threads that claim segments in order, at most one slot ahead each of what the caller took.
+    ///
+    /// Safe to share: `claimed`, `released`, `cancelled`, `running` and each slot's `ready` are read and written only
+    /// under `condition`; the rest are `let`s.
     fileprivate final class SegmentWorkers: @unchecked Sendable {
         private let segments: GzipSegments
         private let input: Int32

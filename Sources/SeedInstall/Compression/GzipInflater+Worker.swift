@@ -11,6 +11,10 @@ extension GzipInflater {
     /// Inflates on a thread of its own into a ring of output buffers, so the caller's thread hashes
     /// and writes one chunk while the next is inflated: the two cores share the work of a fetch or
     /// a verify instead of taking turns.
+    ///
+    /// Safe to share: `counts`, `filled`, `taken`, `finished`, `cancelled`, `failure`, `running` and the input digest
+    /// are written only under `condition`; a buffer belongs to the inflating thread until counted in `filled`, then to
+    /// the caller until ``release()``.
     final class Worker: @unchecked Sendable {
         static let depth = 4
 

@@ -1,7 +1,10 @@
 import Foundation
 
 /// Work started on a thread of its own, its value (or error) taken later with ``value()``.
-package final class BackgroundWork<Value>: @unchecked Sendable {
+///
+/// Safe to share: `result` is written once on the work's thread before `done` is signalled, and read only after waiting
+/// on `done`.
+package final class BackgroundWork<Value: Sendable>: @unchecked Sendable {
     private var result: Result<Value, Error>?
     private let done = DispatchSemaphore(value: 0)
 

@@ -14,6 +14,9 @@ import Darwin
 /// own folder) and the file is created afresh with `O_CREAT | O_EXCL | O_NOFOLLOW`, which fails
 /// rather than follow anything put back in the meantime. Every later read and write goes through the
 /// descriptor, so renaming or replacing the name afterwards changes nothing that is read or written.
+///
+/// Safe to share: `running`, its one mutable property, is read and written only under `lock`; the rest are `let`s, and
+/// reads and writes go through `pread`/`pwrite` at explicit offsets.
 package final class DownloadFile: @unchecked Sendable {
     package let path: String
     let descriptor: Int32

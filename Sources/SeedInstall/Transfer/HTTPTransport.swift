@@ -7,7 +7,7 @@ import FoundationNetworking
 ///
 /// Each call waits for its answer; bodies are streamed to or from files where they can be large,
 /// and never read past a given limit.
-public final class HTTPTransport: @unchecked Sendable {
+public final class HTTPTransport: Sendable {
     public struct Response: Sendable {
         public var status: Int
         public var headers: [String: String]

@@ -6,6 +6,9 @@ import FoundationNetworking
 /// One HTTP request's delegate: takes the body as it arrives, into memory or a ``DownloadFile``, and
 /// stops the request the moment a limit is crossed — a `Content-Length` over the limit before any of
 /// the body is read, bytes past it as they arrive, the deadline, the idle timeout, the minimum rate.
+///
+/// Safe to share: every mutable property is read and written only under `lock` (the delegate's callbacks, the watchdog
+/// and the waiting caller all take it); the rest are `let`s.
 final class TransferTask: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     enum Sink {
         /// Collected in memory (small bodies).
@@ -271,6 +274,9 @@ final class TransferTask: NSObject, URLSessionDataDelegate, @unchecked Sendable 
 /// measured 1 GB against a 17 MB artifact). Run inline, each chunk is written before the next is read
 /// from the socket: TCP slows the server down, and memory holds one chunk. The delegate never waits
 /// for the network thread (it cancels from a thread of its own), so this cannot deadlock.
+///
+/// Safe to share: it adds no state to `OperationQueue`, whose own `@unchecked Sendable` the compiler
+/// asks a subclass to restate.
 final class InlineDelegateQueue: OperationQueue, @unchecked Sendable {
     #if canImport(FoundationNetworking)
     override func addOperation(_ block: @escaping @Sendable () -> Void) {

@@ -37,7 +37,7 @@ public struct Packager: Sendable {
 
     /// An artifact under its temporary name, or why it could not be written; the file is removed
     /// when this is released uncommitted.
-    public final class Compressed: @unchecked Sendable {
+    public final class Compressed: Sendable {
         let result: Result<Written, Error>
 
         struct Written {

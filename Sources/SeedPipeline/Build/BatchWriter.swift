@@ -1,6 +1,9 @@
 import Foundation
 
 /// Runs ``EntityLoader/produce`` on its own thread, filling batches for the inserting thread.
+///
+/// Safe to share: `rowsRead` is written on the producer's thread before `done` is signalled and read only after
+/// ``waitUntilDone()``; the rest are `let`s of Sendable types.
 final class BatchProducer: @unchecked Sendable {
     private let loader: EntityLoader
     private let reader: CSVReader

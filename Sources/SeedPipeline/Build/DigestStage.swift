@@ -82,6 +82,8 @@ struct LoadDigest: ~Copyable {
 ///
 /// Both loading threads are busy on two cores: hashing took 10% of the producer's samples in the plain
 /// layout and 13% of the inserting thread's in Core Data's, whichever of the two was the slower.
+///
+/// Safe to share: `digest`, its one mutable property, is touched only on the serial `queue`; the rest are `let`s.
 final class DigestStage: @unchecked Sendable {
     private let loader: EntityLoader
     private let channel: BatchChannel

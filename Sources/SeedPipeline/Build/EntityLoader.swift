@@ -19,6 +19,10 @@ import SeedStore
 /// (``DigestStage``). The loader is shared by the threads: `produce` runs on the producer's, the
 /// digest reads only its immutable table description, everything else runs on the caller's, and
 /// the rejects collector locks.
+///
+/// Safe to share: every stored property but `sourceRead` is a `let` set in `init`; `sourceRead` is
+/// written on the producer's thread and read only after ``BatchProducer/waitUntilDone()``; the one
+/// shared mutable part, ``RejectCollector``, locks.
 final class EntityLoader: @unchecked Sendable {
     struct Result {
         var rowsRead = 0

@@ -48,8 +48,8 @@ struct LinkLoader {
         var claimed = Set<Int>()
         let owner = try side(target.entity, prefixes: SourceResolver.names(for: target.entity), header: header, claimed: &claimed, db: db, lookups: &lookups)
         let destination = try side(
-            target.destination, prefixes: Self.relationshipPrefixes(target.relationship), header: header, claimed: &claimed, db: db, lookups: &lookups)
-        let orderField = Self.relationshipPrefixes(target.relationship).lazy.compactMap { prefix in
+            target.destination, prefixes: ColumnMapping.relationshipPrefixes(target.relationship), header: header, claimed: &claimed, db: db, lookups: &lookups)
+        let orderField = ColumnMapping.relationshipPrefixes(target.relationship).lazy.compactMap { prefix in
             header.indices.first { !claimed.contains($0) && header[$0] == prefix + "order" }
         }.first
         if let orderField { claimed.insert(orderField) }
@@ -106,17 +106,6 @@ struct LinkLoader {
     private struct PairKey: Hashable {
         var owner: Int64
         var destination: Int64
-    }
-
-    /// The names a destination's columns may start with: the relationship's, and its singular
-    /// (`genres` → `genre`, `categories` → `category`), normalized.
-    static func relationshipPrefixes(_ relationship: String) -> [String] {
-        let name = ColumnMapping.normalize(relationship)
-        var prefixes = [name]
-        if name.hasSuffix("ies") { prefixes.append(String(name.dropLast(3)) + "y") }
-        if name.hasSuffix("es") { prefixes.append(String(name.dropLast(2))) }
-        if name.hasSuffix("s") { prefixes.append(String(name.dropLast())) }
-        return prefixes
     }
 
     /// The first of the entity's keys (single ones first) whose `<prefix>_<attribute>` columns the header has.

@@ -12,7 +12,7 @@ import Darwin
 /// holds the holder's pid; the kernel releases it when the process ends, however it ends. Holding
 /// it, a build removes the temporary files (`.NAME.tmp-…`) a killed run left in the folder, and on
 /// SIGINT or SIGTERM removes its own before the process ends.
-public final class OutputLock: @unchecked Sendable {
+public final class OutputLock: Sendable {
     public static let fileName = ".seedbuild.lock"
 
     public let directory: String
@@ -105,6 +105,9 @@ public final class OutputLock: @unchecked Sendable {
 /// and go on its own: SQLite's rollback journal beside the working store did, as auto-vacuum wrote
 /// its header (left behind by 3 of 100 SIGTERMs sent as the store appeared); the build now turns the
 /// journal off before anything writes.
+///
+/// Safe to share: `directories` and `installed` are read and written only under `lock`; `interruptionPipe` is set under
+/// it, once, before a handler can read it.
 final class Interruption: @unchecked Sendable {
     static let shared = Interruption()
 

@@ -2,6 +2,10 @@ import Foundation
 
 /// Collects rejected rows: counts them, keeps the first few for the terminal, and streams every one
 /// to a rejects CSV (`file,line,column,field,reason,record`) so memory stays flat however many there are.
+///
+/// Safe to share: ``add(_:)``, which both loading threads call, holds `lock`; the counts, ``shown``, ``rejectedLines``
+/// and ``finish()`` are read on the build's thread between loads, after the producer's thread ended
+/// (``BatchProducer/waitUntilDone()``).
 final class RejectCollector: @unchecked Sendable {
     /// How many rejected rows are kept in memory for display.
     static let shownLimit = 50

@@ -2,6 +2,9 @@ import Foundation
 import SeedStore
 
 /// Converted rows handed from the parsing thread to the SQLite thread, text copied into one arena.
+///
+/// Safe to send: a batch is used by one thread at a time — filled by the producer, then read by the inserting thread,
+/// then by the digest's — handed on through ``BatchChannel``'s semaphores and ``DigestStage``'s queue.
 final class RowBatch: @unchecked Sendable {
     enum Slot {
         case null
@@ -262,6 +265,9 @@ final class RowBatch: @unchecked Sendable {
 
 /// A bounded ring of batches: one producer fills them, one consumer receives them in order, and
 /// they come back (``release(_:)``) in the same order, from whichever thread finished with them.
+///
+/// Safe to share: `produced` is touched only by the producer's thread and `received` only by the consumer's; batches
+/// pass between them through the `empty`/`full` semaphores; `cancelled` is read and written under `lock`.
 final class BatchChannel: @unchecked Sendable {
     private let batches: [RowBatch]
     private let empty: DispatchSemaphore

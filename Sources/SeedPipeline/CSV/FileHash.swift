@@ -12,6 +12,9 @@ import Darwin
 /// through a copy of the reader's descriptor (the same open file, whatever is renamed over its path).
 /// ``SortedRuns/scan`` hands its hashing off so the scan, which the load waits for, only skims.
 /// The readers that read the file afterwards check it did not change (``CSVError/Kind/changedWhileRead``).
+///
+/// Safe to share: `hasher` and `result` are written only on the hashing thread, and `result` is read only after `done`
+/// is signalled (``wait()``); the rest are `let`s.
 final class FileHash: @unchecked Sendable {
     private let path: String
     private let descriptor: Int32

@@ -4,6 +4,9 @@ import SeedStore
 
 extension ParallelGzip {
     /// One block in flight: its input after the 32 KiB before it (the dictionary), and its output.
+    ///
+    /// Safe to send: a slot belongs to one thread at a time, handed from the caller to a worker and back through
+    /// `Workers`' condition (`submit`, `wait(for:)`).
     final class Slot: @unchecked Sendable {
         let input: UnsafeMutablePointer<UInt8>
         let output: UnsafeMutablePointer<UInt8>
@@ -33,6 +36,9 @@ extension ParallelGzip {
 
     /// Deflates slots on worker threads, each with one zlib stream reset between blocks; the caller
     /// submits slots in order and takes them back in the same order.
+    ///
+    /// Safe to send: `queue`, `finished`, `stopping` and `running` are read and written only under `condition`; the
+    /// rest are `let`s.
     final class Workers: @unchecked Sendable {
         private let condition = NSCondition()
         private var queue: [Slot] = []

@@ -38,9 +38,7 @@ public struct OmittedDelta: Sendable, Equatable, CustomStringConvertible {
 /// The deltas a build wrote for its release, under temporary names in the output folder, until the
 /// packager keeps those under the size rule, renames them into place and lists them in the manifest
 /// (``Packager``). Files not committed are removed when this is released.
-///
-/// Safe to send: every property is set once, in `init`.
-public final class PendingDeltas: @unchecked Sendable {
+public final class PendingDeltas: Sendable {
     struct File {
         /// The delta under its temporary name; its entry's `fileName` is the final one.
         let temporary: String

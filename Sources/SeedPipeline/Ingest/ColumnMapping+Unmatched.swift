@@ -29,7 +29,7 @@ extension ColumnMapping {
             let target = "\(toOne.destination).\(inverse)"
             return "\(entity.name).\(toOne.name) is kept with the ordered \(target) in the plain layout, which a link file feeds, in order: \(toOne.destination.lowercased())s_\(inverse).csv (or --source \(target)=FILE) with the columns \(toOne.destination.lowercased())_<key> and \(inverse)_<key>; or build --format coredata, where this column feeds it"
         }
-        guard let relationship = entity.relationships.first(where: { $0.isToMany && LinkLoader.relationshipPrefixes($0.name).contains(name) }) else {
+        guard let relationship = entity.relationships.first(where: { $0.isToMany && relationshipPrefixes($0.name).contains(name) }) else {
             return nil
         }
         let target = "\(entity.name).\(relationship.name)"

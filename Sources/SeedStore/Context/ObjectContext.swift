@@ -12,6 +12,10 @@ import SeedModel
 /// ``performAndWait(_:)`` or the `async` ``perform(_:)-(()->T)``; it is `Sendable` for that, its
 /// objects are not — pass ``ObjectID``s between contexts. A context with a ``parent`` saves into
 /// the parent instead of the stores. See `docs/runtime.md`.
+///
+/// Safe to share as Core Data's context is: its state is used only on `queue` (``perform(_:)-(()->Void)``,
+/// ``performAndWait(_:)``), `children` under the coordinator's lock — a contract callers keep, as with
+/// `NSManagedObjectContext`, not one the compiler checks.
 public final class ObjectContext: @unchecked Sendable {
     public let coordinator: StoreCoordinator
     /// The context this one saves into and reads through; nil when it saves to the stores.

@@ -15,6 +15,9 @@ import SeedModel
 /// A coordinator may be used from any task or thread (it is `Sendable`): it serialises its own work
 /// and every store access of its contexts with one lock, as Core Data's coordinator does. Its
 /// contexts are not shared that way; see ``ObjectContext`` and `docs/runtime.md`.
+///
+/// Safe to share: every mutable property and every store's connection is used only under `lock` (``serialized(_:)``);
+/// the rest are `let`s.
 public final class StoreCoordinator: @unchecked Sendable {
     public let model: Model
     /// The stores added, in order.

@@ -159,8 +159,3 @@ public class SQLiteStore: PersistentStore {
     /// Called when the save transaction rolled back.
     func didRollBack() {}
 }
-
-/// An SQL string literal for a name from the model (never for user values, which are bound).
-func sqlLiteral(_ text: String) -> String {
-    "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
-}
