@@ -50,32 +50,34 @@ package struct SetDigest: Sendable, Equatable {
 
     /// Adds an element (its encoding, ``Element``).
     package mutating func insert(_ encoding: [UInt8]) {
-        let hash = Self.elementHash(encoding)
-        for index in 0..<Self.laneCount { lanes[index] &+= hash[index] }
+        encoding.withUnsafeBytes { add($0, sign: 1) }
     }
 
     /// Removes an element added before (its encoding, ``Element``).
     package mutating func remove(_ encoding: [UInt8]) {
-        let hash = Self.elementHash(encoding)
-        for index in 0..<Self.laneCount { lanes[index] &-= hash[index] }
+        encoding.withUnsafeBytes { add($0, sign: -1) }
+    }
+
+    /// Adds (`sign` 1) or removes (-1) the element whose encoding is `encoding`, its lanes read
+    /// straight from the keystream.
+    mutating func add(_ encoding: UnsafeRawBufferPointer, sign: Int) {
+        let key = SymmetricKey(data: SHA256.hash(data: encoding))
+        // The keystream from block 1: ChaChaPoly encrypts from counter 1 (RFC 8439, 2.8), and the
+        // ciphertext of zero bytes is the keystream itself.
+        let sealed = try! ChaChaPoly.seal(Self.zeros, using: key, nonce: Self.nonce)
+        sealed.ciphertext.withUnsafeBytes { bytes in
+            lanes.withUnsafeMutableBufferPointer { lanes in
+                for index in 0..<Self.laneCount {
+                    let lane = UInt16(bytes[2 * index]) | UInt16(bytes[2 * index + 1]) << 8
+                    lanes[index] = sign > 0 ? lanes[index] &+ lane : lanes[index] &- lane
+                }
+            }
+        }
     }
 
     /// Adds every element of another digest (the digest of a disjoint set).
     package mutating func formUnion(_ other: SetDigest) {
         for index in 0..<Self.laneCount { lanes[index] &+= other.lanes[index] }
-    }
-
-    /// The 1024 lanes of an element: ChaCha20's keystream under the SHA-256 of its encoding.
-    static func elementHash(_ encoding: [UInt8]) -> [UInt16] {
-        let key = SymmetricKey(data: SHA256.hash(data: encoding))
-        // The keystream from block 1: ChaChaPoly encrypts from counter 1 (RFC 8439, 2.8), and the
-        // ciphertext of zero bytes is the keystream itself.
-        let sealed = try! ChaChaPoly.seal(Self.zeros, using: key, nonce: Self.nonce)
-        var lanes = [UInt16](repeating: 0, count: laneCount)
-        sealed.ciphertext.withUnsafeBytes { bytes in
-            for index in 0..<laneCount { lanes[index] = UInt16(bytes[2 * index]) | UInt16(bytes[2 * index + 1]) << 8 }
-        }
-        return lanes
     }
 
     private static let zeros = Data(count: laneCount * 2)
