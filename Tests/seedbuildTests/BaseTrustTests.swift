@@ -130,14 +130,8 @@ struct BaseTrustTests {
     @Test func aListedDeltaThatIsNotTheOneSignedIsLeftOut() throws {
         let project = try SampleProject()
         let (key, _) = try keygen("ours")
-        let removeFirstRow = {
-            let path = project.path("seeds/postcodes.csv")
-            var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
-            lines.remove(at: 1)
-            try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
-        }
         #expect(try runSeedbuild(["seeds/postcodes.csv", "--data-version", "1", "--sign-key", key], in: project.url).status == 0)
-        try removeFirstRow()
+        try project.removeFirstPostcode()
         let second = try runSeedbuild(["seeds/postcodes.csv", "--data-version", "2", "--sign-key", key], in: project.url)
         #expect(second.status == 0, "\(second.stderr)")
         // The bucket's copy of the delta from 1 replaced by other bytes; the signed manifest still lists the original.
@@ -150,7 +144,7 @@ struct BaseTrustTests {
             let forged = try shell("printf 'forged' | gzip -c > '\(path)'")
             #expect(forged.status == 0)
         }
-        try removeFirstRow()
+        try project.removeFirstPostcode()
         let third = try runSeedbuild(["seeds/postcodes.csv", "--data-version", "3", "--sign-key", key, "--json"], in: project.url)
         #expect(third.status == 0, "\(third.stderr)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(third.stdout.utf8)) as? [String: Any])

@@ -6,14 +6,6 @@ import Testing
 /// and the metrics file checked by Prometheus's own tool.
 @Suite("The channel page and the job's metrics")
 struct ChannelPageTests {
-    /// Removes the first postcode row left, so each night changes the data.
-    private func removeFirstRow(_ project: SampleProject) throws {
-        let path = project.path("seeds/postcodes.csv")
-        var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
-        lines.remove(at: 1)
-        try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
-    }
-
     private func json(_ path: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
     }
@@ -40,7 +32,7 @@ struct ChannelPageTests {
     @Test func publishingWritesThePageThatShowsTheManifests() throws {
         let project = try SampleProject()
         for version in 1...8 {
-            if version > 1 { try removeFirstRow(project) }
+            if version > 1 { try project.removeFirstPostcode() }
             let night = try runSeedbuild(["seeds/postcodes.csv", "--data-version", "\(version)"], in: project.url)
             #expect(night.status == 0, "\(night.stderr)")
             #expect(night.stdout.contains("channel page: dist/postcodes/2/index.html"), "\(night.stdout)")
@@ -86,7 +78,7 @@ struct ChannelPageTests {
     @Test func aPageOfAHundredReleasesStaysSmall() throws {
         let project = try SampleProject()
         #expect(try runSeedbuild(["seeds/postcodes.csv", "--data-version", "1"], in: project.url).status == 0)
-        try removeFirstRow(project)
+        try project.removeFirstPostcode()
         #expect(try runSeedbuild(["seeds/postcodes.csv", "--data-version", "2"], in: project.url).status == 0)
         // 100 kept releases: release 2's manifest (7 deltas listed, a change report) under each data version.
         let channel = project.path("dist/postcodes/2")
@@ -116,7 +108,7 @@ struct ChannelPageTests {
                                     "promtool is not installed; run scripts/test, which installs Debian's prometheus")
         let project = try SampleProject()
         #expect(try runSeedbuild(["seeds/postcodes.csv", "--data-version", "1"], in: project.url).status == 0)
-        try removeFirstRow(project)
+        try project.removeFirstPostcode()
         let night = try runSeedbuild(["seeds/postcodes.csv", "--data-version", "2", "--metrics", "job.prom"], in: project.url)
         #expect(night.status == 0, "\(night.stderr)")
         let file = project.path("job.prom")

@@ -58,6 +58,14 @@ final class SampleProject {
         try FileManager.default.copyItem(atPath: path("seeds/counties.csv"), toPath: path("big/counties.csv"))
     }
 
+    /// Removes the first postcode row left in `seeds/postcodes.csv`, so each night changes the data.
+    func removeFirstPostcode() throws {
+        let file = path("seeds/postcodes.csv")
+        var lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        lines.remove(at: 1)
+        try lines.joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
+    }
+
     func write(_ relative: String, _ text: String) {
         let file = url.appendingPathComponent(relative)
         try? FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -6,14 +6,6 @@ import Testing
 /// and what `seedbuild run --json` reports.
 @Suite("Deltas on the command line")
 struct DeltaCommandTests {
-    /// Removes the first postcode row left, so each night changes the data.
-    private func changeData(_ project: SampleProject) throws {
-        let path = project.path("seeds/postcodes.csv")
-        var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
-        lines.remove(at: 1)
-        try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
-    }
-
     private func json(_ text: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
@@ -21,12 +13,12 @@ struct DeltaCommandTests {
     @Test func theNightlyJobPublishesDeltasAndReportsThem() throws {
         let project = try SampleProject()
         #expect(try runSeedbuild(["seeds/postcodes.csv", "--data-version", "1"], in: project.url).status == 0)
-        try changeData(project)
+        try project.removeFirstPostcode()
         let second = try runSeedbuild(["seeds/postcodes.csv", "--data-version", "2"], in: project.url)
         #expect(second.status == 0, "\(second.stderr)")
         #expect(second.stdout.contains("delta from 1: postcodes-from-1.delta.gz, "), "\(second.stdout)")
         #expect(second.stdout.contains("delta from 1: dist/postcodes/2/deltas/"), "the publish says where it went")
-        try changeData(project)
+        try project.removeFirstPostcode()
         let third = try runSeedbuild(["seeds/postcodes.csv", "--data-version", "3", "--json"], in: project.url)
         #expect(third.status == 0, "\(third.stderr)")
         let report = try json(third.stdout)
@@ -42,7 +34,7 @@ struct DeltaCommandTests {
         }
 
         // The size rule from the command line: both left out, each with a warning naming it.
-        try changeData(project)
+        try project.removeFirstPostcode()
         let strict = try runSeedbuild(["seeds/postcodes.csv", "--data-version", "4", "--delta-max-share", "0.01%"], in: project.url)
         #expect(strict.status == 0, "\(strict.stderr)")
         #expect(!strict.stdout.contains("delta from"))
@@ -55,7 +47,7 @@ struct DeltaCommandTests {
         let settings = project.path("seedbuild.json")
         let text = try String(contentsOfFile: settings, encoding: .utf8)
         try text.replacingOccurrences(of: "\"publish\": \"dist\"", with: "\"publish\": \"dist\", \"deltas\": 1").write(toFile: settings, atomically: true, encoding: .utf8)
-        try changeData(project)
+        try project.removeFirstPostcode()
         let one = try json(try runSeedbuild(["seeds/postcodes.csv", "--data-version", "5", "--json"], in: project.url).stdout)
         #expect(((one["build"] as? [String: Any])?["deltas"] as? [[String: Any]])?.compactMap { $0["fromDataVersion"] as? Int } == [4])
     }
