@@ -34,6 +34,9 @@ public enum DeltaApplier {
     ///   once it says so, the transaction is rolled back and SQLite's interrupt error thrown.
     static func applyStatements(_ delta: Delta, inPlace path: String, base: String, stopWhen shouldStop: (@Sendable () -> Bool)? = nil) throws {
         let store = try StoreConnection(path: path, mode: .writable)
+        // The store is a copy this process owns, synced whole before it is renamed into place and
+        // thrown away on any failure: its journal need not reach the disk at each cache spill and commit.
+        try store.execute("PRAGMA synchronous = OFF")
         if let shouldStop { store.stop(when: shouldStop) }
         let before = try StoreMetadata.read(from: store)
         let target = DeltaTarget(
