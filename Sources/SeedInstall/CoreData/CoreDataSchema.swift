@@ -1,7 +1,7 @@
 import SeedModel
 
-/// Core Data's SQLite layout of a model, as Apple's framework creates it (`shared/coredata/FORMAT.md`
-/// §3): entity numbers, one `Z`-prefixed table per root entity with `Z_PK`, `Z_ENT` and `Z_OPT`,
+/// Core Data's SQLite layout of a model, as Apple's framework creates it (`docs/store-format.md`,
+/// "Core Data's layout"): entity numbers, one `Z`-prefixed table per root entity with `Z_PK`, `Z_ENT` and `Z_OPT`,
 /// columns named and typed as Core Data names and types them, many-to-many join tables and
 /// `Z_PRIMARYKEY`'s rows. Checked against stores Apple's code wrote.
 ///

@@ -17,7 +17,7 @@ import Darwin
 /// `Z<n><REL>` columns, `Z_<n><REL>` join tables and their columns and indexes). Only when the
 /// seed's own entities (its configuration's) have the same hashes in `model` as in the store: their
 /// data is then exactly what the app's model describes, and only the app's other entities (its user
-/// model) moved on. Core Data's rule and layout: `shared/coredata/FORMAT.md` §2 and §3.
+/// model) moved on. Core Data's rule and layout: `docs/coredata.md` and `docs/store-format.md`, "Core Data's layout".
 public enum StoreRestamp {
     /// Re-stamps `source` for `model`, writing `output` atomically (nothing under that name until it
     /// is whole); `source` is never changed.

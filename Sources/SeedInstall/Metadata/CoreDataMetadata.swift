@@ -2,7 +2,7 @@ import Foundation
 import SeedModel
 
 /// The metadata of a store in Core Data's layout: the `Z_METADATA` row's UUID and binary property
-/// list (`shared/coredata/FORMAT.md` §3), to and from ``StoreMetadata``.
+/// list (`docs/store-format.md`, "Core Data's layout"), to and from ``StoreMetadata``.
 ///
 /// Core Data's keys carry the store type, the version hashes (32-byte data), the hashes version (3),
 /// the model's version identifiers, the framework version, the auto-vacuum level, the version

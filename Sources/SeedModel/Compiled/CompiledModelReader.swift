@@ -1,6 +1,6 @@
 /// Reads a compiled Core Data model — the NSKeyedArchiver archive of an `NSManagedObjectModel`
 /// that `momc` writes as a `.mom` and Core Data caches in a store's `Z_MODELCACHE` — into a
-/// ``Model`` whose version hashes equal Apple's (`FORMAT.md` §1).
+/// ``Model`` whose version hashes equal Apple's (`docs/model-json.md`, "Compiled models" and "Version hashes").
 ///
 /// Reads both flag encodings: `_P` (bit 1 optional, bit 2 read-only, bit 3 transient, bit 10
 /// ordered) and the oldest files' `NSIsOptional`/`NSIsTransient`/`NSIsOrdered` keys. Inherited

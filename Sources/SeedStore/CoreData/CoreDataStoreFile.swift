@@ -8,7 +8,7 @@ public enum CoreDataStoreFile {
     static let maximumModelBytes = 64 << 20
 
     /// The model Core Data cached in the store's `Z_MODELCACHE` table: raw DEFLATE of the
-    /// compiled model's archive (`FORMAT.md` §3), read like a `.mom`. Its hashes are those of the
+    /// compiled model's archive (`docs/model-json.md`, "Compiled models"), read like a `.mom`. Its hashes are those of the
     /// model the store was last opened with.
     ///
     /// ```swift

@@ -1,7 +1,7 @@
 import Foundation
 import SeedModel
 
-/// Values as Core Data stores them (`shared/coredata/FORMAT.md` §3), to and from the runtime's
+/// Values as Core Data stores them (`docs/store-format.md`, "Core Data's layout"), to and from the runtime's
 /// ``StoreValue`` forms (those of the plain layout, `docs/store-format.md`).
 ///
 /// | type | runtime | Core Data column |
