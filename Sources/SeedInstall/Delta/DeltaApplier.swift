@@ -28,6 +28,11 @@ public enum DeltaApplier {
         return try checkResult(of: delta, at: path, base: base)
     }
 
+    /// The page cache while a delta is applied, in KiB: room for most pages a night's delta dirties
+    /// (about four per changed row, one per b-tree), so that each is written about once, at the
+    /// commit, while the process stays under 64 MiB.
+    static let applyCacheKiB = 16 * 1024
+
     /// Runs the delta's plan on a store file this process owns, in one transaction: refused before
     /// any statement when the store is of another schema or release, rolled back on a conflict.
     /// - Parameter shouldStop: asked before each statement and within one (``StoreConnection/stop(when:)``);
@@ -35,8 +40,11 @@ public enum DeltaApplier {
     static func applyStatements(_ delta: Delta, inPlace path: String, base: String, stopWhen shouldStop: (@Sendable () -> Bool)? = nil) throws {
         let store = try StoreConnection(path: path, mode: .writable)
         // The store is a copy this process owns, synced whole before it is renamed into place and
-        // thrown away on any failure: its journal need not reach the disk at each cache spill and commit.
+        // thrown away on any failure (a rollback included): it needs no rollback journal, and a page
+        // cache that holds what one night dirties writes each changed page once, at the commit.
+        try store.execute("PRAGMA journal_mode = OFF")
         try store.execute("PRAGMA synchronous = OFF")
+        try store.execute("PRAGMA cache_size = -\(applyCacheKiB)")
         if let shouldStop { store.stop(when: shouldStop) }
         let before = try StoreMetadata.read(from: store)
         let target = DeltaTarget(

@@ -8,6 +8,10 @@ public struct InstallProgress: Sendable, Hashable {
         /// Downloading the release's delta from the installed one: ``InstallProgress/completedBytes`` of
         /// ``InstallProgress/totalBytes`` (the size the manifest states).
         case downloadingDelta
+        /// Copying the installed store to apply the delta to, where the file system cannot clone it
+        /// (APFS, XFS and Btrfs clone it at no cost, and this phase is skipped): ``InstallProgress/completedBytes``
+        /// of ``InstallProgress/totalBytes`` (the installed store's size).
+        case copyingStore
         /// Applying the delta to a copy of the installed store, in one transaction.
         case applyingDelta
         /// Downloading the compressed store: ``InstallProgress/completedBytes`` of ``InstallProgress/totalBytes``.

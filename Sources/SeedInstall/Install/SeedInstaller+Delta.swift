@@ -59,7 +59,6 @@ extension SeedInstaller {
         }
         try run.checkCancellation()
 
-        run.report(.applyingDelta)
         let name = "\(folder.dataset)-\(request.dataVersion).sqlite"
         // A leftover name the folder's cleaning knows, like the full path's inflated store (its
         // journal too, should the install be killed mid-transaction).
@@ -70,7 +69,8 @@ extension SeedInstaller {
         }
         let copy: DownloadFile
         do {
-            copy = try DownloadFile.clone(of: base, to: temporary)
+            copy = try DownloadFile.clone(of: base, to: temporary) { done, total in run.report(.copyingStore, done, of: total) }
+            run.report(.applyingDelta)
         } catch {
             throw DeltaFallback(.file, "cannot copy the installed store to apply the delta: \(error)")
         }
