@@ -90,12 +90,13 @@ extension SeedInstaller {
         try limit.checkStopped()
 
         run.report(.checkingStore)
-        // With nothing to re-stamp, the result is hashed and written to the disk while it is checked.
-        let finishing = model == nil ? BackgroundWork { () throws -> FileDigest? in
+        // Written to the disk (and hashed, when the set digest does not stand for that) while it is
+        // checked; a re-stamp changes it, and then it is hashed again as re-stamped.
+        let finishing = BackgroundWork { () throws -> FileDigest? in
             try copy.sync()
-            return proportional ? nil : try FileDigest(of: temporary)
-        } : nil
-        defer { _ = try? finishing?.value() }
+            return proportional || model != nil ? nil : try FileDigest(of: temporary)
+        }
+        defer { _ = try? finishing.value() }
         do {
             if proportional {
                 try DeltaApplier.checkRelease(of: delta, at: temporary, base: base)
@@ -112,24 +113,15 @@ extension SeedInstaller {
         } catch let error as DeltaError {
             throw DeltaFallback(.wrongResult, "\(url): \(error.message)")
         }
-        if let model {
-            do {
-                try StoreRestamp.restamp(inPlace: temporary, for: model)
-            } catch {
-                throw DeltaFallback(.restamped, "\(url): cannot stamp the store the delta gave for the app's model: \(error)")
-            }
-        }
         try limit.checkStopped()
         do {
-            let digest: FileDigest?
-            if let finishing {
-                digest = try finishing.value()
-            } else {
-                try copy.sync()
-                digest = proportional ? nil : try FileDigest(of: temporary)
+            return try finishInstall(temporary, as: name, in: folder, checked: try finishing.value(), hashed: !proportional, restampFor: model, run: run) { error in
+                DeltaFallback(.restamped, "\(url): cannot stamp the store the delta gave for the app's model: \(error)")
             }
-            try AtomicFile.commit(temporary, to: folder.path(name), mode: 0o444)
-            return InstalledFile(name: name, sha256: digest?.sha256)
+        } catch let error as DeltaFallback {
+            throw error
+        } catch is CancellationError {
+            throw CancellationError()
         } catch {
             throw DeltaFallback(.file, "\(folder.path(name)): \(error)")
         }
