@@ -7,7 +7,7 @@ import Foundation
 /// before them. `offsets[k]` is where segment `k`'s compressed data starts in the file (the first is
 /// the end of the gzip header). The member stays one standard gzip stream: `gunzip` reads it as any
 /// other; the table only lets a reader start segments on several threads
-/// (``GzipInflater/inflate(segments:input:path:inputBytes:outputBytes:to:outputPath:hashInput:observe:)``).
+/// (`GzipInflater.inflate(segments:input:path:inputBytes:outputBytes:to:outputPath:hashInput:observe:)`).
 /// It is recorded in the manifest's `artifact` entry as `"segments": {"bytes": …, "offsets": […]}`.
 public struct GzipSegments: Sendable, Equatable {
     /// Uncompressed bytes in every segment but the last.

@@ -2,8 +2,8 @@ import Foundation
 
 /// The row changes that turn one release of a channel into another, keyed by primary key.
 ///
-/// Read one with ``DeltaReader``, write one with ``DeltaWriter``, chain two with
-/// ``compose(_:_:)``, and turn one into SQL with ``DeltaPlan``. The format is in
+/// Read one with ``DeltaReader``, write one with `DeltaWriter`, chain two with
+/// `Delta.compose(_:_:)`, and turn one into SQL with ``DeltaPlan``. The format is in
 /// `docs/publishing.md`, "Deltas: the format".
 public struct Delta: Sendable, Hashable {
     /// The releases it goes from and to, and the store's tables.

@@ -33,7 +33,7 @@ public enum DeltaPlan {
     /// - Throws: ``DeltaError`` before any statement is made when the delta names a table twice or
     ///   keys one by other columns than its primary key in the target (`corrupt`), the target's
     ///   tables or columns differ from the delta's (`schemaMismatch`), the target is another release
-    ///   than the delta's base (`wrongBase`), or an operation breaks ``DeltaOrder``'s rules
+    ///   than the delta's base (`wrongBase`), or an operation breaks `DeltaOrder`'s rules
     ///   (`inconsistent`).
     public static func statements(for delta: Delta, target: DeltaTarget) throws(DeltaError) -> [DeltaStatement] {
         try check(delta.header, against: target)

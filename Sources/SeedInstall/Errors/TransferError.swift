@@ -16,7 +16,7 @@ public struct TransferError: Error, Sendable, CustomStringConvertible {
         case tooSlow(String)
         /// The answer's headers make its body unusable (no stated length, an encoding not asked for).
         case refused(String)
-        /// The fetch was cancelled (its task, or ``TransferObserver/cancel()``); nothing of it is kept.
+        /// The fetch was cancelled (its task, or `TransferObserver.cancel()`); nothing of it is kept.
         case cancelled
     }
 

@@ -47,7 +47,7 @@ public struct StoreMetadata: Sendable, Hashable {
         public static let sources = "sources"
         /// Entity name → rows stored.
         public static let rowCounts = "rowCounts"
-        /// The SHA-256 of a canonical dump of the store's tables (``ContentDigest``).
+        /// The SHA-256 of a canonical dump of the store's tables (`ContentDigest`).
         public static let contentDigest = "contentDigest"
         /// Reserved for a record of the store's verification; no build writes it today.
         public static let verification = "verification"

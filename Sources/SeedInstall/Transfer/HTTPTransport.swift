@@ -17,7 +17,7 @@ public final class HTTPTransport: Sendable {
         /// The body, empty when it was streamed to a file or the method was `HEAD`.
         public var body: Data
 
-        /// Throws for answers another try may fix (5xx, 408, 429), so ``HTTPTransport/retrying(_:_:_:)`` retries them.
+        /// Throws for answers another try may fix (5xx, 408, 429), so ``HTTPTransport/retrying(_:_:deadline:_:)`` retries them.
         public func throwingIfTransient(_ method: String, _ url: URL) throws(TransferError) -> Response {
             let error = TransferError(.status(status), method: method, url: url.absoluteString)
             if error.isTransient { throw error }
@@ -58,8 +58,10 @@ public final class HTTPTransport: Sendable {
         self.limits = limits
     }
 
+    /// A transport whose requests give up after `timeout` seconds with nothing received.
     /// - Parameters:
     ///   - timeout: seconds with nothing received before a request is given up (the idle timeout).
+    ///   - retryPolicy: how transient failures are retried.
     public convenience init(timeout: TimeInterval, retryPolicy: RetryPolicy = RetryPolicy()) {
         var limits = TransferLimits()
         limits.idleTimeout = timeout

@@ -37,7 +37,7 @@ extension ObjectContext {
     /// context's changes to properties the save changed, `objectTrumps` and `overwrite` keep them,
     /// `rollback` drops them all, and `error` leaves the object as it was so that this context's
     /// next save reports the conflict. Call it on the context's queue.
-    /// - Throws: ``StoreError`` when a store cannot be read; objects merged before stay merged.
+    /// - Throws: `StoreError` when a store cannot be read; objects merged before stay merged.
     public func mergeChanges(from changes: SavedChanges) throws {
         for (temporary, permanent) in changes.permanentIDs {
             guard let object = registered.removeValue(forKey: temporary) else { continue }

@@ -43,7 +43,9 @@ public final class ObjectContext: @unchecked Sendable {
     var savedTransientLinks: [TransientLink: [ManagedObject]] = [:]
 
     /// A context that saves to the coordinator's stores.
-    /// - Parameter concurrencyType: Its own serial queue (the default), or the main queue.
+    /// - Parameters:
+    ///   - coordinator: The coordinator whose stores the context fetches from and saves to.
+    ///   - concurrencyType: Its own serial queue (the default), or the main queue.
     public init(coordinator: StoreCoordinator, concurrencyType: ConcurrencyType = .privateQueue) {
         self.coordinator = coordinator
         parent = nil

@@ -57,7 +57,7 @@ public struct StoreDescription: Sendable, Hashable {
     /// See [sqlite3_busy_timeout](https://www.sqlite.org/c3ref/busy_timeout.html).
     public var sqliteBusyTimeout: TimeInterval
     /// The layout a store the runtime creates is laid out in (a store that exists keeps its own):
-    /// ``StoreLayout/plain`` by default; ``StoreLayout/coreData`` makes a file Core Data opens too.
+    /// `StoreLayout.plain` by default; `StoreLayout.coreData` makes a file Core Data opens too.
     /// SQLite and in-memory stores only: the atomic types keep the plain layout in their files.
     public var storeLayout: StoreLayout
 

@@ -11,7 +11,13 @@ public struct StoreRow: Sendable, Hashable {
     var storage: RowValues
 
     /// A row whose values follow a layout shared with other rows: what a store's fetch makes.
-    /// - Parameter columns: One value for each of the layout's ``RowLayout/names``, in order.
+    /// - Parameters:
+    ///   - entity: The entity the row belongs to.
+    ///   - key: The row's primary key.
+    ///   - layout: The names of the values, shared with the other rows of the fetch.
+    ///   - columns: One value for each of the layout's ``RowLayout/names``, in order.
+    ///   - version: The row's optimistic-locking counter.
+    ///   - sortValues: The values of the request's sort keys, so results from several stores can be merged.
     public init(entity: String, key: StoreValue, layout: RowLayout, columns: [StoreValue], version: Int64, sortValues: [StoreValue] = []) {
         precondition(columns.count == layout.names.count, "a row needs one value for each name of its layout")
         self.init(entity: entity, key: key, storage: RowValues(layout: layout, columns: sortValues.isEmpty ? columns : columns + sortValues), version: version)

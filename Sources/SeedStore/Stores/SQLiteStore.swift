@@ -5,7 +5,7 @@ import SeedModel
 /// A store kept in SQLite: a file, or `:memory:` for the in-memory type. The atomic types
 /// (``AtomicStore``) use it too, loaded from and saved to a property-list file.
 ///
-/// Tables follow ``StoreSchema``; objects' version counters live in `seed_object_version`
+/// Tables follow `StoreSchema`; objects' version counters live in `seed_object_version`
 /// (absent rows mean version 1), so seed stores built by the pipeline need no extra column.
 public class SQLiteStore: PersistentStore {
     public let storeDescription: StoreDescription
@@ -21,7 +21,7 @@ public class SQLiteStore: PersistentStore {
     var path: String { storeDescription.url?.path ?? storeDescription.displayName }
 
     /// Opens (or creates) a SQLite or in-memory store holding one configuration of `model`.
-    /// - Throws: ``StoreError`` when the file is missing for a read-only store, or cannot be opened or created.
+    /// - Throws: `StoreError` when the file is missing for a read-only store, or cannot be opened or created.
     init(description: StoreDescription, model: Model) throws {
         storeDescription = description
         let path = description.url?.path
