@@ -19,6 +19,7 @@ import SeedModel
 /// Safe to share: every mutable property and every store's connection is used only under `lock` (`serialized(_:)`);
 /// the rest are `let`s.
 public final class StoreCoordinator: @unchecked Sendable {
+    /// The merged model every store's configuration comes from.
     public let model: Model
     /// The stores added, in order.
     public var stores: [any PersistentStore] { serialized { storeList } }
@@ -33,6 +34,7 @@ public final class StoreCoordinator: @unchecked Sendable {
     /// Each entity with its inherited properties listed as its own, for objects and their validation.
     let resolvedEntities: [String: SharedEntity]
 
+    /// A coordinator over `model`, with no store yet (add them with ``addStore(_:)-(StoreDescription)``).
     public init(model: Model) {
         self.model = model
         resolvedEntities = Dictionary(model.entities.map { ($0.name, SharedEntity(model.resolved($0))) }, uniquingKeysWith: { first, _ in first })

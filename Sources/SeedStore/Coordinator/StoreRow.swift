@@ -3,7 +3,9 @@
 /// The values are kept in the order of a ``RowLayout`` that every row of a fetch shares; read them
 /// by name with the subscript (`row["latitude"]`), or all at once with ``values``.
 public struct StoreRow: Sendable, Hashable {
+    /// The entity of the row's object.
     public var entity: String
+    /// The row's primary key in its store.
     public var key: StoreValue
     /// The optimistic-locking counter (Core Data's `Z_OPT`): 1 when inserted, +1 on each saved update.
     public var version: Int64

@@ -14,11 +14,14 @@ import SeedModel
 /// [migratePersistentStore](https://developer.apple.com/documentation/coredata/nspersistentstorecoordinator/migratepersistentstore(_:to:options:type:)),
 /// it is a "Save As" into the new model.
 public struct Migrator: Sendable {
+    /// A migrator.
     public init() {}
 
     /// What a migration did.
     public struct Result: Sendable {
+        /// The lightweight migration that was inferred and applied.
         public var plan: MigrationPlan
+        /// The migrated store.
         public var outputPath: String
         /// Entity → rows after the migration.
         public var rowCounts: [String: Int64]

@@ -8,10 +8,15 @@ import SeedModel
 /// Tables follow `StoreSchema`; objects' version counters live in `seed_object_version`
 /// (absent rows mean version 1), so seed stores built by the pipeline need no extra column.
 public class SQLiteStore: PersistentStore {
+    /// The description the store was added with.
     public let storeDescription: StoreDescription
+    /// The store's metadata as last read or saved.
     public internal(set) var metadata: StoreMetadata
+    /// Whether the store was added read-only.
     public var isReadOnly: Bool { storeDescription.isReadOnly }
+    /// The store's UUID from its metadata (its display name when it has none).
     public var identifier: String { metadata.storeUUID ?? storeDescription.displayName }
+    /// The entities of the store's configuration.
     public let entityNames: Set<String>
     let schema: StoreSchema
     let queue: DatabaseQueue
@@ -139,6 +144,7 @@ public class SQLiteStore: PersistentStore {
         return metadata
     }
 
+    /// Folds a writable store's log into its file and closes its connection.
     public func close() throws {
         try queue.close()
     }
