@@ -189,8 +189,8 @@ public final class ManagedObject {
         toOneChanges[name] = .some(object)
     }
 
-    /// Adds `object` to the to-many relationship `name` (and sets the inverse).
-    /// - Throws: ``ContextError`` when the entity has no to-many relationship `name`, or `object` is not of its destination.
+    /// Adds `object` to the to-many relationship `name`; saved with the context (a transient one is kept by the context alone).
+    /// - Throws: ``ContextError`` when the entity has no to-many relationship `name`, or `object` is not of its destination or belongs to another context.
     public func addObject(_ object: ManagedObject, toRelationship name: String) throws {
         let relationship = try self.relationship(name, toMany: true)
         try checkDestination(object, relationship)
@@ -201,7 +201,7 @@ public final class ManagedObject {
         toManyChanges[name, default: []].append((object, true))
     }
 
-    /// Removes `object` from the to-many relationship `name` (and clears the inverse).
+    /// Removes `object` from the to-many relationship `name`; saved with the context (a transient one is kept by the context alone).
     /// - Throws: ``ContextError`` when the entity has no to-many relationship `name`.
     public func removeObject(_ object: ManagedObject, fromRelationship name: String) throws {
         let relationship = try self.relationship(name, toMany: true)

@@ -153,7 +153,7 @@ public struct StoreChanges: Sendable {
     public var updates: [Update] = []
     /// Removed rows.
     public var deletes: [Delete] = []
-    /// Relationship changes, after the inserts.
+    /// Relationship changes.
     public var links: [Link] = []
     /// New metadata to write; the store keeps its managed keys.
     public var metadata: StoreMetadata?

@@ -15,7 +15,7 @@ public struct FetchPredicateError: Error, Sendable, CustomStringConvertible, Equ
         self.message = message
     }
 
-    /// The message, with the format and a marker under the position when there is one.
+    /// The format and the message; for a parse error, the position and a caret under it.
     public var description: String {
         guard let position else { return "predicate \"\(format)\": \(message)" }
         return "predicate \"\(format)\" at position \(position + 1): \(message)\n  \(format)\n  \(String(repeating: " ", count: position))^"

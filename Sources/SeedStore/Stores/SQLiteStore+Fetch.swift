@@ -3,7 +3,7 @@ internal import GRDB
 import SeedModel
 
 extension SQLiteStore {
-    /// Rows of one entity matching `request`, through one SQL query.
+    /// Rows of one entity matching `request`.
     public func fetch(_ request: StoreFetch) throws -> [StoreRow] {
         let table = try table(request.entity)
         guard let query = try query(request, table: table, counting: false) else { return [] }

@@ -144,7 +144,7 @@ public class SQLiteStore: PersistentStore {
         return metadata
     }
 
-    /// Folds a writable store's log into its file and closes its connection.
+    /// Closes the store's connection; a writable store's log is folded back into its file.
     public func close() throws {
         try queue.close()
     }
