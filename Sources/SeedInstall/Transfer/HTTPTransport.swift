@@ -14,7 +14,7 @@ public final class HTTPTransport: Sendable {
         public var status: Int
         /// The response headers as the server sent them (look one up with ``header(_:)``).
         public var headers: [String: String]
-        /// The body, empty when it was streamed to a file or the method was `HEAD`.
+        /// The body as received, never more than the call's `maxBytes`.
         public var body: Data
 
         /// Throws for answers another try may fix (5xx, 408, 429), so ``HTTPTransport/retrying(_:_:deadline:_:)`` retries them.
