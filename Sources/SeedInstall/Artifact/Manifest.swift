@@ -6,11 +6,15 @@ import Foundation
 /// (``JSONValue/canonicalBytes``) without its `signature` member. Fields are documented in
 /// `docs/artifacts.md`.
 public struct Manifest: Sendable, Equatable {
+    /// The newest manifest format this library reads; a manifest of a higher `formatVersion` is refused.
     public static let formatVersion: Int64 = 1
+    /// The manifest's name beside a build's artifact.
     public static let fileName = "manifest.json"
 
+    /// Every field of the manifest as read, `signature` included; the typed properties below read from it.
     public var values: [String: JSONValue]
 
+    /// A manifest of these fields, unchecked.
     public init(values: [String: JSONValue]) {
         self.values = values
     }
@@ -51,9 +55,13 @@ public struct Manifest: Sendable, Equatable {
         }
     }
 
+    /// The dataset's name (`postcodes`): the installed store's file name starts with it.
     public var dataset: String? { values["dataset"]?.stringValue }
+    /// The release's data version; installs refuse one older than the installed one.
     public var dataVersion: Int64? { values["dataVersion"]?.integerValue }
+    /// The model configuration the store holds; an app's model must have it.
     public var configuration: String? { values["configuration"]?.stringValue }
+    /// Entity name → Core Data's version hash of the model the store is stamped for.
     public var versionHashes: [String: Data] {
         (values["versionHashes"]?.objectValue ?? [:]).compactMapValues { $0.stringValue.flatMap(Data.init(hexString:)) }
     }
@@ -69,6 +77,7 @@ public struct Manifest: Sendable, Equatable {
         (values["deltas"]?.arrayValue ?? []).compactMap(DeltaEntry.init)
     }
 
+    /// When installs start refusing this manifest (`expired`); the publisher refreshes it before then.
     public var expires: Date? {
         values["expires"]?.stringValue.flatMap { ISO8601DateFormatter().date(from: $0) }
     }
@@ -95,10 +104,15 @@ public struct Manifest: Sendable, Equatable {
         Data((JSONValue.object(values).prettyText + "\n").utf8)
     }
 
+    /// A file the release is made of, as the manifest states it: the store or the compressed artifact.
     public struct FileEntry: Sendable, Equatable {
+        /// The file's name in the build's output folder.
         public var fileName: String
+        /// Its size: a download never reads past it, an inflate never writes past the store's.
         public var bytes: Int64
+        /// Its SHA-256, lowercase hex: checked before the file is used.
         public var sha256: String
+        /// `gzip` for the artifact; nil for the store.
         public var encoding: String?
         /// The artifact's independent segments (``GzipSegments``); nil in manifests from before them.
         public var segments: GzipSegments?
@@ -127,15 +141,20 @@ public struct Manifest: Sendable, Equatable {
     public struct DeltaEntry: Sendable, Equatable {
         /// The base release: its data version, content digest and its store's SHA-256 as published.
         public var fromDataVersion: Int64
+        /// The base release's content digest: the installed store's must be this one.
         public var fromContentDigest: String
+        /// The base store's SHA-256 as published: the installed store must still be that file.
         public var fromStoreSHA256: String
+        /// The delta's name beside the build's manifest (in the channel it is at ``ReleasePointer/deltaPath(sha256:)``).
         public var fileName: String
         /// The delta file (gzip) as published: never downloaded past this size.
         public var bytes: Int64
+        /// The delta file's SHA-256, checked before it is read.
         public var sha256: String
         /// The content digest of the store the delta gives: this release's.
         public var toContentDigest: String
 
+        /// An entry with every field given; ``Manifest/deltas`` reads them from the manifest.
         public init(
             fromDataVersion: Int64, fromContentDigest: String, fromStoreSHA256: String, fileName: String, bytes: Int64, sha256: String,
             toContentDigest: String

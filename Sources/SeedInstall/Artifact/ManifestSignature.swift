@@ -7,6 +7,7 @@ public struct TrustedKey: Sendable, Hashable {
     /// The key's 32 raw bytes.
     public let rawRepresentation: Data
 
+    /// A key from its 32 raw bytes; ``verify(_:)`` rejects every signature if they are not an Ed25519 key.
     public init(rawRepresentation: Data) {
         self.rawRepresentation = rawRepresentation
     }
@@ -20,8 +21,10 @@ public struct TrustedKey: Sendable, Hashable {
         rawRepresentation = Data(der.suffix(32))
     }
 
+    /// The key's id, as a signed manifest names it in `signature.keyId`.
     public var keyID: String { Self.keyID(of: rawRepresentation) }
 
+    /// The id of the key with these raw bytes: the first 16 hex characters of their SHA-256.
     public static func keyID(of raw: Data) -> String {
         String(Data(SHA256.hash(data: raw)).hexString.prefix(16))
     }
@@ -44,6 +47,7 @@ public enum PEM {
     /// DER before the 32 key bytes: SubjectPublicKeyInfo { AlgorithmIdentifier { 1.3.101.112 }, BIT STRING }.
     public static let ed25519PublicPrefix: [UInt8] = [0x30, 0x2A, 0x30, 0x05, 0x06, 0x03, 0x2B, 0x65, 0x70, 0x03, 0x21, 0x00]
 
+    /// DER bytes as PEM text: the `BEGIN`/`END` lines with `label`, base64 in lines of 64 characters.
     public static func encode(_ der: [UInt8], label: String) -> String {
         let base64 = Data(der).base64EncodedString()
         var lines = ["-----BEGIN \(label)-----"]
@@ -57,6 +61,8 @@ public enum PEM {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// The DER bytes between the `BEGIN`/`END` lines with `label`, or nil when there are none or the
+    /// base64 is invalid.
     public static func decode(_ pem: String, label: String) -> [UInt8]? {
         let lines = pem.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
         guard let begin = lines.firstIndex(of: "-----BEGIN \(label)-----"),

@@ -7,7 +7,7 @@ import Foundation
 /// before them. `offsets[k]` is where segment `k`'s compressed data starts in the file (the first is
 /// the end of the gzip header). The member stays one standard gzip stream: `gunzip` reads it as any
 /// other; the table only lets a reader start segments on several threads
-/// (``GzipInflater/inflate(segments:input:path:inputBytes:outputBytes:to:outputPath:hashInput:observe:)``).
+/// (`GzipInflater.inflate(segments:input:path:inputBytes:outputBytes:to:outputPath:hashInput:observe:)`).
 /// It is recorded in the manifest's `artifact` entry as `"segments": {"bytes": …, "offsets": […]}`.
 public struct GzipSegments: Sendable, Equatable {
     /// Uncompressed bytes in every segment but the last.
@@ -25,6 +25,7 @@ public struct GzipSegments: Sendable, Equatable {
     /// written, when unsigned) never makes it allocate more than this per segment.
     public static let maximumBytes: Int64 = 64 << 20
 
+    /// A table of segments of `bytes` uncompressed bytes starting at `offsets`; ``problem(inputBytes:outputBytes:)`` checks it.
     public init(bytes: Int64, offsets: [Int64]) {
         self.bytes = bytes
         self.offsets = offsets
@@ -40,6 +41,7 @@ public struct GzipSegments: Sendable, Equatable {
         return bytes
     }
 
+    /// The table as a manifest records it, or nil when `value` is not one.
     public init?(_ value: JSONValue?) {
         guard let object = value?.objectValue, let bytes = object["bytes"]?.integerValue,
             let list = object["offsets"]?.arrayValue
@@ -49,6 +51,7 @@ public struct GzipSegments: Sendable, Equatable {
         self.init(bytes: bytes, offsets: offsets)
     }
 
+    /// The table as the manifest records it: `{"bytes": …, "offsets": […]}`.
     public var jsonValue: JSONValue {
         .object(["bytes": .integer(bytes), "offsets": .array(offsets.map { .integer($0) })])
     }

@@ -1,5 +1,6 @@
 /// A delta that cannot be read, written, composed or applied, and why.
 public struct DeltaError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Why the delta cannot be used.
     public enum Kind: Sendable, Equatable {
         /// The bytes are not a delta, are of another version, or are cut short or damaged.
         case corrupt
@@ -9,16 +10,21 @@ public struct DeltaError: Error, Sendable, Equatable, CustomStringConvertible {
         case wrongBase
         /// The operations contradict each other or the table they name.
         case inconsistent
+        /// A file could not be read or written.
         case io
     }
 
+    /// Why the delta cannot be used.
     public let kind: Kind
+    /// What is wrong, naming the file, table or operation.
     public let message: String
 
+    /// An error of `kind` with a message that names the file, table or operation.
     public init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 }

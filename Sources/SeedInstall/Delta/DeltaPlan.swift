@@ -1,15 +1,20 @@
 /// One statement of a delta's apply plan, with the values bound to its `?` parameters in order.
 public struct DeltaStatement: Sendable, Hashable {
+    /// The SQL, with `?` for each value.
     public var sql: String
+    /// The values bound to the `?` parameters, in order.
     public var values: [DeltaValue]
 }
 
 /// What a delta is applied to: the target store's tables as they are (every table in
 /// `sqlite_master` except `sqlite_%`, with its columns and primary key) and its release.
 public struct DeltaTarget: Sendable, Hashable {
+    /// The target store's tables, with their columns and primary keys.
     public var tables: [DeltaTable]
+    /// The release the target store holds, from its metadata.
     public var release: DeltaRelease
 
+    /// A target of these tables holding `release`.
     public init(tables: [DeltaTable], release: DeltaRelease) {
         self.tables = tables
         self.release = release
@@ -28,7 +33,7 @@ public enum DeltaPlan {
     /// - Throws: ``DeltaError`` before any statement is made when the delta names a table twice or
     ///   keys one by other columns than its primary key in the target (`corrupt`), the target's
     ///   tables or columns differ from the delta's (`schemaMismatch`), the target is another release
-    ///   than the delta's base (`wrongBase`), or an operation breaks ``DeltaOrder``'s rules
+    ///   than the delta's base (`wrongBase`), or an operation breaks `DeltaOrder`'s rules
     ///   (`inconsistent`).
     public static func statements(for delta: Delta, target: DeltaTarget) throws(DeltaError) -> [DeltaStatement] {
         try check(delta.header, against: target)

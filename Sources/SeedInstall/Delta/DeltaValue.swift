@@ -25,6 +25,7 @@ public enum DeltaValue: Sendable {
 }
 
 extension DeltaValue: Hashable {
+    /// Exact equality: the same case and the same bits (reals), UTF-8 bytes (text) or bytes (blobs).
     public static func == (lhs: DeltaValue, rhs: DeltaValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
@@ -36,6 +37,7 @@ extension DeltaValue: Hashable {
         }
     }
 
+    /// Hashes the case and the exact bits, bytes or value, as ``==(_:_:)`` compares them.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(tag)
         switch self {

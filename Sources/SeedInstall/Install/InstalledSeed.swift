@@ -9,6 +9,7 @@ import Darwin
 public struct InstalledStore: Sendable, Hashable {
     /// The store file, `DIR/<dataset>-<dataVersion>.sqlite`.
     public var path: String
+    /// The data version of the release the store holds.
     public var dataVersion: Int64
 }
 

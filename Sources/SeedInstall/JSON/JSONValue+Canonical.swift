@@ -7,6 +7,7 @@
 /// - Numbers: integers only, in decimal without leading zeros or `+` (a manifest holds no fractions).
 /// - `true`, `false`, `null` as such.
 extension JSONValue {
+    /// The value's canonical JSON as UTF-8 bytes, in the form described above.
     public var canonicalBytes: [UInt8] {
         var out: [UInt8] = []
         appendCanonical(to: &out)

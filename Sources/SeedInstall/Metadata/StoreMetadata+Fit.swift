@@ -14,7 +14,9 @@ extension StoreMetadata {
     /// model the coordinator uses. A store stamped with the first encoding (before Core Data's
     /// hashes) is re-hashed from the model embedded in it and, as it was stamped, compared for its
     /// configuration's entities only.
-    /// - Parameter embeddedModel: the model the store was built with, when at hand; it names the
+    /// - Parameters:
+    ///   - model: the model the coordinator uses (the merged model, for an app with its own entities).
+    ///   - embeddedModel: the model the store was built with, when at hand; it names the
     ///   properties that changed, and is required for a store of the first encoding.
     public func hashDifferences(from model: Model, embeddedModel: Model?) -> [Model.HashDifference] {
         guard hashEncodingVersion < Model.hashEncodingVersion else {

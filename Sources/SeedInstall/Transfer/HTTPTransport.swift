@@ -8,18 +8,23 @@ import FoundationNetworking
 /// Each call waits for its answer; bodies are streamed to or from files where they can be large,
 /// and never read past a given limit.
 public final class HTTPTransport: Sendable {
+    /// An answer: its status, headers and the body read (up to the call's limit).
     public struct Response: Sendable {
+        /// The HTTP status code.
         public var status: Int
+        /// The response headers as the server sent them (look one up with ``header(_:)``).
         public var headers: [String: String]
+        /// The body as received, never more than the call's `maxBytes`.
         public var body: Data
 
-        /// Throws for answers another try may fix (5xx, 408, 429), so ``HTTPTransport/retrying(_:_:_:)`` retries them.
+        /// Throws for answers another try may fix (5xx, 408, 429), so ``HTTPTransport/retrying(_:_:deadline:_:)`` retries them.
         public func throwingIfTransient(_ method: String, _ url: URL) throws(TransferError) -> Response {
             let error = TransferError(.status(status), method: method, url: url.absoluteString)
             if error.isTransient { throw error }
             return self
         }
 
+        /// The value of the header `name`, compared without case; nil when absent.
         public func header(_ name: String) -> String? {
             headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
         }
@@ -27,10 +32,14 @@ public final class HTTPTransport: Sendable {
 
     /// How transient failures are retried: 5 tries, backoff doubling from 0.5 s up to 8 s, with jitter.
     public struct RetryPolicy: Sendable {
+        /// Tries in all, the first included.
         public var attempts: Int
+        /// Seconds before the second try; each later wait doubles it.
         public var initialDelay: TimeInterval
+        /// The longest wait between two tries, in seconds.
         public var maxDelay: TimeInterval
 
+        /// A policy of `attempts` tries, waiting from `initialDelay` up to `maxDelay` seconds between them.
         public init(attempts: Int = 5, initialDelay: TimeInterval = 0.5, maxDelay: TimeInterval = 8) {
             self.attempts = attempts
             self.initialDelay = initialDelay
@@ -38,16 +47,21 @@ public final class HTTPTransport: Sendable {
         }
     }
 
+    /// How transient failures are retried.
     public let retryPolicy: RetryPolicy
+    /// How long and how slowly one request may run.
     public let limits: TransferLimits
 
+    /// A transport with this retry policy and these limits.
     public init(retryPolicy: RetryPolicy = RetryPolicy(), limits: TransferLimits = TransferLimits()) {
         self.retryPolicy = retryPolicy
         self.limits = limits
     }
 
+    /// A transport whose requests give up after `timeout` seconds with nothing received.
     /// - Parameters:
     ///   - timeout: seconds with nothing received before a request is given up (the idle timeout).
+    ///   - retryPolicy: how transient failures are retried.
     public convenience init(timeout: TimeInterval, retryPolicy: RetryPolicy = RetryPolicy()) {
         var limits = TransferLimits()
         limits.idleTimeout = timeout

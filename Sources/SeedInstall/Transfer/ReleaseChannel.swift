@@ -2,11 +2,13 @@ import Foundation
 
 /// Where a release channel (`<dataset>/<model-version>/` on a server) is read from: a folder or HTTP(S).
 public struct ReleaseChannel: Sendable {
+    /// A folder on this machine, or the base URL of an HTTP(S) channel (ending in `/`).
     public enum Location: Sendable {
         case directory(String)
         case http(URL)
     }
 
+    /// Where the channel is.
     public let location: Location
     private let transport: HTTPTransport
     /// When every request, retries included, gives up.
@@ -33,6 +35,7 @@ public struct ReleaseChannel: Sendable {
         }
     }
 
+    /// The full path or URL of `path` in the channel, for messages.
     public func describe(_ path: String) -> String {
         switch location {
         case .directory(let root): (root as NSString).appendingPathComponent(path)

@@ -8,18 +8,25 @@ import Foundation
 ///  "releases": [202611221200, 202611211200]}
 /// ```
 public struct ReleasePointer: Sendable, Equatable {
+    /// The pointer's name at the channel's root.
     public static let fileName = "latest.json"
+    /// The most bytes read of a pointer, and of a manifest: anything longer is refused.
     public static let maxBytes: Int64 = 64 * 1024
 
+    /// The dataset's name.
     public var dataset: String
+    /// The current release's data version.
     public var dataVersion: Int64
     /// The manifest's path relative to the channel.
     public var manifest: String
+    /// The manifest file's SHA-256: installs refuse a manifest that does not match it.
     public var manifestSHA256: String
+    /// The current release's content digest.
     public var contentDigest: String
     /// Data versions still published, newest first (for pruning where folders cannot be listed).
     public var releases: [Int64]
 
+    /// A pointer to the release of `dataVersion`; `releases` defaults to that one alone.
     public init(dataset: String, dataVersion: Int64, manifest: String, manifestSHA256: String, contentDigest: String, releases: [Int64] = []) {
         self.dataset = dataset
         self.dataVersion = dataVersion
@@ -29,6 +36,8 @@ public struct ReleasePointer: Sendable, Equatable {
         self.releases = releases.isEmpty ? [dataVersion] : releases
     }
 
+    /// Parses `latest.json`.
+    /// - Throws: ``StoreError`` (not a seed store) naming `source` when it is not a pointer.
     public init(data: Data, source: String) throws(StoreError) {
         guard let text = String(data: data, encoding: .utf8), let value = try? JSONValue(jsonText: text),
             let object = value.objectValue, let dataset = object["dataset"]?.stringValue,
@@ -39,6 +48,7 @@ public struct ReleasePointer: Sendable, Equatable {
         self.init(dataset: dataset, dataVersion: version, manifest: manifest, manifestSHA256: sha, contentDigest: digest, releases: releases)
     }
 
+    /// The file's bytes: pretty-printed JSON with sorted keys.
     public var data: Data {
         let value: JSONValue = .object([
             "formatVersion": 1, "dataset": .string(dataset), "dataVersion": .integer(dataVersion),
@@ -54,6 +64,7 @@ public struct ReleasePointer: Sendable, Equatable {
     /// `deltas/<sha256>.delta.gz`: a delta, named by its checksum like an artifact (``Manifest/DeltaEntry``).
     public static func deltaPath(sha256: String) -> String { "deltas/\(sha256).delta.gz" }
 
+    /// `manifests/<dataVersion>.json`: where a data version's first manifest is published.
     public static func manifestPath(dataVersion: Int64) -> String { "manifests/\(dataVersion).json" }
 
     /// `manifests/<version>-<first 16 hex of its SHA-256>.json`: a refreshed manifest of a data version

@@ -13,6 +13,7 @@ public struct TransferLimits: Sendable, Equatable {
     /// Seconds the rate is averaged over; a request younger than this is never too slow.
     public var rateWindow: TimeInterval
 
+    /// Limits of `idleTimeout` seconds idle, at least `minimumRate` bytes per second over `rateWindow` seconds.
     public init(idleTimeout: TimeInterval = 30, minimumRate: Int64 = 4096, rateWindow: TimeInterval = 20) {
         self.idleTimeout = idleTimeout
         self.minimumRate = minimumRate
@@ -26,6 +27,7 @@ public struct Deadline: Sendable {
     public let seconds: TimeInterval
     private let end: UInt64
 
+    /// A deadline `seconds` from now (capped at 10^9 s; a negative value has passed already).
     public init(seconds: TimeInterval) {
         self.seconds = seconds
         end = DispatchTime.now().uptimeNanoseconds &+ UInt64(max(0, min(seconds, 1e9)) * 1e9)
@@ -37,5 +39,6 @@ public struct Deadline: Sendable {
         return now >= end ? 0 : Double(end - now) / 1e9
     }
 
+    /// Whether the deadline has passed.
     public var hasPassed: Bool { remaining <= 0 }
 }

@@ -30,10 +30,14 @@ public enum LayoutConversion {
 
     /// Converts `source` to `layout`, writing `output` atomically (nothing under that name until it is whole).
     /// - Parameters:
+    ///   - source: the store file to convert; it is not changed.
+    ///   - layout: the layout to convert to.
+    ///   - output: the new store file.
+    ///   - outputMode: the new file's permissions (read-only by default, as seeds are).
     ///   - model: the whole model the store is stamped for. Needed only to turn a plain store into
     ///     Core Data's layout when its hashes name entities beyond its configuration (Core Data lists
     ///     and numbers every entity of the model); it must have exactly the store's hashes.
-    /// - Throws: ``StoreError`` naming the store and what is missing or differs, or naming the
+    /// - Throws: `StoreError` naming the store and what is missing or differs, or naming the
     ///   external data files missing from the source's external data folder.
     @discardableResult
     public static func convert(_ source: String, to layout: StoreLayout, output: String, model: Model? = nil, outputMode: mode_t = 0o444) throws -> Result {
@@ -63,7 +67,7 @@ public enum LayoutConversion {
         try StoreRestamp.restamp(source, for: model, output: output, outputMode: outputMode)
     }
 
-    /// - Parameter conventions: those the new store follows (``StoreSchema/init(model:configuration:layout:conventions:)``).
+    /// - Parameter conventions: those the new store follows (`StoreSchema.init(model:configuration:layout:conventions:)`).
     private static func write(
         _ source: String, metadata: StoreMetadata, oldSchema: StoreSchema, model stamped: Model, configuration: String, layout: StoreLayout,
         conventions: CoreDataConventions?, output: String, outputMode: mode_t

@@ -14,11 +14,14 @@ import SeedModel
 /// [migratePersistentStore](https://developer.apple.com/documentation/coredata/nspersistentstorecoordinator/migratepersistentstore(_:to:options:type:)),
 /// it is a "Save As" into the new model.
 public struct Migrator: Sendable {
+    /// A migrator.
     public init() {}
 
     /// What a migration did.
     public struct Result: Sendable {
+        /// The lightweight migration that was inferred and applied.
         public var plan: MigrationPlan
+        /// The migrated store.
         public var outputPath: String
         /// Entity → rows after the migration.
         public var rowCounts: [String: Int64]
@@ -48,7 +51,7 @@ public struct Migrator: Sendable {
     /// (read-only by default, as seeds are; the coordinator keeps a writable store's mode), stamped
     /// with the hashes of every entity of `destination` — pass the model the store will be opened
     /// under (the merged model, for a seed beside user stores).
-    /// - Throws: ``MigrationRefusal`` when no lightweight migration exists; ``StoreError`` when a check fails.
+    /// - Throws: `MigrationRefusal` when no lightweight migration exists; `StoreError` when a check fails.
     public func migrate(_ source: String, to destination: Model, output: String, outputMode: mode_t = 0o444) throws -> Result {
         try AtomicFile.checkFolder(for: output)
         // The file is copied below: a log of changes beside it must be in it first.

@@ -7,7 +7,7 @@ import SeedModel
 /// installer and the metadata, without GRDB.)
 extension StoreFile {
     /// Opens an existing store read-only (`mode=ro&immutable=1`): no locks, no journal, no writes.
-    /// - Throws: ``StoreError`` naming the file when it is missing or not SQLite.
+    /// - Throws: `StoreError` naming the file when it is missing or not SQLite.
     package static func openReadOnly(_ path: String) throws(StoreError) -> DatabaseQueue {
         var configuration = Configuration()
         configuration.readonly = true
@@ -21,7 +21,7 @@ extension StoreFile {
     /// Opens an existing writable store to read it while other connections or processes may be
     /// writing it: locks are taken and waited for, and a write-ahead log is read (an immutable
     /// connection would ignore both).
-    /// - Throws: ``StoreError`` naming the file when it is missing or not SQLite.
+    /// - Throws: `StoreError` naming the file when it is missing or not SQLite.
     static func openShared(_ path: String, busyTimeout: TimeInterval) throws(StoreError) -> DatabaseQueue {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = false
@@ -67,7 +67,7 @@ extension StoreFile {
     /// to it), for a command that promises to leave its source as it is (`seedbuild migrate`). The
     /// library's own migrations replace a file atomically and may write over their source, as the
     /// coordinator does to migrate a writable store in place.
-    /// - Throws: ``StoreError`` (`refused`) naming both paths.
+    /// - Throws: `StoreError` (`refused`) naming both paths.
     public static func refuseWritingOver(source: String, output: String) throws(StoreError) {
         let same: Bool
         var sourceInfo = stat()
