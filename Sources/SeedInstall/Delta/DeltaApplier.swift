@@ -36,7 +36,9 @@ public enum DeltaApplier {
     static let applyCacheKiB = 8 * 1024
 
     /// Runs the delta's plan on a store file this process owns, in one transaction: refused before
-    /// any statement when the store is of another schema or release, rolled back on a conflict.
+    /// any statement when the store is of another schema or release. The file keeps no rollback
+    /// journal: after any error it is half-changed, and the caller throws it away (both callers
+    /// apply to a copy made for this).
     /// - Parameter shouldStop: asked before each statement and within one (``StoreConnection/stop(when:)``);
     ///   once it says so, the transaction is rolled back and SQLite's interrupt error thrown.
     static func applyStatements(_ delta: Delta, inPlace path: String, base: String, stopWhen shouldStop: (@Sendable () -> Bool)? = nil) throws {
