@@ -40,7 +40,7 @@ public enum DeltaApplier {
     /// journal: after any error it is half-changed, and the caller throws it away (both callers
     /// apply to a copy made for this).
     /// - Parameter shouldStop: asked before each statement and within one (``StoreConnection/stop(when:)``);
-    ///   once it says so, the transaction is rolled back and SQLite's interrupt error thrown.
+    ///   once it says so, the statement is interrupted and SQLite's interrupt error thrown.
     static func applyStatements(_ delta: Delta, inPlace path: String, base: String, stopWhen shouldStop: (@Sendable () -> Bool)? = nil) throws {
         let store = try StoreConnection(path: path, mode: .writable)
         // The store is a copy this process owns, synced whole before it is renamed into place and
