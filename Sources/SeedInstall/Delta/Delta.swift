@@ -5,25 +5,25 @@ import Foundation
 /// Read one with ``DeltaReader``, write one with ``DeltaWriter``, chain two with
 /// ``compose(_:_:)``, and turn one into SQL with ``DeltaPlan``. The format is in
 /// `docs/publishing.md`, "Deltas: the format".
-public struct Delta: Sendable, Hashable {
-    public var header: DeltaHeader
+package struct Delta: Sendable, Hashable {
+    package var header: DeltaHeader
     /// In apply order: tables in header order; within a table, clear, deletes, inserts, updates.
-    public var operations: [DeltaOperation]
+    package var operations: [DeltaOperation]
 
-    public init(header: DeltaHeader, operations: [DeltaOperation]) {
+    package init(header: DeltaHeader, operations: [DeltaOperation]) {
         self.header = header
         self.operations = operations
     }
 }
 
 /// What a delta applies to and what it gives, checked before anything is written.
-public struct DeltaHeader: Sendable, Hashable {
-    public var from: DeltaRelease
-    public var to: DeltaRelease
+package struct DeltaHeader: Sendable, Hashable {
+    package var from: DeltaRelease
+    package var to: DeltaRelease
     /// Every table of the store, in name order.
-    public var tables: [DeltaTable]
+    package var tables: [DeltaTable]
 
-    public init(from: DeltaRelease, to: DeltaRelease, tables: [DeltaTable]) {
+    package init(from: DeltaRelease, to: DeltaRelease, tables: [DeltaTable]) {
         self.from = from
         self.to = to
         self.tables = tables
@@ -31,40 +31,40 @@ public struct DeltaHeader: Sendable, Hashable {
 }
 
 /// A release as a delta names it: its data version and content digest (`StoreMetadata`'s).
-public struct DeltaRelease: Sendable, Hashable {
-    public var dataVersion: Int64
-    public var contentDigest: String
+package struct DeltaRelease: Sendable, Hashable {
+    package var dataVersion: Int64
+    package var contentDigest: String
 
-    public init(dataVersion: Int64, contentDigest: String) {
+    package init(dataVersion: Int64, contentDigest: String) {
         self.dataVersion = dataVersion
         self.contentDigest = contentDigest
     }
 }
 
 /// A table of the store: its columns in table order, and which of them make its primary key.
-public struct DeltaTable: Sendable, Hashable {
-    public var name: String
-    public var columns: [String]
+package struct DeltaTable: Sendable, Hashable {
+    package var name: String
+    package var columns: [String]
     /// Indexes into ``columns``, in key order; empty for a table without a primary key, which a
     /// delta replaces whole.
-    public var keyColumns: [Int]
+    package var keyColumns: [Int]
 
-    public init(name: String, columns: [String], keyColumns: [Int]) {
+    package init(name: String, columns: [String], keyColumns: [Int]) {
         self.name = name
         self.columns = columns
         self.keyColumns = keyColumns
     }
 
-    public var isKeyed: Bool { !keyColumns.isEmpty }
+    package var isKeyed: Bool { !keyColumns.isEmpty }
 
     /// The key of a full row.
-    func key(of row: [DeltaValue]) -> [DeltaValue] {
+    package func key(of row: [DeltaValue]) -> [DeltaValue] {
         keyColumns.map { row[$0] }
     }
 }
 
 /// One row change; `table` indexes the header's tables.
-public enum DeltaOperation: Sendable, Hashable {
+package enum DeltaOperation: Sendable, Hashable {
     /// Removes every row of a table without a primary key (inserts of all its rows follow).
     case clear(table: Int)
     case delete(table: Int, key: [DeltaValue])
@@ -73,7 +73,7 @@ public enum DeltaOperation: Sendable, Hashable {
     /// The changed columns of the row with this key; never a key column.
     case update(table: Int, key: [DeltaValue], changes: [DeltaChange])
 
-    public var table: Int {
+    package var table: Int {
         switch self {
         case .clear(let table), .delete(let table, _), .insert(let table, _), .update(let table, _, _): table
         }
@@ -90,15 +90,15 @@ public enum DeltaOperation: Sendable, Hashable {
     }
 
     /// The encoding's operation byte.
-    var code: UInt8 { UInt8(rank + 1) }
+    package var code: UInt8 { UInt8(rank + 1) }
 }
 
 /// A column's new value in an update.
-public struct DeltaChange: Sendable, Hashable {
-    public var column: Int
-    public var value: DeltaValue
+package struct DeltaChange: Sendable, Hashable {
+    package var column: Int
+    package var value: DeltaValue
 
-    public init(column: Int, value: DeltaValue) {
+    package init(column: Int, value: DeltaValue) {
         self.column = column
         self.value = value
     }

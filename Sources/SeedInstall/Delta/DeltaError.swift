@@ -1,6 +1,6 @@
 /// A delta that cannot be read, written, composed or applied, and why.
-public struct DeltaError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Kind: Sendable, Equatable {
+package struct DeltaError: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Kind: Sendable, Equatable {
         /// The bytes are not a delta, are of another version, or are cut short or damaged.
         case corrupt
         /// The delta's tables or columns are not the target's.
@@ -12,13 +12,13 @@ public struct DeltaError: Error, Sendable, Equatable, CustomStringConvertible {
         case io
     }
 
-    public let kind: Kind
-    public let message: String
+    package let kind: Kind
+    package let message: String
 
-    public init(_ kind: Kind, _ message: String) {
+    package init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

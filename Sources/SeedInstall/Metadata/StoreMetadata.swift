@@ -11,13 +11,13 @@ import SeedModel
 /// ```
 public struct StoreMetadata: Sendable, Hashable {
     /// `PRAGMA application_id` of every seed store: "SEED" in ASCII.
-    public static let applicationID: Int32 = 0x5345_4544
+    package static let applicationID: Int32 = 0x5345_4544
     /// `PRAGMA user_version`: the store format version.
-    public static let storeFormatVersion: Int32 = 1
+    package static let storeFormatVersion: Int32 = 1
     /// The table holding the metadata.
-    public static let tableName = "seed_metadata"
+    package static let tableName = "seed_metadata"
     /// The table holding the canonical JSON model of the stored configuration.
-    public static let modelTableName = "seed_model"
+    package static let modelTableName = "seed_model"
 
     /// The well-known keys (documented in `docs/store-format.md`).
     public enum Key {
@@ -28,7 +28,7 @@ public struct StoreMetadata: Sendable, Hashable {
         public static let configuration = "configuration"
         public static let versionHashes = "versionHashes"
         public static let hashEncodingVersion = "hashEncodingVersion"
-        public static let storeFormatVersion = "storeFormatVersion"
+        package static let storeFormatVersion = "storeFormatVersion"
         public static let dataVersion = "dataVersion"
         public static let buildTime = "buildTime"
         public static let generator = "generator"
@@ -43,7 +43,7 @@ public struct StoreMetadata: Sendable, Hashable {
     }
 
     /// Keys the store manages itself; ``write(_:at:)`` never changes them.
-    public static let managedKeys: Set<String> = [
+    package static let managedKeys: Set<String> = [
         Key.storeType, Key.storeUUID, Key.versionHashes, Key.hashEncodingVersion, Key.storeFormatVersion,
         Key.contentDigest, Key.modelName, Key.modelVersionIdentifiers, Key.configuration, Key.coreDataLayout,
     ]

@@ -21,21 +21,21 @@ public struct TransferLimits: Sendable, Equatable {
 }
 
 /// When a whole fetch gives up, on the monotonic clock (changing the wall clock moves nothing).
-public struct Deadline: Sendable {
+package struct Deadline: Sendable {
     /// The time the fetch was given, for messages.
-    public let seconds: TimeInterval
+    package let seconds: TimeInterval
     private let end: UInt64
 
-    public init(seconds: TimeInterval) {
+    package init(seconds: TimeInterval) {
         self.seconds = seconds
         end = DispatchTime.now().uptimeNanoseconds &+ UInt64(max(0, min(seconds, 1e9)) * 1e9)
     }
 
     /// Seconds left, 0 once passed.
-    public var remaining: TimeInterval {
+    package var remaining: TimeInterval {
         let now = DispatchTime.now().uptimeNanoseconds
         return now >= end ? 0 : Double(end - now) / 1e9
     }
 
-    public var hasPassed: Bool { remaining <= 0 }
+    package var hasPassed: Bool { remaining <= 0 }
 }
