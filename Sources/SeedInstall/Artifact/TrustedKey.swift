@@ -22,7 +22,7 @@ public struct TrustedKey: Sendable, Hashable {
 
     public var keyID: String { Self.keyID(of: rawRepresentation) }
 
-    public static func keyID(of raw: Data) -> String {
+    package static func keyID(of raw: Data) -> String {
         String(Data(SHA256.hash(data: raw)).hexString.prefix(16))
     }
 

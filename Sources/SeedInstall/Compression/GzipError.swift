@@ -18,7 +18,7 @@ public struct GzipError: Error, Sendable, Equatable, CustomStringConvertible {
     public let kind: Kind
     public let path: String
 
-    public init(_ kind: Kind, path: String) {
+    package init(_ kind: Kind, path: String) {
         self.kind = kind
         self.path = path
     }

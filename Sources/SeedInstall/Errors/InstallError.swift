@@ -9,7 +9,7 @@ public struct InstallError: Error, Sendable, CustomStringConvertible {
     public let kind: Kind
     public let message: String
 
-    public init(_ kind: Kind, _ message: String) {
+    package init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message
     }

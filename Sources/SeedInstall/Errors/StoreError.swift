@@ -25,7 +25,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// The SQL that failed, when SQLite reported the error.
     public let sql: String?
 
-    public init(_ kind: Kind, path: String, _ message: String, sql: String? = nil) {
+    package init(_ kind: Kind, path: String, _ message: String, sql: String? = nil) {
         self.kind = kind
         self.path = path
         self.message = message

@@ -23,7 +23,7 @@ public struct TransferError: Error, Sendable, CustomStringConvertible {
     public let method: String
     public let url: String
 
-    public init(_ kind: Kind, method: String, url: String) {
+    package init(_ kind: Kind, method: String, url: String) {
         self.kind = kind
         self.method = method
         self.url = url

@@ -43,7 +43,7 @@ public struct DeltaFallback: Error, Sendable, Hashable, CustomStringConvertible 
     /// What happened, naming the file or URL.
     public let message: String
 
-    public init(_ reason: Reason, _ message: String) {
+    package init(_ reason: Reason, _ message: String) {
         self.reason = reason
         self.message = message
     }
