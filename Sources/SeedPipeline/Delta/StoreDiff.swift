@@ -37,10 +37,10 @@ public struct StoreDiff: Sendable {
     /// (``ChangeReport``) when given the new store's `schema`.
     func write(base: String, new: String, to output: String, schema: StoreSchema?) throws -> (summary: DeltaSummary, changes: ChangeReport?) {
         let header = DeltaHeader(from: try Self.release(base), to: try Self.release(new), tables: [])
-        let queue = try StoreFile.openReadOnly(new)
+        let queue = try StoreDatabase.openReadOnly(new)
         defer { try? queue.close() }
         return try queue.inDatabase { db in
-            try db.execute(sql: "ATTACH DATABASE ? AS base", arguments: [StoreFile.immutableURI(base)])
+            try db.execute(sql: "ATTACH DATABASE ? AS base", arguments: [StoreDatabase.immutableURI(base)])
             defer { try? db.execute(sql: "DETACH DATABASE base") }
             let tables = try Self.tables(db, schema: "main")
             let baseTables = try Self.tables(db, schema: "base")
