@@ -5,8 +5,9 @@ import Glibc
 import Darwin
 #endif
 
-/// `DIR/<dataset>.current`: which installed store is in use, switched atomically.
-struct InstalledSeed {
+/// The install record, `DIR/<dataset>.current`: which installed store is in use and what the install
+/// recorded of it (digests, the file's stamp); switched atomically.
+struct InstallRecord {
     struct Current {
         var store: String
         var dataVersion: Int64

@@ -18,7 +18,7 @@ extension SeedInstaller {
     /// ```
     public static func installedStore(dataset: String, in directory: String) -> InstalledStore? {
         guard ReleaseNames.isValidDataset(dataset) else { return nil }
-        let state = InstalledSeed(directory: directory, dataset: dataset)
+        let state = InstallRecord(directory: directory, dataset: dataset)
         guard let current = state.current, FileManager.default.fileExists(atPath: state.path(current.store)) else { return nil }
         return InstalledStore(path: state.path(current.store), dataVersion: current.dataVersion)
     }
