@@ -1,7 +1,7 @@
 import Foundation
 
 /// The uncompressed bytes of a delta: big-endian numbers, length-prefixed strings, tagged values.
-/// The decoder is below; the build writes them (`SeedPipeline/Delta/DeltaEncoding+Write.swift`).
+/// The decoder is below; the build writes them (`SeedPipeline/Delta/DeltaEncoder.swift`).
 package enum DeltaEncoding {
     package static let magic = Array("SEEDDLTA".utf8)
     package static let version: UInt32 = 1

@@ -54,7 +54,7 @@ public final class DeltaWriter {
             throw DeltaError(.io, "\(path): zlib could not start deflating")
         }
         deflateSetHeader(stream, gzipHeader)
-        try DeltaEncoding.append(header, to: &pending)
+        try DeltaEncoder.append(header, to: &pending)
     }
 
     deinit {
@@ -71,7 +71,7 @@ public final class DeltaWriter {
     package func write(_ operation: DeltaOperation) throws(DeltaError) {
         guard operation.table < order.tables.count else { throw DeltaError(.inconsistent, "an operation names table \(operation.table) of \(order.tables.count)") }
         try order.check(operation)
-        try DeltaEncoding.append(operation, to: &pending)
+        try DeltaEncoder.append(operation, to: &pending)
         count += 1
         if pending.count >= Self.chunkSize { try deflatePending(finish: false) }
     }
@@ -79,7 +79,7 @@ public final class DeltaWriter {
     /// Ends the operations, flushes the compressed stream and moves the file into place.
     package func finish() throws(DeltaError) {
         pending.append(DeltaEncoding.end)
-        DeltaEncoding.append(count, to: &pending)
+        DeltaEncoder.append(count, to: &pending)
         try deflatePending(finish: true)
         do {
             try output.synchronize()

@@ -1,7 +1,7 @@
 import SeedInstall
 
-/// Writing the format ``DeltaDecoder`` reads: only a build writes deltas.
-extension DeltaEncoding {
+/// Writes the format ``DeltaDecoder`` reads (``DeltaEncoding``): only a build writes deltas.
+enum DeltaEncoder {
     static func append(_ number: UInt32, to bytes: inout [UInt8]) {
         withUnsafeBytes(of: number.bigEndian) { bytes += $0 }
     }
@@ -35,8 +35,8 @@ extension DeltaEncoding {
     }
 
     static func append(_ header: DeltaHeader, to bytes: inout [UInt8]) throws(DeltaError) {
-        bytes += magic
-        append(version, to: &bytes)
+        bytes += DeltaEncoding.magic
+        append(DeltaEncoding.version, to: &bytes)
         for release in [header.from, header.to] {
             append(UInt64(bitPattern: release.dataVersion), to: &bytes)
             try append(field: release.contentDigest.utf8, to: &bytes)
