@@ -26,7 +26,7 @@ public struct GzipError: Error, Sendable, Equatable, CustomStringConvertible {
     public let path: String
 
     /// An error of `kind` about the file at `path`.
-    public init(_ kind: Kind, path: String) {
+    package init(_ kind: Kind, path: String) {
         self.kind = kind
         self.path = path
     }

@@ -12,11 +12,11 @@ import SeedModel
 /// deferred (a row may point at one inserted later), `quick_check`, and the result's content digest —
 /// recomputed from its rows (in Core Data's layout through the model the store carries) — against
 /// the delta's. Any failure leaves nothing under `output`, and `base` untouched.
-public enum DeltaApplier {
+package enum DeltaApplier {
     /// - Returns: the result's metadata (its data version and digest are the delta's `to`).
     /// - Throws: ``DeltaError`` (another schema or base, a conflict, a wrong result), ``StoreError``
     ///   (files, SQLite).
-    public static func apply(_ delta: Delta, to base: String, output: String, outputMode: mode_t = 0o444) throws -> StoreMetadata {
+    package static func apply(_ delta: Delta, to base: String, output: String, outputMode: mode_t = 0o444) throws -> StoreMetadata {
         if FileManager.default.fileExists(atPath: base) { try StoreFile.foldWriteAheadLog(base) }
         return try AtomicFile.changeCopy(of: base, to: output, mode: outputMode) { temporary in try apply(delta, inPlace: temporary, base: base) }
     }

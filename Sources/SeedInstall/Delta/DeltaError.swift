@@ -1,7 +1,7 @@
 /// A delta that cannot be read, written, composed or applied, and why.
-public struct DeltaError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct DeltaError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Why the delta cannot be used.
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// The bytes are not a delta, are of another version, or are cut short or damaged.
         case corrupt
         /// The delta's tables or columns are not the target's.
@@ -15,16 +15,16 @@ public struct DeltaError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Why the delta cannot be used.
-    public let kind: Kind
+    package let kind: Kind
     /// What is wrong, naming the file, table or operation.
-    public let message: String
+    package let message: String
 
     /// An error of `kind` with a message that names the file, table or operation.
-    public init(_ kind: Kind, _ message: String) {
+    package init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message
     }
 
     /// The message.
-    public var description: String { message }
+    package var description: String { message }
 }

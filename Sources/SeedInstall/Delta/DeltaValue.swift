@@ -5,7 +5,7 @@ import Foundation
 /// Equality is exact too: reals compare by their IEEE-754 bits (so `-0.0 != 0.0` and a NaN equals
 /// itself), text by its UTF-8 bytes (Swift's `String ==` would call composed and decomposed
 /// accents equal), and an integer never equals a real of the same value.
-public enum DeltaValue: Sendable {
+package enum DeltaValue: Sendable {
     case null
     case integer(Int64)
     case real(Double)
@@ -13,7 +13,7 @@ public enum DeltaValue: Sendable {
     case blob([UInt8])
 
     /// The tag byte of the encoding, as ``ContentDigest`` tags values.
-    var tag: UInt8 {
+    package var tag: UInt8 {
         switch self {
         case .null: 0
         case .integer: 1
@@ -26,7 +26,7 @@ public enum DeltaValue: Sendable {
 
 extension DeltaValue: Hashable {
     /// Exact equality: the same case and the same bits (reals), UTF-8 bytes (text) or bytes (blobs).
-    public static func == (lhs: DeltaValue, rhs: DeltaValue) -> Bool {
+    package static func == (lhs: DeltaValue, rhs: DeltaValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
         case let (.integer(a), .integer(b)): a == b
@@ -38,7 +38,7 @@ extension DeltaValue: Hashable {
     }
 
     /// Hashes the case and the exact bits, bytes or value, as ``==(_:_:)`` compares them.
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(tag)
         switch self {
         case .null: break
@@ -52,7 +52,7 @@ extension DeltaValue: Hashable {
 
 extension DeltaValue: CustomStringConvertible {
     /// The value as SQL would quote it, for error messages naming a key.
-    public var description: String {
+    package var description: String {
         switch self {
         case .null: "NULL"
         case .integer(let value): String(value)

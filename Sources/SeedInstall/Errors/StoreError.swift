@@ -30,7 +30,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public let sql: String?
 
     /// An error of `kind` about the file at `path`; `sql` is the statement SQLite refused, if any.
-    public init(_ kind: Kind, path: String, _ message: String, sql: String? = nil) {
+    package init(_ kind: Kind, path: String, _ message: String, sql: String? = nil) {
         self.kind = kind
         self.path = path
         self.message = message

@@ -28,7 +28,7 @@ public struct TransferError: Error, Sendable, CustomStringConvertible {
     public let url: String
 
     /// An error of `kind` for `method` on `url`.
-    public init(_ kind: Kind, method: String, url: String) {
+    package init(_ kind: Kind, method: String, url: String) {
         self.kind = kind
         self.method = method
         self.url = url

@@ -46,7 +46,7 @@ public struct DeltaFallback: Error, Sendable, Hashable, CustomStringConvertible 
     public let message: String
 
     /// A fallback for `reason`, with a message that names the file or URL.
-    public init(_ reason: Reason, _ message: String) {
+    package init(_ reason: Reason, _ message: String) {
         self.reason = reason
         self.message = message
     }

@@ -21,7 +21,7 @@ extension SeedInstaller {
         var manifestURL: String
         var dataVersion: Int64
         var store: Manifest.FileEntry
-        var installed: InstalledSeed.Current
+        var installed: InstallRecord.Current
     }
 
     /// Installs the release by the delta its manifest lists from the installed one: checks the installed
@@ -34,7 +34,7 @@ extension SeedInstaller {
     /// - Throws: ``DeltaFallback`` saying why the full artifact is needed instead; `CancellationError`
     ///   when `run` is cancelled. Nothing is left in the folder either way.
     func installByDelta(
-        _ request: DeltaRequest, artifact: Manifest.FileEntry, state: InstalledSeed, from channel: ReleaseChannel, into folder: InstallFolder,
+        _ request: DeltaRequest, artifact: Manifest.FileEntry, state: InstallRecord, from channel: ReleaseChannel, into folder: InstallFolder,
         run: InstallRun, restampFor model: Model?
     ) throws -> InstalledFile {
         let entry = try deltaEntry(request, artifact: artifact)
@@ -159,7 +159,7 @@ extension SeedInstaller {
     /// - Parameter trustStamp: whether the stamp `.current` recorded, while it holds, stands for reading
     ///   the store whole; when it does not hold, the store is read whole: its SHA-256 against the one
     ///   recorded or, for a store a delta gave (no SHA-256 recorded), its set digest against the recorded one.
-    private func checkBase(_ path: String, installed: InstalledSeed.Current, entry: Manifest.DeltaEntry, trustStamp: Bool) throws(DeltaFallback) {
+    private func checkBase(_ path: String, installed: InstallRecord.Current, entry: Manifest.DeltaEntry, trustStamp: Bool) throws(DeltaFallback) {
         var status = stat()
         if lstat(path + "-wal", &status) == 0, status.st_size > 0 {
             throw DeltaFallback(.storeModified, "\(path)-wal: the installed store has a write-ahead log with changes (something opened it for writing); a delta applies only to the store as installed")
@@ -257,7 +257,7 @@ extension SeedInstaller {
     /// The installed store read whole: its SHA-256 as recorded at install (or as the delta's base was
     /// published, for an install from before that record), or — for a store a delta gave, which has no
     /// SHA-256 recorded — its set digest as recorded.
-    func checkUnchanged(_ path: String, installed: InstalledSeed.Current, entry: Manifest.DeltaEntry) throws(DeltaFallback) {
+    func checkUnchanged(_ path: String, installed: InstallRecord.Current, entry: Manifest.DeltaEntry) throws(DeltaFallback) {
         if installed.storeSHA256 == nil, let recorded = installed.setDigest {
             let digest: SetDigest
             do {

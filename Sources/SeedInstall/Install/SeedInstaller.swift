@@ -148,7 +148,7 @@ public struct SeedInstaller: Sendable {
             throw InstallError(.signature, "\(manifestURL): no valid signature by a trusted key (key ids \(trustedKeys.map(\.keyID).joined(separator: ", "))); refusing it")
         }
         let (dataset, dataVersion, artifact, store) = try checkFields(manifest, pointer: pointer, url: manifestURL)
-        let state = InstalledSeed(directory: directory, dataset: dataset)
+        let state = InstallRecord(directory: directory, dataset: dataset)
         // Checked before anything is written, and again under the folder's lock (another install may have just ended).
         if let settled = try settled(state, dataVersion: dataVersion, manifest: manifest, url: manifestURL, signedBy: signedBy) {
             return settled.fetched(run)
@@ -192,7 +192,7 @@ public struct SeedInstaller: Sendable {
     }
 
     /// Refuses a data version older than the installed one; the same one is installed already.
-    private func settled(_ state: InstalledSeed, dataVersion: Int64, manifest: Manifest, url: String, signedBy: String?) throws -> Result? {
+    private func settled(_ state: InstallRecord, dataVersion: Int64, manifest: Manifest, url: String, signedBy: String?) throws -> Result? {
         guard let installed = state.current else { return nil }
         if dataVersion < installed.dataVersion {
             throw InstallError(.rollback, "\(url): data version \(dataVersion) is older than the installed \(installed.dataVersion); refusing a rollback")

@@ -8,7 +8,7 @@
 /// - `true`, `false`, `null` as such.
 extension JSONValue {
     /// The value's canonical JSON as UTF-8 bytes, in the form described above.
-    public var canonicalBytes: [UInt8] {
+    package var canonicalBytes: [UInt8] {
         var out: [UInt8] = []
         appendCanonical(to: &out)
         return out

@@ -3,7 +3,7 @@ import SeedModel
 
 extension StoreMetadata {
     /// The hash encoding the store was stamped with: 2 is Core Data's; 1 (or none) seedbuild's first own one.
-    public var hashEncodingVersion: Int {
+    package var hashEncodingVersion: Int {
         values[Key.hashEncodingVersion]?.integerValue.map(Int.init) ?? 1
     }
 
@@ -34,7 +34,7 @@ extension StoreMetadata {
     /// the model's, by name: empty when only entities outside the store differ, so stamping it for
     /// `model` (``StoreRestamp/restamp(_:for:output:outputMode:)``) describes its data truly.
     /// Nil when the configuration is not in `model` or the store has the first hash encoding.
-    public func seedEntityDifferences(from model: Model, configuration: String) -> [String]? {
+    package func seedEntityDifferences(from model: Model, configuration: String) -> [String]? {
         guard hashEncodingVersion >= Model.hashEncodingVersion, let seed = try? model.restricted(to: configuration) else { return nil }
         let stored = versionHashes
         return seed.entityVersionHashes.filter { stored[$0.key] != $0.value }.keys.sorted()

@@ -11,13 +11,13 @@ import SeedModel
 /// ```
 public struct StoreMetadata: Sendable, Hashable {
     /// `PRAGMA application_id` of every seed store: "SEED" in ASCII.
-    public static let applicationID: Int32 = 0x5345_4544
+    package static let applicationID: Int32 = 0x5345_4544
     /// `PRAGMA user_version`: the store format version.
-    public static let storeFormatVersion: Int32 = 1
+    package static let storeFormatVersion: Int32 = 1
     /// The table holding the metadata.
-    public static let tableName = "seed_metadata"
+    package static let tableName = "seed_metadata"
     /// The table holding the canonical JSON model of the stored configuration.
-    public static let modelTableName = "seed_model"
+    package static let modelTableName = "seed_model"
 
     /// The well-known keys (documented in `docs/store-format.md`).
     public enum Key {
@@ -36,7 +36,7 @@ public struct StoreMetadata: Sendable, Hashable {
         /// The encoding of the version hashes: 2, Core Data's.
         public static let hashEncodingVersion = "hashEncodingVersion"
         /// The store format version, 1.
-        public static let storeFormatVersion = "storeFormatVersion"
+        package static let storeFormatVersion = "storeFormatVersion"
         /// The release number, increasing with every release of a channel.
         public static let dataVersion = "dataVersion"
         /// When the store was built (ISO 8601; from `SOURCE_DATE_EPOCH` when set).
@@ -58,7 +58,7 @@ public struct StoreMetadata: Sendable, Hashable {
     }
 
     /// Keys the store manages itself; ``write(_:at:)`` never changes them.
-    public static let managedKeys: Set<String> = [
+    package static let managedKeys: Set<String> = [
         Key.storeType, Key.storeUUID, Key.versionHashes, Key.hashEncodingVersion, Key.storeFormatVersion,
         Key.contentDigest, Key.modelName, Key.modelVersionIdentifiers, Key.configuration, Key.coreDataLayout,
     ]

@@ -44,7 +44,7 @@ final class BaseNumbers {
     init(base path: String, table: String, keyColumn: String, primaryKey: String, highWater: Int64) throws {
         self.path = path
         self.table = table
-        guard sqlite3_open_v2(StoreFile.immutableURI(path), &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nil) == SQLITE_OK else {
+        guard sqlite3_open_v2(StoreDatabase.immutableURI(path), &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nil) == SQLITE_OK else {
             let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close_v2(connection)
             throw IngestError(.badData, file: path, "cannot open the base release to number \(table)'s rows: \(message); give another --base, or --no-base")

@@ -74,10 +74,10 @@ package struct StoreInspection: Sendable {
 
     /// The reason an SQLite store carries no model, if it carries none.
     private static func missingModel(_ path: String) -> String? {
-        guard let queue = try? StoreFile.openReadOnly(path) else { return nil }
+        guard let queue = try? StoreDatabase.openReadOnly(path) else { return nil }
         defer { try? queue.close() }
         do {
-            _ = try queue.read { db in try StoreFile.embeddedModel(db, path: path) }
+            _ = try queue.read { db in try StoreDatabase.embeddedModel(db, path: path) }
             return nil
         } catch let error as StoreError where error.kind == .noModel {
             return error.message

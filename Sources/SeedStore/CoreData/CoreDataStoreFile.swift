@@ -60,7 +60,7 @@ public enum CoreDataStoreFile {
     private static func open(_ path: String) throws(StoreError) -> DatabaseQueue {
         let attributes = try? FileManager.default.attributesOfItem(atPath: path + "-wal")
         let wal = (attributes?[.size] as? NSNumber)?.intValue ?? 0
-        guard wal > 0 else { return try StoreFile.openReadOnly(path) }
+        guard wal > 0 else { return try StoreDatabase.openReadOnly(path) }
         var configuration = Configuration()
         configuration.readonly = true
         do {

@@ -99,7 +99,7 @@ public enum LayoutConversion {
             try queue.inDatabase { db in
                 if layout == .coreData { try db.execute(sql: "PRAGMA auto_vacuum = 2") }
                 try db.execute(sql: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
-                try db.execute(sql: "ATTACH DATABASE ? AS old", arguments: [StoreFile.immutableURI(source)])
+                try db.execute(sql: "ATTACH DATABASE ? AS old", arguments: [StoreDatabase.immutableURI(source)])
                 externalFiles = try ExternalDataFolder.references(in: db, schema: oldSchema, database: "old")
                 try checkExternalFiles(externalFiles, of: source)
                 try db.inTransaction {
@@ -151,15 +151,15 @@ public enum LayoutConversion {
     /// The store's embedded model (else the one given, for a Core Data store that caches none),
     /// configuration, metadata and layout.
     private static func read(_ path: String, model given: Model?) throws -> (Model, String, StoreMetadata, StoreSchema) {
-        let queue = try StoreFile.openReadOnly(path)
+        let queue = try StoreDatabase.openReadOnly(path)
         defer { try? queue.close() }
         return try queue.read { db in
-            try StoreFile.checkSeedStore(db, path: path)
+            try StoreDatabase.checkSeedStore(db, path: path)
             let metadata = try StoreMetadata.read(from: db)
-            let layout = try StoreFile.layout(of: db)
+            let layout = try StoreDatabase.layout(of: db)
             let (model, configuration): (Model, String)
             do {
-                (model, configuration) = try StoreFile.embeddedModel(db, path: path)
+                (model, configuration) = try StoreDatabase.embeddedModel(db, path: path)
             } catch {
                 guard let given, layout == .coreData else { throw error }
                 (model, configuration) = (given, metadata.configuration ?? SeedModel.Configuration.defaultName)

@@ -31,16 +31,16 @@ public struct Migrator: Sendable {
 
     /// Reads the model a store was built with (its `seed_model` table) and its configuration.
     public static func embeddedModel(of path: String) throws -> (model: Model, configuration: String, metadata: StoreMetadata) {
-        try embeddedModel(of: path, in: StoreFile.openReadOnly(path))
+        try embeddedModel(of: path, in: StoreDatabase.openReadOnly(path))
     }
 
     /// Reads the model a store was built with through an open queue, then closes it.
     static func embeddedModel(of path: String, in queue: DatabaseQueue) throws -> (model: Model, configuration: String, metadata: StoreMetadata) {
         defer { try? queue.close() }
         return try queue.read { db in
-            try StoreFile.checkSeedStore(db, path: path)
+            try StoreDatabase.checkSeedStore(db, path: path)
             let metadata = try StoreMetadata.read(from: db)
-            let (model, configuration) = try StoreFile.embeddedModel(db, path: path)
+            let (model, configuration) = try StoreDatabase.embeddedModel(db, path: path)
             // A Core Data seed embeds the whole model it is stamped for (Core Data numbers entities
             // over all of it); the model of the store is its configuration's, as in the plain layout.
             return (try model.restricted(to: configuration), configuration, metadata)

@@ -46,8 +46,8 @@ public class SQLiteStore: PersistentStore {
             // Atomic stores keep their tables in a property list of the plain layout.
             let newLayout = description.type == .sqlite || description.type == .inMemory ? description.storeLayout : .plain
             let (layout, conventions): (StoreLayout, CoreDataConventions?) = isNew ? (newLayout, nil) : try queue.inDatabase { db in
-                try StoreFile.checkSeedStore(db, path: storePath!)
-                return (try StoreFile.layout(of: db), try CoreDataConventions.read(from: db))
+                try StoreDatabase.checkSeedStore(db, path: storePath!)
+                return (try StoreDatabase.layout(of: db), try CoreDataConventions.read(from: db))
             }
             let schema = try Self.layOut(model, description: description, layout: layout, conventions: conventions)
             self.schema = schema
