@@ -100,7 +100,7 @@ public struct SeedBuilder: Sendable {
         // here on an interruption never leaves a manifest beside a store it does not describe.
         let staleDeltas = PendingDeltas.deltaFiles(in: request.outputDirectory, dataset: request.dataset)
         for stale in [request.outputFile(Manifest.fileName), request.storePath + ".gz"] + staleDeltas { unlink(stale) }
-        var syncing: BackgroundWork<Void>?
+        var syncing: BackgroundWork<Void, any Error>?
         if let whileSyncing {
             syncing = BackgroundWork { [working] () throws -> Void in try AtomicFile.sync(working) }
             whileSyncing(working)
