@@ -81,8 +81,8 @@ private struct RowOverlay {
         if let now = touched[Key(table: table, values: key)] { return now }
         if cleared.contains(table) { return nil }
         let description = tables[table]
-        let condition = description.keyColumns.map { "\(DeltaPlan.quote(description.columns[$0])) = ?" }.joined(separator: " AND ")
-        let select = "SELECT \(description.columns.map(DeltaPlan.quote).joined(separator: ", ")) FROM \(DeltaPlan.quote(description.name)) WHERE \(condition)"
+        let condition = description.keyColumns.map { "\(quoteIdentifier(description.columns[$0])) = ?" }.joined(separator: " AND ")
+        let select = "SELECT \(description.columns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(description.name)) WHERE \(condition)"
         return try base.rows(select, key.map(\.storeValue)).first.map { $0.map(DeltaValue.init) }
     }
 
@@ -91,7 +91,7 @@ private struct RowOverlay {
         let description = tables[table]
         var rows: [[DeltaValue]] = []
         if !cleared.contains(table) {
-            let select = "SELECT \(description.columns.map(DeltaPlan.quote).joined(separator: ", ")) FROM \(DeltaPlan.quote(description.name))"
+            let select = "SELECT \(description.columns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(description.name))"
             try base.forEachRow(select) { row in
                 let values = (0..<row.count).map { DeltaValue(row.value($0)) }
                 if !description.isKeyed || touched[Key(table: table, values: description.key(of: values))] == nil { rows.append(values) }

@@ -149,9 +149,9 @@ extension DeltaApplier {
     static func plainContentDumps(_ tables: [DeltaTable]) -> [(name: String, select: String)] {
         let metadata: Set<String> = [StoreMetadata.tableName, StoreMetadata.modelTableName, "seed_object_version"]
         return tables.filter { !metadata.contains($0.name) && $0.isKeyed }.map { table in
-            let columns = table.columns.map(DeltaPlan.quote).joined(separator: ", ")
-            let keys = table.keyColumns.map { DeltaPlan.quote(table.columns[$0]) }.joined(separator: ", ")
-            return (table.name, "SELECT \(columns) FROM \(DeltaPlan.quote(table.name)) ORDER BY \(keys)")
+            let columns = table.columns.map(quoteIdentifier).joined(separator: ", ")
+            let keys = table.keyColumns.map { quoteIdentifier(table.columns[$0]) }.joined(separator: ", ")
+            return (table.name, "SELECT \(columns) FROM \(quoteIdentifier(table.name)) ORDER BY \(keys)")
         }
     }
 }

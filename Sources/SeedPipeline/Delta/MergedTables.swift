@@ -27,9 +27,9 @@ struct MergedTables {
         self.table = table
         self.index = index
         self.db = db
-        let name = DeltaPlan.quote(table.name)
-        let columns = table.columns.map(DeltaPlan.quote).joined(separator: ", ")
-        let keys = table.keyColumns.map { DeltaPlan.quote(table.columns[$0]) }.joined(separator: ", ")
+        let name = quoteIdentifier(table.name)
+        let columns = table.columns.map(quoteIdentifier).joined(separator: ", ")
+        let keys = table.keyColumns.map { quoteIdentifier(table.columns[$0]) }.joined(separator: ", ")
         var bounds = [range.lowerBound.map { "\(keys) > \($0)" }, range.upperBound.map { "\(keys) <= \($0)" }].compactMap { $0 }.joined(separator: " AND ")
         if !bounds.isEmpty { bounds = " WHERE " + bounds }
         new = try db.makeStatement(sql: "SELECT \(columns) FROM main.\(name)\(bounds) ORDER BY \(keys)")

@@ -31,10 +31,10 @@ struct TableDiff {
         table.isKeyed ? try keyed() : (try whole(), nil)
     }
 
-    private var name: String { DeltaPlan.quote(table.name) }
+    private var name: String { quoteIdentifier(table.name) }
 
     private func columns(_ alias: String, _ indexes: [Int]) -> String {
-        indexes.map { "\(alias).\(DeltaPlan.quote(table.columns[$0]))" }.joined(separator: ", ")
+        indexes.map { "\(alias).\(quoteIdentifier(table.columns[$0]))" }.joined(separator: ", ")
     }
 
     /// A keyed table: both tables read once, side by side in key order (a sequential scan of each,
@@ -73,7 +73,7 @@ struct TableDiff {
     /// is not such a table, or its changes are more than either half may hold.
     private func splitKeyed() throws -> (operations: Int, tally: ChangeTally?)? {
         guard let path = newStorePath, let basePath, table.keyColumns.count == 1 else { return nil }
-        let (key, name) = (DeltaPlan.quote(table.columns[table.keyColumns[0]]), DeltaPlan.quote(table.name))
+        let (key, name) = (quoteIdentifier(table.columns[table.keyColumns[0]]), quoteIdentifier(table.name))
         let declared = try String.fetchOne(db, sql: "SELECT type FROM pragma_table_info(?, 'main') WHERE name = ?", arguments: [table.name, table.columns[table.keyColumns[0]]])
         guard declared?.uppercased() == "INTEGER", try Int.fetchOne(db, sql: "SELECT count(*) FROM main.\(name)") ?? 0 >= splitRows,
             let middle = try Int64.fetchOne(db, sql: "SELECT \(key) FROM main.\(name) ORDER BY \(key) LIMIT 1 OFFSET (SELECT count(*) / 2 FROM main.\(name))")
