@@ -164,6 +164,18 @@ package final class StoreConnection {
         }
     }
 
+    /// Prepares one statement (the first of `sql`) to bind, step and reset by hand: a scan read
+    /// alongside other input, or a lookup run again and again.
+    /// - Throws: ``StoreError`` of kind `sqlite(code:)` with SQLite's message and the SQL.
+    package func prepare(_ sql: String) throws(StoreError) -> Statement {
+        try checkStop(sql: sql)
+        var remaining = Substring(sql)
+        guard let statement = try prepareNext(&remaining) else {
+            throw StoreError(.sqlite(code: SQLITE_MISUSE), path: path, "no statement to prepare", sql: sql)
+        }
+        return statement
+    }
+
     /// Every row `sql` gives, as values.
     package func rows(_ sql: String, _ arguments: [Value] = []) throws(StoreError) -> [[Value]] {
         var rows: [[Value]] = []
@@ -272,13 +284,15 @@ extension StoreConnection {
         }
     }
 
-    /// A prepared statement, finalized when it goes.
-    fileprivate final class Statement {
-        let handle: OpaquePointer
-        let connection: StoreConnection
-        let sql: String
+    /// A prepared statement, finalized when it goes; it keeps its connection open.
+    /// Not `Sendable`, as its connection.
+    package final class Statement {
+        fileprivate let handle: OpaquePointer
+        private let connection: StoreConnection
+        /// The statement's text, for error messages.
+        package let sql: String
 
-        init(handle: OpaquePointer, connection: StoreConnection, sql: String) {
+        fileprivate init(handle: OpaquePointer, connection: StoreConnection, sql: String) {
             self.handle = handle
             self.connection = connection
             self.sql = sql
@@ -286,43 +300,70 @@ extension StoreConnection {
 
         deinit { sqlite3_finalize(handle) }
 
-        /// Binds `values` to the parameters in order. Text and blobs are bound by their byte count
-        /// (`sqlite3_bind_text64`, `sqlite3_bind_blob64`): text holding U+0000 is bound whole, and a
-        /// value too long for SQLite fails with `SQLITE_TOOBIG` instead of a conversion trap.
-        func bind(_ values: [Value]) throws(StoreError) {
-            for (offset, value) in values.enumerated() {
-                // More parameters than SQLite allows fail as SQLITE_RANGE.
-                let index = Int32(clamping: offset + 1)
-                let code: Int32
-                switch value {
-                case .null: code = sqlite3_bind_null(handle, index)
-                case .integer(let number): code = sqlite3_bind_int64(handle, index, number)
-                case .real(let number): code = sqlite3_bind_double(handle, index, number)
-                case .text(var text):
-                    code = text.withUTF8 { bytes in
-                        // A null pointer would bind NULL, not empty text.
-                        guard let start = bytes.baseAddress, !bytes.isEmpty else {
-                            return sqlite3_bind_text64(handle, index, "", 0, transient, UInt8(SQLITE_UTF8))
-                        }
-                        return start.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                            sqlite3_bind_text64(handle, index, $0, UInt64(bytes.count), transient, UInt8(SQLITE_UTF8))
-                        }
-                    }
-                case .blob(let data) where data.isEmpty:
-                    // A null pointer would bind NULL, not an empty blob.
-                    code = sqlite3_bind_zeroblob(handle, index, 0)
-                case .blob(let data):
-                    code = data.withUnsafeBytes { bytes in sqlite3_bind_blob64(handle, index, bytes.baseAddress, UInt64(bytes.count), transient) }
-                }
-                guard code == SQLITE_OK else { throw connection.error(code, sql: sql) }
-            }
+        /// Binds `values` to the parameters in order (see ``bind(_:at:)``).
+        package func bind(_ values: [Value]) throws(StoreError) {
+            for (offset, value) in values.enumerated() { try bind(value, at: offset + 1) }
         }
 
-        /// Steps once: true with a row to read, false when done.
-        func step() throws(StoreError) -> Bool {
+        /// Binds `value` to parameter `parameter` (from 1). Text and blobs are bound by their byte count
+        /// (`sqlite3_bind_text64`, `sqlite3_bind_blob64`): text holding U+0000 is bound whole, and a
+        /// value too long for SQLite fails with `SQLITE_TOOBIG` instead of a conversion trap.
+        package func bind(_ value: Value, at parameter: Int) throws(StoreError) {
+            // More parameters than SQLite allows fail as SQLITE_RANGE.
+            let index = Int32(clamping: parameter)
+            let code: Int32
+            switch value {
+            case .null: code = sqlite3_bind_null(handle, index)
+            case .integer(let number): code = sqlite3_bind_int64(handle, index, number)
+            case .real(let number): code = sqlite3_bind_double(handle, index, number)
+            case .text(var text):
+                code = text.withUTF8 { bytes in
+                    // A null pointer would bind NULL, not empty text.
+                    guard let start = bytes.baseAddress, !bytes.isEmpty else {
+                        return sqlite3_bind_text64(handle, index, "", 0, transient, UInt8(SQLITE_UTF8))
+                    }
+                    return start.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                        sqlite3_bind_text64(handle, index, $0, UInt64(bytes.count), transient, UInt8(SQLITE_UTF8))
+                    }
+                }
+            case .blob(let data) where data.isEmpty:
+                // A null pointer would bind NULL, not an empty blob.
+                code = sqlite3_bind_zeroblob(handle, index, 0)
+            case .blob(let data):
+                code = data.withUnsafeBytes { bytes in sqlite3_bind_blob64(handle, index, bytes.baseAddress, UInt64(bytes.count), transient) }
+            }
+            guard code == SQLITE_OK else { throw connection.error(code, sql: sql) }
+        }
+
+        /// Binds bytes where the caller holds them (no copy into a ``Value`` first), as text (UTF-8,
+        /// bound as they are) or as a blob, to parameter `parameter` (from 1).
+        package func bind(_ bytes: UnsafeRawBufferPointer, as type: ColumnType, at parameter: Int) throws(StoreError) {
+            precondition(type == .text || type == .blob, "bytes bind as text or a blob")
+            let index = Int32(clamping: parameter)
+            // A null pointer would bind NULL, not empty text or an empty blob.
+            let start = bytes.isEmpty ? UnsafeRawPointer(("" as StaticString).utf8Start) : bytes.baseAddress!
+            let code =
+                type == .text
+                ? sqlite3_bind_text64(handle, index, start.assumingMemoryBound(to: CChar.self), UInt64(bytes.count), transient, UInt8(SQLITE_UTF8))
+                : sqlite3_bind_blob64(handle, index, start, UInt64(bytes.count), transient)
+            guard code == SQLITE_OK else { throw connection.error(code, sql: sql) }
+        }
+
+        /// Steps once: true with a row to read (``row``), false when done.
+        package func step() throws(StoreError) -> Bool {
             let code = sqlite3_step(handle)
             guard code == SQLITE_ROW || code == SQLITE_DONE else { throw connection.error(code, sql: sql) }
             return code == SQLITE_ROW
+        }
+
+        /// The row ``step()`` stopped on, valid until the next step or reset.
+        package var row: Row { Row(statement: handle) }
+
+        /// Makes the statement ready to run again from its first row, keeping its bindings.
+        /// - Throws: the error of the last step, when it failed (and was thrown there already).
+        package func reset() throws(StoreError) {
+            let code = sqlite3_reset(handle)
+            guard code == SQLITE_OK else { throw connection.error(code, sql: sql) }
         }
     }
 }
