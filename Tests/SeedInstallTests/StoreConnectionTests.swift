@@ -65,13 +65,25 @@ struct StoreConnectionTests {
     @Test func valuesComeBackWithTheirTypeAndBytes() throws {
         let store = try newStore()
         let values: [StoreConnection.Value] = [
-            .null, .integer(.min), .real(-0.0), .text(""), .text("a\u{0}b"), .text("é"), .blob(Data()), .blob(Data([0, 255, 7])),
+            .null, .integer(.min), .real(-0.0), .text(""), .text("a\u{0}b"), .text("é"), .blob([]), .blob([0, 255, 7]),
         ]
         for (index, value) in values.enumerated() { try store.execute("INSERT INTO item VALUES (?, ?)", [.integer(Int64(index)), value]) }
         let stored = try store.rows("SELECT value FROM item ORDER BY id").map { $0[0] }
         #expect(stored == values)
         #expect(try store.strings("SELECT typeof(value) FROM item ORDER BY id") == ["null", "integer", "real", "text", "text", "text", "blob", "blob"])
         #expect(try store.strings("SELECT length(CAST(value AS BLOB)) FROM item WHERE id = 4") == ["3"])
+    }
+
+    /// A connection's values are the delta's (``SQLiteValue``): what two stores hold is compared as
+    /// SQLite stores it, not as Swift would call two values equal.
+    @Test func valuesReadBackCompareExactly() throws {
+        let store = try newStore()
+        try store.execute("INSERT INTO item VALUES (1, ?), (2, ?), (3, ?), (4, ?), (5, 1), (6, 1.0)", [.text("\u{E9}"), .text("e\u{301}"), .real(0.0), .real(-0.0)])
+        let values = try store.rows("SELECT value FROM item ORDER BY id").map { $0[0] }
+        #expect(values[0] != values[1], "composed and decomposed é are different text")
+        #expect(values[2] != values[3], "0.0 and -0.0 are different reals")
+        #expect(values[4] != values[5], "an integer is not a real")
+        #expect(values[0] == DeltaValue.text("\u{E9}"))
     }
 
     @Test func aPreparedStatementStepsResetsAndBindsBytesAgain() throws {

@@ -34,14 +34,8 @@ package final class StoreConnection {
         case null, integer, real, text, blob
     }
 
-    /// A value bound to, or read from, SQL.
-    package enum Value: Sendable, Equatable {
-        case null
-        case integer(Int64)
-        case real(Double)
-        case text(String)
-        case blob(Data)
-    }
+    /// A value bound to, or read from, SQL: exactly as stored.
+    package typealias Value = SQLiteValue
 
     /// The file, for error messages.
     package let path: String
@@ -246,6 +240,17 @@ extension StoreConnection {
     package struct Row {
         fileprivate let statement: OpaquePointer
 
+        fileprivate init(statement: OpaquePointer) {
+            self.statement = statement
+        }
+
+        /// The current row of a statement prepared and stepped elsewhere — GRDB's, by its
+        /// `sqliteStatement`, where a build reads millions of rows without a value per column —
+        /// read in place; the statement stays its owner's.
+        package init(borrowing statement: OpaquePointer) {
+            self.statement = statement
+        }
+
         package var count: Int { Int(sqlite3_column_count(statement)) }
 
         package func value(_ column: Int) -> Value {
@@ -253,7 +258,7 @@ extension StoreConnection {
             case .integer: .integer(integer(column))
             case .real: .real(real(column))
             case .text: .text(withBytes(column) { String(decoding: $0, as: UTF8.self) })
-            case .blob: .blob(withBytes(column) { Data($0) })
+            case .blob: .blob(withBytes(column) { Array($0) })
             case .null: .null
             }
         }
@@ -326,11 +331,11 @@ extension StoreConnection {
                         sqlite3_bind_text64(handle, index, $0, UInt64(bytes.count), transient, UInt8(SQLITE_UTF8))
                     }
                 }
-            case .blob(let data) where data.isEmpty:
+            case .blob(let bytes) where bytes.isEmpty:
                 // A null pointer would bind NULL, not an empty blob.
                 code = sqlite3_bind_zeroblob(handle, index, 0)
-            case .blob(let data):
-                code = data.withUnsafeBytes { bytes in sqlite3_bind_blob64(handle, index, bytes.baseAddress, UInt64(bytes.count), transient) }
+            case .blob(let bytes):
+                code = bytes.withUnsafeBytes { bytes in sqlite3_bind_blob64(handle, index, bytes.baseAddress, UInt64(bytes.count), transient) }
             }
             guard code == SQLITE_OK else { throw connection.error(code, sql: sql) }
         }
