@@ -1,10 +1,5 @@
 import GRDB
 import SeedInstall
-#if canImport(SQLite3)
-import SQLite3
-#elseif canImport(GRDBSQLite)
-import GRDBSQLite
-#endif
 
 /// The changes of one table between the base (schema `base`) and the new store (`main`).
 ///
@@ -138,16 +133,10 @@ struct TableDiff {
     /// Steps through a query's rows, handing each row's values exactly as stored.
     private func each(_ sql: String, _ body: ([DeltaValue]) throws -> Void) throws {
         let statement = try db.makeStatement(sql: sql)
-        let handle = statement.sqliteStatement
-        defer { sqlite3_reset(handle) }
-        let columns = sqlite3_column_count(handle)
-        while true {
-            let code = sqlite3_step(handle)
-            if code == SQLITE_DONE { break }
-            guard code == SQLITE_ROW else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql)
-            }
-            try body((0..<columns).map { MergedTables.value(handle, $0) })
+        let rows = try Row.fetchCursor(statement)
+        let row = StoreConnection.Row(borrowing: statement.sqliteStatement)
+        while try rows.next() != nil {
+            try body((0..<row.count).map(row.value))
         }
     }
 }
