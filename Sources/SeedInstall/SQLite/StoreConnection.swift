@@ -279,11 +279,16 @@ extension StoreConnection {
 
         /// A text or blob column's bytes where SQLite holds them (no copy).
         package func withBytes<T>(_ column: Int, _ body: (UnsafeRawBufferPointer) -> T) -> T {
+            withBytes(column, isText: sqlite3_column_type(statement, Int32(column)) == SQLITE_TEXT, body)
+        }
+
+        /// ``withBytes(_:_:)`` for a column whose type the caller read already (a diff reads a
+        /// million rows' types once each).
+        func withBytes<T>(_ column: Int, isText: Bool, _ body: (UnsafeRawBufferPointer) -> T) -> T {
             let index = Int32(column)
             // Text first when it is text: sqlite3_column_bytes after sqlite3_column_text counts its UTF-8.
             let start: UnsafeRawPointer? =
-                sqlite3_column_type(statement, index) == SQLITE_TEXT
-                ? UnsafeRawPointer(sqlite3_column_text(statement, index)) : sqlite3_column_blob(statement, index)
+                isText ? UnsafeRawPointer(sqlite3_column_text(statement, index)) : sqlite3_column_blob(statement, index)
             let count = Int(sqlite3_column_bytes(statement, index))
             return body(UnsafeRawBufferPointer(start: start, count: start == nil ? 0 : count))
         }

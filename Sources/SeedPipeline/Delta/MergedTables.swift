@@ -46,7 +46,7 @@ struct MergedTables {
         var hasOld = try oldRows.next() != nil
         let others = table.columns.indices.filter { !table.keyColumns.contains($0) }
         while hasNew || hasOld {
-            let order = !hasNew ? 1 : !hasOld ? -1 : compareKeys(n, o)
+            let order = !hasNew ? 1 : !hasOld ? -1 : n.compare(table.keyColumns, with: o)
             if order < 0 {
                 tally?.added(n)
                 try body(.insert(table: index, row: table.columns.indices.map(n.value)))
@@ -56,81 +56,13 @@ struct MergedTables {
                 try body(.delete(table: index, key: table.keyColumns.map(o.value)))
                 hasOld = try oldRows.next() != nil
             } else {
-                let changes = others.compactMap { column in
-                    Self.same(n, o, column) ? nil : DeltaChange(column: column, value: n.value(column))
-                }
+                let changes = n.differing(others, from: o).map { DeltaChange(column: $0, value: n.value($0)) }
                 if !changes.isEmpty {
                     tally?.changed(new: n, old: o, columns: changes.map(\.column))
                     try body(.update(table: index, key: table.keyColumns.map(n.value), changes: changes))
                 }
                 hasNew = try newRows.next() != nil
                 hasOld = try oldRows.next() != nil
-            }
-        }
-    }
-
-    /// The new row's key against the old row's, column by column: negative when it sorts first.
-    private func compareKeys(_ n: StoreConnection.Row, _ o: StoreConnection.Row) -> Int {
-        for column in table.keyColumns {
-            let order = Self.compare(n, o, column)
-            if order != 0 { return order }
-        }
-        return 0
-    }
-
-    /// SQLite's order of storage classes: NULL, numbers, text, blobs.
-    private static func classRank(_ type: StoreConnection.ColumnType) -> Int {
-        switch type {
-        case .null: 0
-        case .integer, .real: 1
-        case .text: 2
-        case .blob: 3
-        }
-    }
-
-    static func compare(_ a: StoreConnection.Row, _ b: StoreConnection.Row, _ column: Int) -> Int {
-        let (typeA, typeB) = (a.type(column), b.type(column))
-        let (rankA, rankB) = (classRank(typeA), classRank(typeB))
-        if rankA != rankB { return rankA < rankB ? -1 : 1 }
-        switch rankA {
-        case 0:
-            return 0
-        case 1:
-            if typeA == .integer, typeB == .integer {
-                let (x, y) = (a.integer(column), b.integer(column))
-                return x == y ? 0 : x < y ? -1 : 1
-            }
-            let (x, y) = (a.real(column), b.real(column))
-            return x == y ? 0 : x < y ? -1 : 1
-        default:
-            return a.withBytes(column) { x in
-                b.withBytes(column) { y in
-                    let common = min(x.count, y.count)
-                    if common > 0, let p = x.baseAddress, let q = y.baseAddress {
-                        let order = memcmp(p, q, common)
-                        if order != 0 { return order < 0 ? -1 : 1 }
-                    }
-                    return x.count == y.count ? 0 : x.count < y.count ? -1 : 1
-                }
-            }
-        }
-    }
-
-    /// Whether a column holds the same value in both rows: the same type and the same bytes.
-    static func same(_ a: StoreConnection.Row, _ b: StoreConnection.Row, _ column: Int) -> Bool {
-        let type = a.type(column)
-        guard type == b.type(column) else { return false }
-        switch type {
-        case .null: return true
-        case .integer: return a.integer(column) == b.integer(column)
-        case .real: return a.real(column).bitPattern == b.real(column).bitPattern
-        case .text, .blob:
-            return a.withBytes(column) { x in
-                b.withBytes(column) { y in
-                    guard x.count == y.count else { return false }
-                    guard x.count > 0, let p = x.baseAddress, let q = y.baseAddress else { return true }
-                    return memcmp(p, q, x.count) == 0
-                }
             }
         }
     }
