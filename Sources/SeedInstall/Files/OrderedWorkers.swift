@@ -25,9 +25,10 @@ import Foundation
 /// }
 /// ```
 ///
-/// Safe to share: every `var` is read and written only under `condition`, and a slot belongs to one
-/// thread at a time — the caller's until ``submit()``, then the thread that claims its job until the
-/// job ends, then the caller's again from ``take()`` to ``release()`` — each hand-over under `condition`.
+/// Safe to share: every `var` is used only under `condition`, which also hands each slot from thread to thread (below).
+///
+/// A slot belongs to one thread at a time: the caller's until ``submit()``, then the thread that
+/// claims its job until the job ends, then the caller's again from ``take()`` to ``release()``.
 package final class OrderedWorkers<Slot: AnyObject, Failure: Error>: @unchecked Sendable {
     /// Runs job `index` in `slot`, on the thread that made it.
     package typealias Job = (_ index: Int, _ slot: Slot) throws(Failure) -> Void
