@@ -58,6 +58,9 @@ enum InspectReport {
         if let bytes = inspection.storeBytes, let sha = inspection.storeSHA256 {
             lines.append("store inside: \(bytes) bytes, sha256 \(sha)")
         }
+        if let digest = inspection.setDigest {
+            lines.append("set digest (every table and the schema, as a manifest's setDigest): \(abbreviated(digest))")
+        }
         if let missing = inspection.missingModel {
             lines.append("model: \(missing); query, verify and migrate read it with --model PATH")
         }
@@ -76,10 +79,17 @@ enum InspectReport {
                     let object = source.objectValue ?? [:]
                     lines.append("  \(object["file"]?.stringValue ?? "?") → \(object["entity"]?.stringValue ?? "?"): \(object["rowsRead"]?.jsonText ?? "?") read, \(object["rowsLoaded"]?.jsonText ?? "?") loaded, \(object["rowsRejected"]?.jsonText ?? "?") rejected, \(object["bytes"]?.jsonText ?? "?") bytes, sha256 \(object["sha256"]?.stringValue ?? "?")")
                 }
+            case SetDigest.manifestKey:
+                lines.append("\(key): \(abbreviated(value.stringValue ?? value.jsonText))")
             default:
                 lines.append("\(key): \(value.stringValue ?? value.jsonText)")
             }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// A set digest's first characters: its 2,048 bytes whole are for --json.
+    private static func abbreviated(_ digest: String) -> String {
+        digest.count > 40 ? "\(digest.prefix(40))… (\(digest.count) characters; --json prints it whole)" : digest
     }
 }

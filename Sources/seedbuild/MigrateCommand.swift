@@ -44,7 +44,7 @@ struct MigrateCommand: ParsableCommand {
 
     private func migrate() throws {
         // Checked first: with both --model and --format the second step reads a temporary file.
-        try CommandFailure.exitOnError { () throws(StoreError) in try StoreFile.refuseWritingOver(source: store, output: out) }
+        try CommandFailure.exitOnError { () throws(StoreError) in try StoreDatabase.refuseWritingOver(source: store, output: out) }
         // The store holds the seed model's configuration; it is stamped for the merged model the app's
         // coordinator uses (Core Data compares every entity of it), so user models are merged in.
         let destination = try CommandFailure.exitOnError { () throws(ModelError) -> Model? in

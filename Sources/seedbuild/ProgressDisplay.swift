@@ -42,13 +42,14 @@ final class ProgressDisplay: @unchecked Sendable {
         let label = switch progress.phase {
         case .checkingRelease: "checking the release"
         case .downloadingDelta: "downloading the delta"
+        case .copyingStore: "copying the installed store (this file system cannot clone it)"
         case .applyingDelta: "applying the delta"
         case .downloading: "downloading"
         case .inflating: "inflating"
         case .checkingStore: "checking the store"
         case .installed: "installed"
         }
-        if [.downloadingDelta, .downloading, .inflating].contains(progress.phase) {
+        if [.downloadingDelta, .copyingStore, .downloading, .inflating].contains(progress.phase) {
             updateBytes(label, done: progress.completedBytes, total: progress.totalBytes ?? 0)
         } else {
             status(label)

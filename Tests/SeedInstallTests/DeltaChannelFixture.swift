@@ -97,7 +97,7 @@ struct DeltaChannelFixture {
     func expectEightInstalled(_ result: SeedInstaller.Result) throws {
         #expect(result.outcome == .installed && result.dataVersion == 8)
         let store = app + "/postcodes-8.sqlite"
-        let current = try #require(InstalledSeed(directory: app, dataset: "postcodes").current)
+        let current = try #require(InstallRecord(directory: app, dataset: "postcodes").current)
         #expect(current.store == "postcodes-8.sqlite" && current.stamp != nil)
         if let recorded = current.storeSHA256 {
             let sha256 = try FileDigest(of: store).sha256

@@ -84,7 +84,7 @@ struct DeltaInstallTests {
         #expect(metadata.dataVersion == 8 && metadata[StoreMetadata.Key.restampedFrom] != nil)
         #expect(metadata.versionHashes.keys.contains(userEntity), "stamped for the app's model again")
         let sha256 = try FileDigest(of: result.storePath).sha256
-        #expect(InstalledSeed(directory: fixture.app, dataset: "postcodes").current?.storeSHA256 == sha256, "the re-stamped file is what a next delta's base must be")
+        #expect(InstallRecord(directory: fixture.app, dataset: "postcodes").current?.storeSHA256 == sha256, "the re-stamped file is what a next delta's base must be")
         #expect(try installedFiles(fixture.app) == ["postcodes-8.sqlite", "postcodes.current"])
         fixture.expectSevenInUseUntilChecked(log)
     }

@@ -14,7 +14,7 @@ struct DeltaSetDigestTests {
     @Test(arguments: ["Z_PRIMARYKEY", "Z_MODELCACHE"])
     func aDeltaThatAlsoRewritesAMetadataTableIsRefused(table: String) throws {
         let entry = try fixture.sevenInstalledEightWithDelta()
-        #expect(InstalledSeed(directory: fixture.app, dataset: "postcodes").current?.setDigest != nil, "release 7's set digest recorded at install")
+        #expect(InstallRecord(directory: fixture.app, dataset: "postcodes").current?.setDigest != nil, "release 7's set digest recorded at install")
         var delta = try DeltaReader.read(fixture.channel + "/" + ReleasePointer.deltaPath(sha256: entry.sha256))
         let index = try #require(delta.header.tables.firstIndex { $0.name == table })
         let columns = delta.header.tables[index].columns
@@ -44,7 +44,7 @@ struct DeltaSetDigestTests {
         _ = try fixture.sevenInstalledEightWithDelta()
         let (result, _) = try fixture.install(from: fixture.channel)
         #expect(result.via == .delta && result.fallback == nil, "\(String(describing: result.fallback))")
-        let current = try #require(InstalledSeed(directory: fixture.app, dataset: "postcodes").current)
+        let current = try #require(InstallRecord(directory: fixture.app, dataset: "postcodes").current)
         let manifest = try TestDeltas.manifest(in: fixture.directory.path("out-8"))
         #expect(current.setDigest == manifest.values["setDigest"]?.stringValue, "release 8's digest recorded for the next night")
         #expect(try SetDigest.compute(of: fixture.app + "/postcodes-8.sqlite").description == current.setDigest)

@@ -43,4 +43,25 @@ struct DownloadFileTests {
         try rewritten.write(chunks[2], at: 0)
         try expectDigestIsTheFiles(rewritten)
     }
+
+    /// Where the file system cannot clone (tmpfs never can), the store is copied whole, and the
+    /// copy's progress runs from 0 to the file's size; the copy holds the source's bytes.
+    @Test func aCopyWhereNoCloneIsPossibleReportsItsProgress() throws {
+        let shm = "/dev/shm"
+        var status = stat()
+        let folder = stat(shm, &status) == 0 ? shm + "/seedbuild-copy-\(getpid())-\(UInt32.random(in: 0...UInt32.max))" : directory.path("copy")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Larger than one 16 MiB step, and not a multiple of it.
+        let bytes = Data((0..<(17 << 20) + 12_345).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 13) })
+        let source = folder + "/source.sqlite"
+        try bytes.write(to: URL(fileURLWithPath: source))
+        var reports: [(Int64, Int64)] = []
+        let copy = try DownloadFile.clone(of: source, to: folder + "/copy.sqlite") { reports.append(($0, $1)) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: copy.path)) == bytes)
+        let size = Int64(bytes.count)
+        #expect(reports.first.map { $0 == (0, size) } == true, "\(reports)")
+        #expect(reports.last.map { $0 == (size, size) } == true, "\(reports)")
+        #expect(reports.count >= 3 && zip(reports, reports.dropFirst()).allSatisfy { $0.0 < $1.0 && $0.1 == $1.1 }, "\(reports)")
+    }
 }

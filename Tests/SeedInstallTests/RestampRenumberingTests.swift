@@ -75,7 +75,7 @@ struct RestampRenumberingTests {
 
     /// Tables, indexes and every row but the metadata's, as text.
     private func contents(_ path: String) throws -> (schema: [String], rows: [String: [String]]) {
-        let queue = try StoreFile.openReadOnly(path)
+        let queue = try StoreDatabase.openReadOnly(path)
         defer { try? queue.close() }
         return try queue.read { db in
             let schema = try Row.fetchAll(db, sql: "SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite%' ORDER BY type, name").map(\.description)
@@ -104,7 +104,7 @@ struct RestampRenumberingTests {
 
         #expect(metadata.hashDifferences(from: app, embeddedModel: nil).isEmpty)
         for path in [restamped, made] {
-            let digest = try StoreFile.openReadOnly(path).read { db in try ContentDigest.compute(db, schema: StoreFile.embeddedSchema(db, path: path)) }
+            let digest = try StoreDatabase.openReadOnly(path).read { db in try ContentDigest.compute(db, schema: StoreDatabase.embeddedSchema(db, path: path)) }
             #expect(digest == metadata.contentDigest, "\(path)")
         }
 

@@ -49,13 +49,13 @@ struct RestampSelfReferentialTests {
     }
 
     private func schema(_ path: String) throws -> [String] {
-        try StoreFile.openReadOnly(path).read { db in
+        try StoreDatabase.openReadOnly(path).read { db in
             try String.fetchAll(db, sql: "SELECT type || ' ' || name || ': ' || sql FROM sqlite_master WHERE name GLOB 'Z_[0-9]SIMILAR*' ORDER BY type, name")
         }
     }
 
     private func pairs(_ path: String, in name: String, number: Int) throws -> [String] {
-        try StoreFile.openReadOnly(path).read { db in
+        try StoreDatabase.openReadOnly(path).read { db in
             try Row.fetchAll(db, sql: """
                 SELECT a.ZNAME, b.ZNAME FROM \(name) AS j JOIN ZPERSON AS a ON a.Z_PK = j.Z_\(number)SIMILARTO
                 JOIN ZPERSON AS b ON b.Z_PK = j.Z_\(number)SIMILAR ORDER BY 1, 2
@@ -75,7 +75,7 @@ struct RestampSelfReferentialTests {
         #expect(try schema(restamped).contains("view Z_3SIMILAR: CREATE VIEW Z_3SIMILAR AS SELECT Z_3SIMILARTO, Z_3SIMILAR FROM Z_3SIMILARTO"))
         #expect(try pairs(restamped, in: "Z_3SIMILARTO", number: 3) == ["Ada → Alan", "Ada → Grace"])
         #expect(try pairs(restamped, in: "Z_3SIMILAR", number: 3) == ["Ada → Alan", "Ada → Grace"])
-        let digest = try StoreFile.openReadOnly(restamped).read { db in try ContentDigest.compute(db, schema: StoreFile.embeddedSchema(db, path: restamped)) }
+        let digest = try StoreDatabase.openReadOnly(restamped).read { db in try ContentDigest.compute(db, schema: StoreDatabase.embeddedSchema(db, path: restamped)) }
         #expect(digest == metadata.contentDigest)
 
         // Read back through the runtime under the app's model.

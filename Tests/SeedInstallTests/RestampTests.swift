@@ -49,14 +49,14 @@ struct RestampTests {
         #expect(metadata[StoreMetadata.Key.restampedFrom]?.objectValue?["versionHashes"] == published[StoreMetadata.Key.versionHashes])
 
         // Numbered as the app's model numbers entities: Account 1, County 2, Postcode 3, Rating 4.
-        let queue = try StoreFile.openReadOnly(installed.path)
+        let queue = try StoreDatabase.openReadOnly(installed.path)
         try queue.read { db in
             let numbers = try Row.fetchAll(db, sql: "SELECT Z_NAME, Z_ENT FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { "\($0[0] as String)=\($0[1] as Int)" }
             #expect(numbers == ["Account=1", "County=2", "Postcode=3", "Rating=4"])
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM ZPOSTCODE WHERE Z_ENT = 3") == 311)
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM ZCOUNTY WHERE Z_ENT = 2") == 12)
             // The digest the metadata states is the digest of the rows as they are now.
-            #expect(try ContentDigest.compute(db, schema: StoreFile.embeddedSchema(db, path: installed.path)) == metadata.contentDigest)
+            #expect(try ContentDigest.compute(db, schema: StoreDatabase.embeddedSchema(db, path: installed.path)) == metadata.contentDigest)
         }
         try queue.close()
         #expect(metadata.contentDigest != published.contentDigest, "Z_ENT changed, and with it the digest")
@@ -95,7 +95,7 @@ struct RestampTests {
         #expect(try StoreMetadata.read(at: URL(fileURLWithPath: output)) == metadata)
         #expect(metadata.hashDifferences(from: app, embeddedModel: nil).isEmpty)
         #expect(metadata.contentDigest == before.contentDigest, "the same rows")
-        let embedded = try StoreFile.openReadOnly(output).read { db in try StoreFile.embeddedModel(db, path: output) }
+        let embedded = try StoreDatabase.openReadOnly(output).read { db in try StoreDatabase.embeddedModel(db, path: output) }
         #expect(embedded.model.entityVersionHashes == (try app.restricted(to: "PostCodesConf")).entityVersionHashes)
     }
 }

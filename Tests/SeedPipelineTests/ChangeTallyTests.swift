@@ -18,11 +18,11 @@ struct ChangeTallyTests {
         let one = try nights.build("1", night: 1, base: nil)
         _ = try nights.build("2", night: 2, base: one.manifestPath)
         let (base, new) = (directory.path("out-1/postcodes.sqlite"), directory.path("out-2/postcodes.sqlite"))
-        let queue = try StoreFile.openReadOnly(new)
+        let queue = try StoreDatabase.openReadOnly(new)
         defer { try? queue.close() }
         let counted: EntityChanges? = try queue.inDatabase { db in
-            let schema = try StoreFile.embeddedSchema(db, path: new)
-            try db.execute(sql: "ATTACH DATABASE ? AS base", arguments: [StoreFile.immutableURI(base)])
+            let schema = try StoreDatabase.embeddedSchema(db, path: new)
+            try db.execute(sql: "ATTACH DATABASE ? AS base", arguments: [StoreDatabase.immutableURI(base)])
             let tables = try StoreDiff.tables(db)
             let labels = ChangeLabels.of(schema, tables: tables)
             let writer = try DeltaWriter(

@@ -43,7 +43,7 @@ struct CoreDataValueTests {
     /// Each column's SQLite type and value as text, row by row in `Z_PK` order.
     private func stored(_ path: String, _ columns: [String]) throws -> [[String]] {
         let list = columns.map { "typeof(\($0)) || ':' || quote(\($0))" }.joined(separator: ", ")
-        return try StoreFile.openReadOnly(path).read { db in
+        return try StoreDatabase.openReadOnly(path).read { db in
             try Row.fetchAll(db, sql: "SELECT \(list) FROM ZPOSTCODE ORDER BY Z_PK").map { row in columns.indices.map { row[$0] } }
         }
     }

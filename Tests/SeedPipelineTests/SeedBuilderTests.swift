@@ -185,7 +185,7 @@ struct SeedBuilderTests {
         #expect(try stored(a.storePath) == stored(b.storePath))
         // Core Data's unique index, built during the load once keys left their order, is the one built after.
         let indexes = { (path: String) in
-            try StoreFile.openReadOnly(path).read { db in try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name") }
+            try StoreDatabase.openReadOnly(path).read { db in try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name") }
         }
         #expect(try indexes(a.storePath) == indexes(b.storePath))
         if layout == .plain { #expect(a.metadata.contentDigest == b.metadata.contentDigest) }
@@ -283,7 +283,7 @@ struct CoreDataBuildTests {
         let (request, warnings) = try options.resolve(project: nil)
         #expect(warnings.isEmpty, "\(warnings)")
         let built = try SeedBuilder().build(request)
-        let sql = try StoreFile.openReadOnly(built.storePath).read { db in
+        let sql = try StoreDatabase.openReadOnly(built.storePath).read { db in
             try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE tbl_name = 'Z_1FRIENDS' AND sql IS NOT NULL ORDER BY type DESC")
         }
         #expect(sql == [
@@ -318,7 +318,7 @@ struct CoreDataBuildTests {
         let (request, _) = try options.resolve(project: nil)
         let built = try SeedBuilder().build(request)
         #expect(built.metadata.contentDigest == (try storedDigest(built.storePath)))
-        let stored = try StoreFile.openReadOnly(built.storePath).read { db in
+        let stored = try StoreDatabase.openReadOnly(built.storePath).read { db in
             try Row.fetchAll(db, sql: "SELECT typeof(ZAT), length(ZID), hex(ZPHOTO) FROM ZTHING ORDER BY Z_PK").map { "\($0[0] as String)/\($0[1] as Int? ?? 0)/\($0[2] as String? ?? "")" }
         }
         #expect(stored == ["integer/16/01000102", "real/0/", "null/16/01FF"])

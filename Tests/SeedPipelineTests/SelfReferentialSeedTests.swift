@@ -34,7 +34,7 @@ struct SelfReferentialSeedTests {
 
     /// The (similarOf side, similar side) pairs `name` holds, by book uuid.
     private func pairs(_ path: String, in name: String) throws -> [String] {
-        try StoreFile.openReadOnly(path).read { db in
+        try StoreDatabase.openReadOnly(path).read { db in
             try Row.fetchAll(db, sql: """
                 SELECT a.ZUUID, b.ZUUID FROM \(name) AS j JOIN ZBOOK AS a ON a.Z_PK = j.Z_1SIMILAROF
                 JOIN ZBOOK AS b ON b.Z_PK = j.Z_1SIMILAR ORDER BY 1, 2
@@ -43,7 +43,7 @@ struct SelfReferentialSeedTests {
     }
 
     private func views(_ path: String) throws -> [String] {
-        try StoreFile.openReadOnly(path).read { db in try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'view'") }
+        try StoreDatabase.openReadOnly(path).read { db in try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'view'") }
     }
 
     @Test func theBuildSaysTheNameIsUncertainAndBothNamesRead() throws {

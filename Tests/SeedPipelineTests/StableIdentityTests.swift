@@ -70,7 +70,7 @@ struct StableIdentityTests {
 
     /// The store's own tables as they are (``query(_:_:)`` shows Core Data's through the plain layout).
     private func raw<T>(_ store: String, _ body: (Database) throws -> T) throws -> T {
-        let queue = try StoreFile.openReadOnly(store)
+        let queue = try StoreDatabase.openReadOnly(store)
         defer { try? queue.close() }
         return try queue.read(body)
     }

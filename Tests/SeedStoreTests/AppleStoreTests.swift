@@ -20,7 +20,7 @@ struct AppleStoreTests {
 
     /// Rows of each entity (not its sub-entities), counted with Core Data's own numbers.
     static func appleCounts(_ url: URL, model: Model) throws -> [String: Int] {
-        let queue = try StoreFile.openReadOnly(url.path)
+        let queue = try StoreDatabase.openReadOnly(url.path)
         defer { try? queue.close() }
         return try queue.read { db in
             var counts: [String: Int] = [:]
@@ -73,8 +73,8 @@ struct AppleStoreTests {
 
         let expected = try Self.appleCounts(url, model: model)
         #expect(try Self.appleCounts(URL(fileURLWithPath: back), model: model) == expected)
-        let queue = try StoreFile.openReadOnly(plain)
-        let schema = try queue.read { db in try StoreFile.embeddedSchema(db, path: plain) }
+        let queue = try StoreDatabase.openReadOnly(plain)
+        let schema = try queue.read { db in try StoreDatabase.embeddedSchema(db, path: plain) }
         for (entity, count) in expected {
             #expect(try queue.read { db in try schema.rowCount(of: entity, in: db) } == Int64(count), "\(entity)")
         }
@@ -85,7 +85,7 @@ struct AppleStoreTests {
         let again = folder.url("again.sqlite").path
         try LayoutConversion.convert(back, to: .plain, output: again)
         let digests = try [plain, again].map { path in
-            try StoreFile.openReadOnly(path).read { db in try ContentDigest.compute(db, schema: StoreFile.embeddedSchema(db, path: path)) }
+            try StoreDatabase.openReadOnly(path).read { db in try ContentDigest.compute(db, schema: StoreDatabase.embeddedSchema(db, path: path)) }
         }
         #expect(digests[0] == digests[1])
     }

@@ -226,4 +226,34 @@ struct CrossStoreAtomicityTests {
         #expect(context.hasChanges, "the failed save keeps the context's changes")
         #expect(product.objectID.isTemporary)
     }
+
+    // Bugs a review found, each kept from coming back.
+    @Test func deletingANewObjectUnlinksIt() throws {
+        let (context, coordinator, directory) = try populatedShop()
+        defer { withExtendedLifetime(directory) {} }
+        let product = try context.insert(entity: "Product")
+        product["sku"] = "N-1"
+        let category = try context.insert(entity: "Category")
+        category["name"] = "Gone"
+        try product.setObject(category, forRelationship: "category")
+        context.delete(category)
+        try context.save()
+        let saved = try #require(try ObjectContext(coordinator: coordinator).fetch(FetchRequest(entity: "Product", predicate: FetchPredicate("sku == 'N-1'"))).first)
+        #expect(try saved.object(forRelationship: "category") == nil, "not linked to whichever stored row had the temporary key")
+    }
+
+    @Test func relationshipOnlyChangesAreVersionChecked() throws {
+        let (_, coordinator, directory) = try populatedShop()
+        defer { withExtendedLifetime(directory) {} }
+        let first = ObjectContext(coordinator: coordinator)
+        let second = ObjectContext(coordinator: coordinator)
+        let request = FetchRequest(entity: "Product", predicate: try FetchPredicate("sku == 'A-1'"))
+        let mine = try #require(try first.fetch(request).first)
+        let theirs = try #require(try second.fetch(request).first)
+        try mine.setObject(nil, forRelationship: "category")
+        try first.save()
+        try theirs.setObject(nil, forRelationship: "category")
+        let error = try #require(throws: ContextError.self) { try second.save() }
+        #expect(error.kind == .mergeConflict)
+    }
 }

@@ -23,7 +23,7 @@ struct CoreDataLayoutTests {
         // A new store names a self-referential many-to-many's table after the relationship that sorts
         // last (docs/store-format.md); where Apple's store took the other name (Wire's 2.3), its table
         // is compared under the new store's name.
-        let appleConventions = try StoreFile.openReadOnly(oracle.folder.appendingPathComponent(try #require(oracle.store)).path).read { db in
+        let appleConventions = try StoreDatabase.openReadOnly(oracle.folder.appendingPathComponent(try #require(oracle.store)).path).read { db in
             try #require(try CoreDataConventions.read(from: db))
         }
         let current = try CoreDataSchema(model: model, configuration: "Default")
@@ -59,7 +59,7 @@ struct CoreDataLayoutTests {
 
     /// What a reader compares of a Core Data store, read immutable.
     static func shape(of url: URL) throws -> Shape {
-        let queue = try StoreFile.openReadOnly(url.path)
+        let queue = try StoreDatabase.openReadOnly(url.path)
         defer { try? queue.close() }
         return try queue.read { db in
             // The persistent-history tables come from a store option, not from the model.

@@ -136,7 +136,7 @@ struct CoreDataModelCacheTests {
     /// The raw `Z_CONTENT` of an oracle store, opened immutable: other test runs may read the
     /// shared oracles at the same time.
     static func cachedBlob(_ store: String) throws -> Data {
-        let queue = try StoreFile.openReadOnly(oracle(store).path)
+        let queue = try StoreDatabase.openReadOnly(oracle(store).path)
         defer { try? queue.close() }
         return try #require(try queue.read { db in try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE") })
     }

@@ -101,7 +101,7 @@ struct CoreDataOracleTests {
     @Test(arguments: cases().filter(\.schema))
     func layoutEqualsApples(_ oracle: Case) throws {
         let model = try Self.model(oracle)
-        let queue = try StoreFile.openReadOnly(oracle.folder.appendingPathComponent(try #require(oracle.store)).path)
+        let queue = try StoreDatabase.openReadOnly(oracle.folder.appendingPathComponent(try #require(oracle.store)).path)
         defer { try? queue.close() }
         try queue.read { db in
             // Numbered from the model alone; compound indexes named as the framework that wrote the
@@ -168,7 +168,7 @@ struct CoreDataOracleTests {
     /// The `Z_METADATA` property list of a Core Data store, opened immutable: other test runs
     /// may read the shared oracles at the same time, and a WAL store's read-only open can be busy.
     static func storeMetadata(_ url: URL) throws -> [String: Any] {
-        let queue = try StoreFile.openReadOnly(url.path)
+        let queue = try StoreDatabase.openReadOnly(url.path)
         defer { try? queue.close() }
         let blob = try #require(try queue.read { db in try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA") })
         let plist = try PropertyListSerialization.propertyList(from: blob, format: nil) as? [String: Any]
@@ -181,7 +181,7 @@ struct CoreDataMetadataTests {
     @Test(arguments: CoreDataOracleTests.cases().filter { $0.store != nil })
     func oracleMetadataReads(_ oracle: CoreDataOracleTests.Case) throws {
         let url = oracle.folder.appendingPathComponent(try #require(oracle.store))
-        let queue = try StoreFile.openReadOnly(url.path)
+        let queue = try StoreDatabase.openReadOnly(url.path)
         defer { try? queue.close() }
         let row = try #require(try queue.read { db in try Row.fetchOne(db, sql: "SELECT Z_UUID, Z_PLIST FROM Z_METADATA") })
         let metadata = try CoreDataMetadata.read(row["Z_PLIST"], uuid: row["Z_UUID"], path: url.path)
@@ -221,7 +221,7 @@ struct CoreDataValuesTests {
         let model = try ModelLoader.load(Self.oracles.appendingPathComponent("alemar11__CoreDataPlus/SampleModel/SampleModel.xcdatamodeld/SampleModel.xcdatamodel").path)
         let person = try #require(model.entity(named: "Person"))
         let (updatedAt, id) = (try #require(person.attribute(named: "updatedAt")), try #require(person.attribute(named: "id")))
-        let queue = try StoreFile.openReadOnly(url.path)
+        let queue = try StoreDatabase.openReadOnly(url.path)
         defer { try? queue.close() }
         let rows = try queue.read { db in try Row.fetchAll(db, sql: "SELECT ZUPDATEDAT, ZID FROM ZPERSON") }
         #expect(!rows.isEmpty)
@@ -255,7 +255,7 @@ struct CoreDataValuesTests {
     @Test(.needsOracles("wireapp__wire-ios-data-model"))
     func externalStorageMarkersOfAnAppleStore() throws {
         let url = Self.oracles.appendingPathComponent("wireapp__wire-ios-data-model/stores/store2-52-0.wiredatabase")
-        let queue = try StoreFile.openReadOnly(url.path)
+        let queue = try StoreDatabase.openReadOnly(url.path)
         defer { try? queue.close() }
         let inline = try #require(try queue.read { db in try Data.fetchOne(db, sql: "SELECT ZIMAGESMALLPROFILEDATA FROM ZUSER WHERE ZIMAGESMALLPROFILEDATA IS NOT NULL") })
         let image = Attribute(name: "imageSmallProfileData", type: .binary, allowsExternalBinaryDataStorage: true)

@@ -57,9 +57,9 @@ struct CoreDataRoundTripTests {
         try LayoutConversion.convert(OracleFixtures.url(path).path, to: .plain, output: plain, model: model)
         try LayoutConversion.convert(plain, to: .coreData, output: back, model: model)
         let sql = "SELECT sql FROM sqlite_master WHERE type = 'index' AND sql LIKE '%ZINTERNALISARCHIVED%'"
-        let apple = try StoreFile.openReadOnly(OracleFixtures.url(path).path).read { db in try String.fetchAll(db, sql: sql) }
+        let apple = try StoreDatabase.openReadOnly(OracleFixtures.url(path).path).read { db in try String.fetchAll(db, sql: sql) }
         #expect(apple.count == 1)
-        #expect(try StoreFile.openReadOnly(back).read { db in try String.fetchAll(db, sql: sql) } == apple)
+        #expect(try StoreDatabase.openReadOnly(back).read { db in try String.fetchAll(db, sql: sql) } == apple)
     }
 
     /// Bytes Core Data keeps in a file of the store's `_EXTERNAL_DATA` folder stay a reference: the
@@ -106,13 +106,13 @@ struct CoreDataRoundTripTests {
             #expect(FileManager.default.contents(atPath: ExternalDataFolder.url(forStore: path).appendingPathComponent(name).path) == Data([9, 8, 7]))
         }
         #expect(try Self.differences(apple: store.path, ours: back).isEmpty)
-        let stored = try StoreFile.openReadOnly(plain).read { db in try Data.fetchAll(db, sql: "SELECT image FROM Photo ORDER BY Z_PK") }
+        let stored = try StoreDatabase.openReadOnly(plain).read { db in try Data.fetchAll(db, sql: "SELECT image FROM Photo ORDER BY Z_PK") }
         #expect(stored == [Data([1, 7, 7]), Data([2]) + Data(name.utf8) + Data([0])], "the plain copy keeps Core Data's markers")
     }
 
     /// What differs between two Core Data stores, as the round-trip tool reports it.
     static func differences(apple: String, ours: String) throws -> [String] {
-        let (a, o) = (try StoreFile.openReadOnly(apple), try StoreFile.openReadOnly(ours))
+        let (a, o) = (try StoreDatabase.openReadOnly(apple), try StoreDatabase.openReadOnly(ours))
         defer {
             try? a.close()
             try? o.close()

@@ -159,4 +159,27 @@ struct FetchTests {
         let notes = coordinator.stores.first { $0.storeDescription.configuration == "Notes" }!
         #expect(throws: CoordinatorError.self) { try context.fetch(FetchRequest(entity: "Product", affectedStores: [notes])) }
     }
+
+    // Bugs a review found, each kept from coming back.
+    @Test func sortingOnAKeyPathThePredicateJoins() throws {
+        let (context, _, directory) = try populatedShop()
+        defer { withExtendedLifetime(directory) {} }
+        #expect(try context.strings("Product", "category.name == 'Fruit'", key: "sku", sort: [FetchSortDescriptor("category.name"), FetchSortDescriptor("sku")]) == ["A-1", "A-2", "B-1"])
+    }
+
+    @Test func hugeLimitAcrossStoresDoesNotOverflow() throws {
+        let (context, coordinator, directory) = try populatedShop()
+        try coordinator.addStore(StoreDescription(type: .inMemory, configuration: "Archive"))
+        #expect(try context.fetch(FetchRequest(entity: "Product", fetchLimit: Int.max, fetchOffset: 1)).count == 4)
+        withExtendedLifetime(directory) {}
+    }
+
+    @Test func beginsWithOnANumberFindsNegativeValues() throws {
+        let (context, _, directory) = try populatedShop()
+        defer { withExtendedLifetime(directory) {} }
+        let apple = try #require(try context.fetch(FetchRequest(entity: "Product", predicate: FetchPredicate("sku == 'A-1'"))).first)
+        apple["stock"] = -12
+        try context.save()
+        #expect(try context.strings("Product", "stock BEGINSWITH '-1'", key: "sku") == ["A-1"])
+    }
 }

@@ -40,7 +40,7 @@ struct PersistentHistoryConversionTests {
         let plain = folder.url("plain.sqlite").path
         let back = folder.url("back.sqlite").path
         try LayoutConversion.convert(store, to: .plain, output: plain)
-        let plainTables = try StoreFile.openReadOnly(plain).read { db in
+        let plainTables = try StoreDatabase.openReadOnly(plain).read { db in
             try String.fetchAll(db, sql: "SELECT m.name || ' ' || (SELECT count(*) FROM pragma_index_list(m.name)) FROM sqlite_master AS m WHERE m.type = 'table' AND m.name LIKE 'A%' ORDER BY m.name")
         }
         #expect(plainTables == ["ACHANGE 1", "ATRANSACTION 1", "ATRANSACTIONSTRING 1"], "the plain store keeps the tables and their indexes")
@@ -51,7 +51,7 @@ struct PersistentHistoryConversionTests {
             HistoryKey(number: 16001, name: "CHANGE", max: 9), HistoryKey(number: 16002, name: "TRANSACTION", max: 4),
             HistoryKey(number: 16003, name: "TRANSACTIONSTRING", max: 2),
         ])
-        let changes = try StoreFile.openReadOnly(back).read { db in
+        let changes = try StoreDatabase.openReadOnly(back).read { db in
             try Row.fetchAll(db, sql: "SELECT Z_PK, ZENTITY, ZENTITYPK, ZCOLUMNS FROM ACHANGE ORDER BY Z_PK").map { [$0[0], $0[1], $0[2], $0[3]] as [DatabaseValue] }
         }
         #expect(changes == [
@@ -79,7 +79,7 @@ struct PersistentHistoryConversionTests {
 
     /// `Z_PRIMARYKEY`'s history rows (from 16001), `Z_MAX` included.
     static func historyKeys(_ path: String) throws -> [HistoryKey] {
-        try StoreFile.openReadOnly(path).read { db in
+        try StoreDatabase.openReadOnly(path).read { db in
             try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT >= 16001 ORDER BY Z_ENT").map { HistoryKey(number: $0[0], name: $0[1], max: $0[2]) }
         }
     }

@@ -124,4 +124,10 @@ struct PredicateParserTests {
         let missing = #expect(throws: FetchPredicateError.self) { try predicate.substituting(["SKUS": .list([])]) }
         #expect(missing?.message.contains("no value for $MAX") == true)
     }
+
+    // Bugs a review found, each kept from coming back.
+    @Test func nestedListsAreDepthLimited() {
+        let error = #expect(throws: FetchPredicateError.self) { try FetchPredicate("a IN " + String(repeating: "{", count: 100_000)) }
+        #expect(error?.message.contains("nests deeper") == true)
+    }
 }

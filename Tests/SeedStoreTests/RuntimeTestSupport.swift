@@ -120,3 +120,12 @@ final class Locked<Value>: @unchecked Sendable {
         return try body(&value)
     }
 }
+
+/// The shop store with its sample rows, a context on it, and the folder to keep alive while they are used.
+func populatedShop() throws -> (ObjectContext, StoreCoordinator, TemporaryDirectory) {
+    let directory = TemporaryDirectory()
+    let coordinator = try shopCoordinator(directory)
+    let context = ObjectContext(coordinator: coordinator)
+    try populateShop(context)
+    return (context, coordinator, directory)
+}

@@ -94,7 +94,7 @@ struct SelfReferentialTests {
         let directory = TemporaryDirectory()
         let (coordinator, url) = try populatedStore(directory, layout: .coreData)
         try coordinator.stores.forEach { try $0.close() }
-        let rows = try StoreFile.openReadOnly(url.path).read { db in
+        let rows = try StoreDatabase.openReadOnly(url.path).read { db in
             try Row.fetchAll(db, sql: """
                 SELECT a.ZNAME, b.ZNAME FROM Z_1SIMILARTO AS j JOIN ZPERSON AS a ON a.Z_PK = j.Z_1SIMILARTO
                 JOIN ZPERSON AS b ON b.Z_PK = j.Z_1SIMILAR ORDER BY 1, 2

@@ -40,7 +40,7 @@ struct SharedColumnConversionTests {
 
     /// Every row of `table`, its columns in name order, with each value's type.
     private func rows(_ path: String, table: String) throws -> [String] {
-        try StoreFile.openReadOnly(path).read { db in
+        try StoreDatabase.openReadOnly(path).read { db in
             let columns = try Row.fetchAll(db, sql: "PRAGMA table_info(\(quoteIdentifier(table)))").map { $0["name"] as String }.sorted()
             let values = columns.map { "'\($0)=' || typeof(\(quoteIdentifier($0))) || ':' || quote(\(quoteIdentifier($0)))" }
             return try String.fetchAll(db, sql: "SELECT \(values.joined(separator: " || ' ' || ")) FROM \(quoteIdentifier(table)) ORDER BY 1")

@@ -126,7 +126,7 @@ struct TransientRelationshipTests {
         #expect(try session.objects(forRelationship: "shelf").isEmpty)
 
         for file in ["seed.sqlite", "user.sqlite"] {
-            let queue = try StoreFile.openReadOnly(directory.url(file).path)
+            let queue = try StoreDatabase.openReadOnly(directory.url(file).path)
             defer { try? queue.close() }
             let names = try queue.read { db in
                 try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'").flatMap { table in

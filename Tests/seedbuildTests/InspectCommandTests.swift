@@ -42,6 +42,14 @@ struct InspectCommandTests {
         #expect(manifest.stdout.contains("artifact: {"))
         let text = try runSeedbuild(["inspect", "build/seed/postcodes.sqlite"], in: project.url).stdout
         #expect(text.contains("modelName: PostCodesModel") && text.contains("  postcodes.csv → Postcode: 311 read, 311 loaded, 0 rejected"))
+
+        // The release's digest, recomputed from the store's rows, is the one its manifest signs.
+        let manifestJSON = try json(try runSeedbuild(["inspect", "build/seed/manifest.json", "--json"], in: project.url).stdout)
+        let signed = try #require(manifestJSON["setDigest"] as? String)
+        #expect(storeFile["setDigest"] as? String == signed)
+        #expect(file["setDigest"] as? String == signed)
+        #expect(text.contains("set digest (every table and the schema, as a manifest's setDigest): \(signed.prefix(40))…"))
+        #expect(manifest.stdout.contains("setDigest: \(signed.prefix(40))… (\(signed.count) characters"))
     }
 
     @Test func badFilesExit65WithAReason() throws {

@@ -3,15 +3,19 @@ import Foundation
 /// A release's `manifest.json`: what was built, from what, and the artifact's size and checksums.
 ///
 /// The file is pretty-printed JSON; a signature covers the object's canonical form
-/// (``JSONValue/canonicalBytes``) without its `signature` member. Fields are documented in
+/// (`JSONValue.canonicalBytes`) without its `signature` member. Fields are documented in
 /// `docs/artifacts.md`.
 public struct Manifest: Sendable, Equatable {
-    public static let formatVersion: Int64 = 1
-    public static let fileName = "manifest.json"
+    /// The newest manifest format this library reads; a manifest of a higher `formatVersion` is refused.
+    package static let formatVersion: Int64 = 1
+    /// The manifest's name beside a build's artifact.
+    package static let fileName = "manifest.json"
 
+    /// Every field of the manifest as read, `signature` included; the typed properties below read from it.
     public var values: [String: JSONValue]
 
-    public init(values: [String: JSONValue]) {
+    /// A manifest of these fields, unchecked.
+    package init(values: [String: JSONValue]) {
         self.values = values
     }
 
@@ -31,7 +35,7 @@ public struct Manifest: Sendable, Equatable {
     }
 
     /// The store's metadata keys a manifest repeats, each with its name in the manifest.
-    public static let metadataKeys: [(metadata: String, manifest: String)] = [
+    package static let metadataKeys: [(metadata: String, manifest: String)] = [
         (StoreMetadata.Key.dataVersion, "dataVersion"), (StoreMetadata.Key.modelName, "modelName"),
         (StoreMetadata.Key.modelVersionIdentifiers, "versionIdentifiers"), (StoreMetadata.Key.configuration, "configuration"),
         (StoreMetadata.Key.versionHashes, "versionHashes"), (StoreMetadata.Key.sources, "sources"),
@@ -42,7 +46,7 @@ public struct Manifest: Sendable, Equatable {
     /// Where the manifest says something other than the store's own metadata, one entry per field
     /// (`rowCounts: manifest {"County":13}, store {"County":12}`); empty when they agree. A field the
     /// manifest leaves out is not compared.
-    public func differences(from metadata: StoreMetadata) -> [String] {
+    package func differences(from metadata: StoreMetadata) -> [String] {
         Self.metadataKeys.compactMap { key in
             guard let stated = values[key.manifest], stated != metadata[key.metadata] else { return nil }
             let stored = metadata[key.metadata]?.jsonText ?? "none"
@@ -51,9 +55,13 @@ public struct Manifest: Sendable, Equatable {
         }
     }
 
+    /// The dataset's name (`postcodes`): the installed store's file name starts with it.
     public var dataset: String? { values["dataset"]?.stringValue }
+    /// The release's data version; installs refuse one older than the installed one.
     public var dataVersion: Int64? { values["dataVersion"]?.integerValue }
+    /// The model configuration the store holds; an app's model must have it.
     public var configuration: String? { values["configuration"]?.stringValue }
+    /// Entity name → Core Data's version hash of the model the store is stamped for.
     public var versionHashes: [String: Data] {
         (values["versionHashes"]?.objectValue ?? [:]).compactMapValues { $0.stringValue.flatMap(Data.init(hexString:)) }
     }
@@ -65,10 +73,11 @@ public struct Manifest: Sendable, Equatable {
 
     /// The deltas published with this release, one per earlier release it can be reached from in one
     /// hop (`deltas`, in `docs/publishing.md`); empty when there are none or the manifest predates them.
-    public var deltas: [DeltaEntry] {
+    package var deltas: [DeltaEntry] {
         (values["deltas"]?.arrayValue ?? []).compactMap(DeltaEntry.init)
     }
 
+    /// When installs start refusing this manifest (`expired`); the publisher refreshes it before then.
     public var expires: Date? {
         values["expires"]?.stringValue.flatMap { ISO8601DateFormatter().date(from: $0) }
     }
@@ -84,24 +93,29 @@ public struct Manifest: Sendable, Equatable {
     }
 
     /// The bytes a signature covers: the canonical form without `signature`.
-    public var signedBytes: [UInt8] {
+    package var signedBytes: [UInt8] {
         var unsigned = values
         unsigned["signature"] = nil
         return JSONValue.object(unsigned).canonicalBytes
     }
 
     /// The file's text: pretty-printed with sorted keys.
-    public var fileData: Data {
+    package var fileData: Data {
         Data((JSONValue.object(values).prettyText + "\n").utf8)
     }
 
+    /// A file the release is made of, as the manifest states it: the store or the compressed artifact.
     public struct FileEntry: Sendable, Equatable {
+        /// The file's name in the build's output folder.
         public var fileName: String
+        /// Its size: a download never reads past it, an inflate never writes past the store's.
         public var bytes: Int64
+        /// Its SHA-256, lowercase hex: checked before the file is used.
         public var sha256: String
+        /// `gzip` for the artifact; nil for the store.
         public var encoding: String?
         /// The artifact's independent segments (``GzipSegments``); nil in manifests from before them.
-        public var segments: GzipSegments?
+        package var segments: GzipSegments?
 
         init?(_ value: JSONValue?) {
             guard let object = value?.objectValue, let name = object["fileName"]?.stringValue,
@@ -124,19 +138,24 @@ public struct Manifest: Sendable, Equatable {
     ///  "fileName": "postcodes-from-202611251200.delta.gz", "bytes": 20731, "sha256": "…",
     ///  "toContentDigest": "…"}
     /// ```
-    public struct DeltaEntry: Sendable, Equatable {
+    package struct DeltaEntry: Sendable, Equatable {
         /// The base release: its data version, content digest and its store's SHA-256 as published.
-        public var fromDataVersion: Int64
-        public var fromContentDigest: String
-        public var fromStoreSHA256: String
-        public var fileName: String
+        package var fromDataVersion: Int64
+        /// The base release's content digest: the installed store's must be this one.
+        package var fromContentDigest: String
+        /// The base store's SHA-256 as published: the installed store must still be that file.
+        package var fromStoreSHA256: String
+        /// The delta's name beside the build's manifest (in the channel it is at ``ReleasePointer/deltaPath(sha256:)``).
+        package var fileName: String
         /// The delta file (gzip) as published: never downloaded past this size.
-        public var bytes: Int64
-        public var sha256: String
+        package var bytes: Int64
+        /// The delta file's SHA-256, checked before it is read.
+        package var sha256: String
         /// The content digest of the store the delta gives: this release's.
-        public var toContentDigest: String
+        package var toContentDigest: String
 
-        public init(
+        /// An entry with every field given; ``Manifest/deltas`` reads them from the manifest.
+        package init(
             fromDataVersion: Int64, fromContentDigest: String, fromStoreSHA256: String, fileName: String, bytes: Int64, sha256: String,
             toContentDigest: String
         ) {
@@ -161,7 +180,7 @@ public struct Manifest: Sendable, Equatable {
         }
 
         /// The entry as the manifest writes it.
-        public var jsonValue: JSONValue {
+        package var jsonValue: JSONValue {
             .object([
                 "fromDataVersion": .integer(fromDataVersion), "fromContentDigest": .string(fromContentDigest),
                 "fromStoreSHA256": .string(fromStoreSHA256), "fileName": .string(fileName), "bytes": .integer(bytes),

@@ -7,25 +7,26 @@ import Foundation
 /// before them. `offsets[k]` is where segment `k`'s compressed data starts in the file (the first is
 /// the end of the gzip header). The member stays one standard gzip stream: `gunzip` reads it as any
 /// other; the table only lets a reader start segments on several threads
-/// (``GzipInflater/inflate(segments:input:path:inputBytes:outputBytes:to:outputPath:hashInput:observe:)``).
+/// (`GzipInflater.inflate(segments:input:path:inputBytes:outputBytes:to:outputPath:hashInput:observe:)`).
 /// It is recorded in the manifest's `artifact` entry as `"segments": {"bytes": …, "offsets": […]}`.
-public struct GzipSegments: Sendable, Equatable {
+package struct GzipSegments: Sendable, Equatable {
     /// Uncompressed bytes in every segment but the last.
-    public var bytes: Int64
+    package var bytes: Int64
     /// The compressed offset of each segment's first byte, in order.
-    public var offsets: [Int64]
+    package var offsets: [Int64]
 
     /// Each segment starts without the 32 KiB before it: 2 MiB segments cost 0.029% in size on a
     /// 137 MB Core Data store (4 MiB ones 0.014%, but twice the reader's memory: a segment's input and
     /// output per thread and one more, 12 MiB with two cores).
-    public static let minimumBytes: Int64 = 2 << 20
+    package static let minimumBytes: Int64 = 2 << 20
     /// A manifest is read at most 64 KiB: the segments are made larger rather than more numerous.
-    public static let maximumCount = 2048
+    package static let maximumCount = 2048
     /// A reader holds three segments in and out at once: a table (from a manifest anyone may have
     /// written, when unsigned) never makes it allocate more than this per segment.
-    public static let maximumBytes: Int64 = 64 << 20
+    package static let maximumBytes: Int64 = 64 << 20
 
-    public init(bytes: Int64, offsets: [Int64]) {
+    /// A table of segments of `bytes` uncompressed bytes starting at `offsets`; ``problem(inputBytes:outputBytes:)`` checks it.
+    package init(bytes: Int64, offsets: [Int64]) {
         self.bytes = bytes
         self.offsets = offsets
     }
@@ -33,14 +34,15 @@ public struct GzipSegments: Sendable, Equatable {
     /// The segment size for `inputBytes` of input: 2 MiB, doubled until there are at most
     /// ``maximumCount`` segments (up to ``maximumBytes``, reached at 128 GiB); always a whole number
     /// of `blockSize` blocks.
-    public static func segmentBytes(forInput inputBytes: Int64, blockSize: Int) -> Int64 {
+    package static func segmentBytes(forInput inputBytes: Int64, blockSize: Int) -> Int64 {
         var bytes = max(minimumBytes, Int64(blockSize))
         bytes -= bytes % Int64(blockSize)
         while (inputBytes + bytes - 1) / bytes > Int64(maximumCount) && bytes < maximumBytes { bytes *= 2 }
         return bytes
     }
 
-    public init?(_ value: JSONValue?) {
+    /// The table as a manifest records it, or nil when `value` is not one.
+    package init?(_ value: JSONValue?) {
         guard let object = value?.objectValue, let bytes = object["bytes"]?.integerValue,
             let list = object["offsets"]?.arrayValue
         else { return nil }
@@ -49,14 +51,15 @@ public struct GzipSegments: Sendable, Equatable {
         self.init(bytes: bytes, offsets: offsets)
     }
 
-    public var jsonValue: JSONValue {
+    /// The table as the manifest records it: `{"bytes": …, "offsets": […]}`.
+    package var jsonValue: JSONValue {
         .object(["bytes": .integer(bytes), "offsets": .array(offsets.map { .integer($0) })])
     }
 
     /// Why the table cannot describe a gzip file of `inputBytes` inflating to `outputBytes`, or nil
     /// when it can: one segment per `bytes` of output, offsets after a 10-byte header, increasing,
     /// each segment no longer than deflate can make it, and the last leaving room for the trailer.
-    public func problem(inputBytes: Int64, outputBytes: Int64) -> String? {
+    package func problem(inputBytes: Int64, outputBytes: Int64) -> String? {
         guard bytes >= 65536, bytes <= Self.maximumBytes else { return "a segment size of \(bytes) bytes" }
         guard outputBytes >= 0 else { return "a stated size of \(outputBytes) bytes" }
         // Written so that no stated size (a manifest's, perhaps anyone's) can overflow.

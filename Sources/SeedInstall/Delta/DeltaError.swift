@@ -1,6 +1,7 @@
 /// A delta that cannot be read, written, composed or applied, and why.
-public struct DeltaError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Kind: Sendable, Equatable {
+package struct DeltaError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Why the delta cannot be used.
+    package enum Kind: Sendable, Equatable {
         /// The bytes are not a delta, are of another version, or are cut short or damaged.
         case corrupt
         /// The delta's tables or columns are not the target's.
@@ -9,16 +10,21 @@ public struct DeltaError: Error, Sendable, Equatable, CustomStringConvertible {
         case wrongBase
         /// The operations contradict each other or the table they name.
         case inconsistent
+        /// A file could not be read or written.
         case io
     }
 
-    public let kind: Kind
-    public let message: String
+    /// Why the delta cannot be used.
+    package let kind: Kind
+    /// What is wrong, naming the file, table or operation.
+    package let message: String
 
-    public init(_ kind: Kind, _ message: String) {
+    /// An error of `kind` with a message that names the file, table or operation.
+    package init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message
     }
 
-    public var description: String { message }
+    /// The message.
+    package var description: String { message }
 }

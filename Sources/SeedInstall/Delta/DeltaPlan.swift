@@ -1,16 +1,21 @@
 /// One statement of a delta's apply plan, with the values bound to its `?` parameters in order.
-public struct DeltaStatement: Sendable, Hashable {
-    public var sql: String
-    public var values: [DeltaValue]
+package struct DeltaStatement: Sendable, Hashable {
+    /// The SQL, with `?` for each value.
+    package var sql: String
+    /// The values bound to the `?` parameters, in order.
+    package var values: [DeltaValue]
 }
 
 /// What a delta is applied to: the target store's tables as they are (every table in
 /// `sqlite_master` except `sqlite_%`, with its columns and primary key) and its release.
-public struct DeltaTarget: Sendable, Hashable {
-    public var tables: [DeltaTable]
-    public var release: DeltaRelease
+package struct DeltaTarget: Sendable, Hashable {
+    /// The target store's tables, with their columns and primary keys.
+    package var tables: [DeltaTable]
+    /// The release the target store holds, from its metadata.
+    package var release: DeltaRelease
 
-    public init(tables: [DeltaTable], release: DeltaRelease) {
+    /// A target of these tables holding `release`.
+    package init(tables: [DeltaTable], release: DeltaRelease) {
         self.tables = tables
         self.release = release
     }
@@ -24,13 +29,13 @@ public struct DeltaTarget: Sendable, Hashable {
 /// let delta = try DeltaReader.read(path)
 /// for statement in try DeltaPlan.statements(for: delta, target: target) { try run(statement) }
 /// ```
-public enum DeltaPlan {
+package enum DeltaPlan {
     /// - Throws: ``DeltaError`` before any statement is made when the delta names a table twice or
     ///   keys one by other columns than its primary key in the target (`corrupt`), the target's
     ///   tables or columns differ from the delta's (`schemaMismatch`), the target is another release
-    ///   than the delta's base (`wrongBase`), or an operation breaks ``DeltaOrder``'s rules
+    ///   than the delta's base (`wrongBase`), or an operation breaks `DeltaOrder`'s rules
     ///   (`inconsistent`).
-    public static func statements(for delta: Delta, target: DeltaTarget) throws(DeltaError) -> [DeltaStatement] {
+    package static func statements(for delta: Delta, target: DeltaTarget) throws(DeltaError) -> [DeltaStatement] {
         try check(delta.header, against: target)
         let tables = delta.header.tables
         // A decoded delta was checked as it was read; one made in memory is checked here, so no
@@ -60,7 +65,7 @@ public enum DeltaPlan {
     /// Refuses a delta that names a table twice or keys one by columns other than the target's
     /// primary key (`corrupt`: each of its operations would scan the table), then a target of another
     /// schema or release, naming the first difference.
-    public static func check(_ header: DeltaHeader, against target: DeltaTarget) throws(DeltaError) {
+    package static func check(_ header: DeltaHeader, against target: DeltaTarget) throws(DeltaError) {
         try checkKeys(header.tables, against: target.tables)
         if let problem = difference(header.tables, target.tables, expected: "the delta", actual: "the target") {
             throw DeltaError(.schemaMismatch, "the delta is of another schema: \(problem); fetch the full artifact")

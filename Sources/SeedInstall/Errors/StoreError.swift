@@ -2,6 +2,7 @@ import Foundation
 
 /// A store that cannot be opened, read or written, naming the file and saying what to do.
 public struct StoreError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong with the store.
     public enum Kind: Sendable, Equatable {
         /// The file is missing.
         case notFound
@@ -19,19 +20,24 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case io
     }
 
+    /// What went wrong with the store.
     public let kind: Kind
+    /// The store file, or the file that was being read (a manifest, a key).
     public let path: String
+    /// What is wrong and what to do, without the path.
     public let message: String
     /// The SQL that failed, when SQLite reported the error.
     public let sql: String?
 
-    public init(_ kind: Kind, path: String, _ message: String, sql: String? = nil) {
+    /// An error of `kind` about the file at `path`; `sql` is the statement SQLite refused, if any.
+    package init(_ kind: Kind, path: String, _ message: String, sql: String? = nil) {
         self.kind = kind
         self.path = path
         self.message = message
         self.sql = sql
     }
 
+    /// `path: message`, and the SQL on a second line when there is one.
     public var description: String {
         var text = "\(path): \(message)"
         if let sql { text += "\n  SQL: \(sql)" }

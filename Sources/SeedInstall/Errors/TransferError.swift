@@ -1,5 +1,6 @@
 /// A failed transfer, naming the URL, the method and the status, and whether trying again may help.
 public struct TransferError: Error, Sendable, CustomStringConvertible {
+    /// How the transfer failed.
     public enum Kind: Sendable, Equatable {
         /// The server answered with this status.
         case status(Int)
@@ -15,15 +16,19 @@ public struct TransferError: Error, Sendable, CustomStringConvertible {
         case tooSlow(String)
         /// The answer's headers make its body unusable (no stated length, an encoding not asked for).
         case refused(String)
-        /// The fetch was cancelled (its task, or ``TransferObserver/cancel()``); nothing of it is kept.
+        /// The fetch was cancelled (its task, or `TransferObserver.cancel()`); nothing of it is kept.
         case cancelled
     }
 
+    /// How the transfer failed.
     public let kind: Kind
+    /// The HTTP method (`GET`, `HEAD`, `PUT`, …) or, for a folder, the operation.
     public let method: String
+    /// The URL or path of the object transferred.
     public let url: String
 
-    public init(_ kind: Kind, method: String, url: String) {
+    /// An error of `kind` for `method` on `url`.
+    package init(_ kind: Kind, method: String, url: String) {
         self.kind = kind
         self.method = method
         self.url = url
@@ -47,6 +52,7 @@ public struct TransferError: Error, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The method, the URL, what happened, and what to do (try again, check the URL, raise the deadline).
     public var description: String {
         switch kind {
         case .status(let code) where (code == 405 || code == 501) && ["PUT", "MKCOL", "MOVE", "DELETE"].contains(method):

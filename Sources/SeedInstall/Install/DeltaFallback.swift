@@ -1,6 +1,7 @@
 /// Why an install did not come by a delta but by the full artifact, within the same fetch
 /// (``SeedInstaller/Result/fallback``); the installed seed stayed in use meanwhile.
 public struct DeltaFallback: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Which step of the delta path failed; each falls back to the full artifact.
     public enum Reason: String, Sendable, Hashable {
         /// The manifest lists no delta from the installed data version (or none at all).
         case noDelta
@@ -39,14 +40,17 @@ public struct DeltaFallback: Error, Sendable, Hashable, CustomStringConvertible 
         case file
     }
 
+    /// Which step of the delta path failed.
     public let reason: Reason
     /// What happened, naming the file or URL.
     public let message: String
 
-    public init(_ reason: Reason, _ message: String) {
+    /// A fallback for `reason`, with a message that names the file or URL.
+    package init(_ reason: Reason, _ message: String) {
         self.reason = reason
         self.message = message
     }
 
+    /// The reason's name, then the message: `storeModified: …`.
     public var description: String { "\(reason.rawValue): \(message)" }
 }

@@ -87,17 +87,17 @@ final class FolderLock {
 }
 
 /// Checks on names and fields a manifest or pointer gives before any of them is used in a path.
-public enum ReleaseNames {
+package enum ReleaseNames {
     /// A dataset name usable as a file name in the app's folder: a letter or digit first, then
     /// letters, digits, `.`, `_` or `-`, at most 100 characters, no `..`.
-    public static func isValidDataset(_ name: String) -> Bool {
+    package static func isValidDataset(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, name.unicodeScalars.count <= 100, !name.contains("..") else { return false }
         let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
         return CharacterSet.alphanumerics.contains(first) && first.isASCII && name.unicodeScalars.allSatisfy(allowed.contains)
     }
 
     /// 64 lowercase hex characters.
-    public static func isSHA256(_ text: String) -> Bool {
+    package static func isSHA256(_ text: String) -> Bool {
         text.utf8.count == 64 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 }

@@ -2,12 +2,18 @@ import Foundation
 
 /// Where an install is, for an app's progress display.
 public struct InstallProgress: Sendable, Hashable {
+    /// The steps of an install, in the order they are reported; a delta's two phases come before the
+    /// download's only when a delta is tried.
     public enum Phase: String, Sendable, Hashable {
         /// Reading the pointer and the manifest, checking the signature, fields and model.
         case checkingRelease
         /// Downloading the release's delta from the installed one: ``InstallProgress/completedBytes`` of
         /// ``InstallProgress/totalBytes`` (the size the manifest states).
         case downloadingDelta
+        /// Copying the installed store to apply the delta to, where the file system cannot clone it
+        /// (APFS, XFS and Btrfs clone it at no cost, and this phase is skipped): ``InstallProgress/completedBytes``
+        /// of ``InstallProgress/totalBytes`` (the installed store's size).
+        case copyingStore
         /// Applying the delta to a copy of the installed store, in one transaction.
         case applyingDelta
         /// Downloading the compressed store: ``InstallProgress/completedBytes`` of ``InstallProgress/totalBytes``.
@@ -21,12 +27,14 @@ public struct InstallProgress: Sendable, Hashable {
         case installed
     }
 
+    /// The step the install is in.
     public var phase: Phase
     /// Bytes done in this phase (downloading a delta or the artifact, inflating); 0 in the others.
     public var completedBytes: Int64
     /// The bytes the phase will reach, as the manifest states them; nil where there is no such count.
     public var totalBytes: Int64?
 
+    /// A report of `phase`, with `completedBytes` of `totalBytes` done where the phase counts bytes.
     public init(phase: Phase, completedBytes: Int64 = 0, totalBytes: Int64? = nil) {
         self.phase = phase
         self.completedBytes = completedBytes

@@ -21,7 +21,7 @@ extension SeedInstaller {
         var manifestURL: String
         var dataVersion: Int64
         var store: Manifest.FileEntry
-        var installed: InstalledSeed.Current
+        var installed: InstallRecord.Current
     }
 
     /// Installs the release by the delta its manifest lists from the installed one: checks the installed
@@ -34,7 +34,7 @@ extension SeedInstaller {
     /// - Throws: ``DeltaFallback`` saying why the full artifact is needed instead; `CancellationError`
     ///   when `run` is cancelled. Nothing is left in the folder either way.
     func installByDelta(
-        _ request: DeltaRequest, artifact: Manifest.FileEntry, state: InstalledSeed, from channel: ReleaseChannel, into folder: InstallFolder,
+        _ request: DeltaRequest, artifact: Manifest.FileEntry, state: InstallRecord, from channel: ReleaseChannel, into folder: InstallFolder,
         run: InstallRun, restampFor model: Model?
     ) throws -> InstalledFile {
         let entry = try deltaEntry(request, artifact: artifact)
@@ -59,7 +59,6 @@ extension SeedInstaller {
         }
         try run.checkCancellation()
 
-        run.report(.applyingDelta)
         let name = "\(folder.dataset)-\(request.dataVersion).sqlite"
         // A leftover name the folder's cleaning knows, like the full path's inflated store (its
         // journal too, should the install be killed mid-transaction).
@@ -70,7 +69,8 @@ extension SeedInstaller {
         }
         let copy: DownloadFile
         do {
-            copy = try DownloadFile.clone(of: base, to: temporary)
+            copy = try DownloadFile.clone(of: base, to: temporary) { done, total in run.report(.copyingStore, done, of: total) }
+            run.report(.applyingDelta)
         } catch {
             throw DeltaFallback(.file, "cannot copy the installed store to apply the delta: \(error)")
         }
@@ -90,12 +90,13 @@ extension SeedInstaller {
         try limit.checkStopped()
 
         run.report(.checkingStore)
-        // With nothing to re-stamp, the result is hashed and written to the disk while it is checked.
-        let finishing = model == nil ? BackgroundWork { () throws -> FileDigest? in
+        // Written to the disk (and hashed, when the set digest does not stand for that) while it is
+        // checked; a re-stamp changes it, and then it is hashed again as re-stamped.
+        let finishing = BackgroundWork { () throws -> FileDigest? in
             try copy.sync()
-            return proportional ? nil : try FileDigest(of: temporary)
-        } : nil
-        defer { _ = try? finishing?.value() }
+            return proportional || model != nil ? nil : try FileDigest(of: temporary)
+        }
+        defer { _ = try? finishing.value() }
         do {
             if proportional {
                 try DeltaApplier.checkRelease(of: delta, at: temporary, base: base)
@@ -112,24 +113,15 @@ extension SeedInstaller {
         } catch let error as DeltaError {
             throw DeltaFallback(.wrongResult, "\(url): \(error.message)")
         }
-        if let model {
-            do {
-                try StoreRestamp.restamp(inPlace: temporary, for: model)
-            } catch {
-                throw DeltaFallback(.restamped, "\(url): cannot stamp the store the delta gave for the app's model: \(error)")
-            }
-        }
         try limit.checkStopped()
         do {
-            let digest: FileDigest?
-            if let finishing {
-                digest = try finishing.value()
-            } else {
-                try copy.sync()
-                digest = proportional ? nil : try FileDigest(of: temporary)
+            return try finishInstall(temporary, as: name, in: folder, checked: try finishing.value(), hashed: !proportional, restampFor: model, run: run) { error in
+                DeltaFallback(.restamped, "\(url): cannot stamp the store the delta gave for the app's model: \(error)")
             }
-            try AtomicFile.commit(temporary, to: folder.path(name), mode: 0o444)
-            return InstalledFile(name: name, sha256: digest?.sha256)
+        } catch let error as DeltaFallback {
+            throw error
+        } catch is CancellationError {
+            throw CancellationError()
         } catch {
             throw DeltaFallback(.file, "\(folder.path(name)): \(error)")
         }
@@ -167,7 +159,7 @@ extension SeedInstaller {
     /// - Parameter trustStamp: whether the stamp `.current` recorded, while it holds, stands for reading
     ///   the store whole; when it does not hold, the store is read whole: its SHA-256 against the one
     ///   recorded or, for a store a delta gave (no SHA-256 recorded), its set digest against the recorded one.
-    private func checkBase(_ path: String, installed: InstalledSeed.Current, entry: Manifest.DeltaEntry, trustStamp: Bool) throws(DeltaFallback) {
+    private func checkBase(_ path: String, installed: InstallRecord.Current, entry: Manifest.DeltaEntry, trustStamp: Bool) throws(DeltaFallback) {
         var status = stat()
         if lstat(path + "-wal", &status) == 0, status.st_size > 0 {
             throw DeltaFallback(.storeModified, "\(path)-wal: the installed store has a write-ahead log with changes (something opened it for writing); a delta applies only to the store as installed")
@@ -265,7 +257,7 @@ extension SeedInstaller {
     /// The installed store read whole: its SHA-256 as recorded at install (or as the delta's base was
     /// published, for an install from before that record), or — for a store a delta gave, which has no
     /// SHA-256 recorded — its set digest as recorded.
-    func checkUnchanged(_ path: String, installed: InstalledSeed.Current, entry: Manifest.DeltaEntry) throws(DeltaFallback) {
+    func checkUnchanged(_ path: String, installed: InstallRecord.Current, entry: Manifest.DeltaEntry) throws(DeltaFallback) {
         if installed.storeSHA256 == nil, let recorded = installed.setDigest {
             let digest: SetDigest
             do {

@@ -54,21 +54,37 @@ extension SeedInstaller {
         try checked.get()
         try syncing.value()
         try run.checkCancellation()
-        var installed = digest
+        return try finishInstall(temporary, as: name, in: folder, checked: digest, hashed: true, restampFor: model, run: run) { error in
+            InstallError(.model, "\(channel.describe(remote)): cannot stamp the seed for the app's model: \(error)")
+        }
+    }
+
+    /// How every install ends, by the artifact or by a delta, once the store at `temporary` (this
+    /// install's own file) is checked: re-stamped for the app's model when there is one, checked
+    /// entity by entity (and then hashed again when it was hashed: a later delta's base must be the
+    /// file as re-stamped), synced and renamed to `name`, read-only.
+    /// - Parameters:
+    ///   - checked: its size and SHA-256 as checked (nil when not hashed, or hashed only after a re-stamp).
+    ///   - hashed: whether the install records the store's SHA-256; false when its set digest stood
+    ///     for reading it whole.
+    ///   - restampFailed: the error to throw when the re-stamp fails.
+    /// - Throws: what `restampFailed` gives, `CancellationError`, ``StoreError`` (the rename).
+    func finishInstall(
+        _ temporary: String, as name: String, in folder: InstallFolder, checked: FileDigest?, hashed: Bool, restampFor model: Model?, run: InstallRun,
+        restampFailed: (any Error) -> any Error
+    ) throws -> InstalledFile {
+        var installed = checked
         if let model {
-            // Stamped for the app's own model, checked entity by entity, on the checked file itself:
-            // it is this install's own temporary file, hashed and synced already.
             do {
                 try StoreRestamp.restamp(inPlace: temporary, for: model)
             } catch {
-                throw InstallError(.model, "\(channel.describe(remote)): cannot stamp the seed for the app's model: \(error)")
+                throw restampFailed(error)
             }
             try run.checkCancellation()
-            // What a delta's base must still be later: the file as re-stamped.
-            installed = try FileDigest(of: temporary)
+            installed = hashed ? try FileDigest(of: temporary) : nil
         }
         try AtomicFile.commit(temporary, to: folder.path(name), mode: 0o444)
-        return InstalledFile(name: name, sha256: installed.sha256)
+        return InstalledFile(name: name, sha256: installed?.sha256)
     }
 
     typealias Inflate = ((DownloadFile, (UnsafeRawBufferPointer) -> Void) throws(GzipError) -> Int64) throws -> Int64
@@ -193,21 +209,4 @@ extension SeedInstaller {
             throw InstallError(.checksum, "\(url): the store inside does not match its manifest (\(differences.joined(separator: "; "))); the release was put together from different builds")
         }
     }
-}
-
-/// Why a release was refused; the installed seed stays in use.
-public struct InstallError: Error, Sendable, CustomStringConvertible {
-    public enum Kind: String, Sendable {
-        case noRelease, signature, expired, rollback, model, checksum
-    }
-
-    public let kind: Kind
-    public let message: String
-
-    public init(_ kind: Kind, _ message: String) {
-        self.kind = kind
-        self.message = message
-    }
-
-    public var description: String { "\(message) (the installed seed, if any, stays in use)" }
 }

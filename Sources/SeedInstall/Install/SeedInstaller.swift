@@ -26,6 +26,10 @@ import SeedModel
 /// ``Result/via`` says which way the release came and ``Result/fallback`` why
 /// (`docs/publishing.md`, "Deltas on the device").
 public struct SeedInstaller: Sendable {
+    /// The publishers' Ed25519 public keys: a manifest must carry a valid signature by one of them
+    /// (``TrustedKey/init(pem:path:)`` reads the `.pub` file `seedbuild keygen` writes). Give the old and
+    /// the new key while a channel rotates its key. Empty means no release is installed unless
+    /// ``allowUnsigned`` is set.
     public var trustedKeys: [TrustedKey] = []
     /// Installs releases nobody vouches for when no trusted key is given. Without a key, whoever can
     /// change the server or the connection can change the seed; everything else is still checked.
@@ -34,7 +38,10 @@ public struct SeedInstaller: Sendable {
     public var deadline: TimeInterval = 300
     /// The app's seed model; when set, the release's hashes must match its configuration.
     public var model: Model?
+    /// The clock a manifest's expiry is checked against; tests set it to install at a given date.
     public var now: @Sendable () -> Date = { Date() }
+    /// The HTTP client for the pointer, manifest, delta and artifact: its retry policy and its
+    /// per-request limits (idle timeout, minimum rate).
     public var transport = HTTPTransport()
     /// The most bytes a delta may be, as the manifest states it (checked before downloading it), and
     /// inflate to: it is read into memory whole, so past this the artifact is downloaded instead
@@ -52,9 +59,13 @@ public struct SeedInstaller: Sendable {
     /// make that unneeded (`seedbuild fetch --full-check`). A full install always reads it whole.
     public var fullCheck = false
 
+    /// An installer with no trusted key (set ``trustedKeys``, or ``allowUnsigned``), no app model, a
+    /// 300 s deadline and the default transport.
     public init() {}
 
+    /// What an install did: installed a release (and how it came), or found it installed already.
     public struct Result: Sendable {
+        /// Whether the fetch changed the installed seed.
         public enum Outcome: String, Sendable {
             case installed
             /// The same data version is installed already.
@@ -66,11 +77,15 @@ public struct SeedInstaller: Sendable {
             case delta, full
         }
 
+        /// Whether a release was installed, or the same data version was found installed already.
         public var outcome: Outcome
         /// The trusted key the manifest is signed by; nil when installed unsigned (``allowUnsigned``).
         public var signedBy: String?
+        /// The installed store file, `DIR/<dataset>-<dataVersion>.sqlite`: what the app opens read-only.
         public var storePath: String
+        /// The data version of the release now installed.
         public var dataVersion: Int64
+        /// The release's manifest, as read and checked.
         public var manifest: Manifest
         /// When the release's model differs from the app's: the lightweight migration that opens it.
         public var migration: MigrationPlan?
@@ -88,6 +103,33 @@ public struct SeedInstaller: Sendable {
         public var fallback: DeltaFallback?
     }
 
+    /// Fetches the channel's current release and installs it in `directory`, on the calling thread.
+    ///
+    /// The checks run in this order, each before anything is downloaded that it could refuse:
+    /// 1. a trusted key is given, or ``allowUnsigned`` is set;
+    /// 2. `latest.json` and the manifest it names (each at most 64 KiB), the manifest at a path its
+    ///    data version gives and matching the pointer's SHA-256;
+    /// 3. the signature, by one of ``trustedKeys``, before any field is used;
+    /// 4. the fields used in names and URLs (dataset, data version, SHA-256s, sizes), the pointer and
+    ///    manifest agreeing, and the expiry;
+    /// 5. rollback: an older data version than the installed one is refused, the same one is
+    ///    ``Result/Outcome/alreadyInstalled``;
+    /// 6. the release's model against ``model`` (equal hashes, a re-stamp, or an inferable migration);
+    /// 7. under the folder's lock, rollback again; then the delta from the installed release if the
+    ///    manifest lists one (falling back to the artifact on any failure, ``Result/fallback``), or the
+    ///    artifact: its size and SHA-256, the inflated store's size and SHA-256, `quick_check`, and
+    ///    the store's metadata against the manifest;
+    /// 8. the switch: the store renamed into `DIR/<dataset>-<dataVersion>.sqlite`, then
+    ///    `DIR/<dataset>.current` replaced atomically.
+    ///
+    /// Any failure leaves the installed seed in use; an artifact's partial download that failed on the
+    /// network is kept, hidden in `directory`, for the next install to resume.
+    /// - Parameters:
+    ///   - channelURL: the release channel, `https://…/<dataset>/<model-version>/`, `file://…/` or a
+    ///     folder path; a trailing `latest.json` is accepted.
+    ///   - directory: the folder the seed is installed in (created if missing): the app's own, such as
+    ///     Application Support; it holds the store, `<dataset>.current` and a lock file.
+    /// - Returns: what was installed, from where, and how it came (``Result/via``).
     /// - Throws: ``InstallError`` saying which check refused the release; ``TransferError`` for the network.
     public func install(from channelURL: String, to directory: String) throws -> Result {
         try install(from: channelURL, to: directory, run: InstallRun(progress: { _ in }))
@@ -106,7 +148,7 @@ public struct SeedInstaller: Sendable {
             throw InstallError(.signature, "\(manifestURL): no valid signature by a trusted key (key ids \(trustedKeys.map(\.keyID).joined(separator: ", "))); refusing it")
         }
         let (dataset, dataVersion, artifact, store) = try checkFields(manifest, pointer: pointer, url: manifestURL)
-        let state = InstalledSeed(directory: directory, dataset: dataset)
+        let state = InstallRecord(directory: directory, dataset: dataset)
         // Checked before anything is written, and again under the folder's lock (another install may have just ended).
         if let settled = try settled(state, dataVersion: dataVersion, manifest: manifest, url: manifestURL, signedBy: signedBy) {
             return settled.fetched(run)
@@ -150,7 +192,7 @@ public struct SeedInstaller: Sendable {
     }
 
     /// Refuses a data version older than the installed one; the same one is installed already.
-    private func settled(_ state: InstalledSeed, dataVersion: Int64, manifest: Manifest, url: String, signedBy: String?) throws -> Result? {
+    private func settled(_ state: InstallRecord, dataVersion: Int64, manifest: Manifest, url: String, signedBy: String?) throws -> Result? {
         guard let installed = state.current else { return nil }
         if dataVersion < installed.dataVersion {
             throw InstallError(.rollback, "\(url): data version \(dataVersion) is older than the installed \(installed.dataVersion); refusing a rollback")

@@ -58,6 +58,6 @@ struct StoreStamp: Equatable {
     func holds(for path: String) -> Bool {
         var status = stat()
         guard StoreStamp(path: path) == self, lstat(path, &status) == 0, status.st_mode & 0o222 == 0 else { return false }
-        return InstalledSeed.sidecarSuffixes.allSatisfy { lstat(path + $0, &status) != 0 }
+        return InstallRecord.sidecarSuffixes.allSatisfy { lstat(path + $0, &status) != 0 }
     }
 }

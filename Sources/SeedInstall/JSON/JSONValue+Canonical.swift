@@ -7,7 +7,8 @@
 /// - Numbers: integers only, in decimal without leading zeros or `+` (a manifest holds no fractions).
 /// - `true`, `false`, `null` as such.
 extension JSONValue {
-    public var canonicalBytes: [UInt8] {
+    /// The value's canonical JSON as UTF-8 bytes, in the form described above.
+    package var canonicalBytes: [UInt8] {
         var out: [UInt8] = []
         appendCanonical(to: &out)
         return out

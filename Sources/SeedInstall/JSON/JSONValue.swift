@@ -30,6 +30,8 @@ public enum JSONValue: Sendable, Hashable {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// Converts what `JSONSerialization` returns (`NSNull`, `NSNumber`, `String`, arrays, dictionaries).
+    /// - Throws: `CocoaError(.coderReadCorrupt)` for any other type.
     public init(foundation value: Any) throws {
         switch value {
         case is NSNull: self = .null
@@ -49,6 +51,7 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 
+    /// The value as `JSONSerialization` takes it.
     public var foundationObject: Any {
         switch self {
         case .null: NSNull()
@@ -61,21 +64,25 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 
+    /// The string, or nil when the value is not one.
     public var stringValue: String? {
         if case .string(let value) = self { return value }
         return nil
     }
 
+    /// The integer, or nil when the value is not one.
     public var integerValue: Int64? {
         if case .integer(let value) = self { return value }
         return nil
     }
 
+    /// The object's members, or nil when the value is not an object.
     public var objectValue: [String: JSONValue]? {
         if case .object(let value) = self { return value }
         return nil
     }
 
+    /// The elements, or nil when the value is not an array.
     public var arrayValue: [JSONValue]? {
         if case .array(let value) = self { return value }
         return nil
@@ -83,7 +90,10 @@ public enum JSONValue: Sendable, Hashable {
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral {
+    /// A ``string(_:)`` value from a literal.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// An ``integer(_:)`` value from a literal.
     public init(integerLiteral value: Int64) { self = .integer(value) }
+    /// A ``bool(_:)`` value from a literal.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
 }

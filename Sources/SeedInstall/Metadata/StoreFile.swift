@@ -1,23 +1,23 @@
 import Foundation
 
 /// Store files as files: what kind a file is, its header stamps and layout, and a compressed one inflated.
-public enum StoreFile {
+package enum StoreFile {
     /// Whether the file starts with SQLite's header ("SQLite format 3").
-    public static func isSQLite(_ path: String) -> Bool {
+    package static func isSQLite(_ path: String) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? handle.close() }
         return (try? handle.read(upToCount: 16)) == Data("SQLite format 3\u{0}".utf8)
     }
 
     /// Whether the file starts with the gzip magic bytes.
-    public static func isGzip(_ path: String) -> Bool {
+    package static func isGzip(_ path: String) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? handle.close() }
         return (try? handle.read(upToCount: 2)) == Data([0x1F, 0x8B])
     }
 
     /// Inflates a `.sqlite.gz` to a temporary file, calls `body` with its path, then removes it.
-    public static func withInflatedCopy<T>(
+    package static func withInflatedCopy<T>(
         of path: String, maxBytes: Int64? = nil, _ body: (String) throws(StoreError) -> T
     ) throws(StoreError) -> T {
         let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("seedstore-\(UUID().uuidString).sqlite").path

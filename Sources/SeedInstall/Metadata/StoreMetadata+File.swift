@@ -44,7 +44,7 @@ extension StoreMetadata {
 
     /// Sets custom metadata keys of an uncompressed store, like Core Data's `setMetadata(_:forPersistentStoreOfType:at:)`.
     ///
-    /// The store-managed keys (``managedKeys``: type, UUID, hashes, digest, model) keep their stored values.
+    /// The store-managed keys (`managedKeys`: type, UUID, hashes, digest, model) keep their stored values.
     /// The store is rewritten under a temporary name, synced and renamed into place, keeping its file mode,
     /// so a failure leaves the original untouched.
     public static func write(_ metadata: StoreMetadata, at url: URL) throws(StoreError) {

@@ -3,7 +3,7 @@ import SeedModel
 
 extension StoreMetadata {
     /// The hash encoding the store was stamped with: 2 is Core Data's; 1 (or none) seedbuild's first own one.
-    public var hashEncodingVersion: Int {
+    package var hashEncodingVersion: Int {
         values[Key.hashEncodingVersion]?.integerValue.map(Int.init) ?? 1
     }
 
@@ -14,7 +14,9 @@ extension StoreMetadata {
     /// model the coordinator uses. A store stamped with the first encoding (before Core Data's
     /// hashes) is re-hashed from the model embedded in it and, as it was stamped, compared for its
     /// configuration's entities only.
-    /// - Parameter embeddedModel: the model the store was built with, when at hand; it names the
+    /// - Parameters:
+    ///   - model: the model the coordinator uses (the merged model, for an app with its own entities).
+    ///   - embeddedModel: the model the store was built with, when at hand; it names the
     ///   properties that changed, and is required for a store of the first encoding.
     public func hashDifferences(from model: Model, embeddedModel: Model?) -> [Model.HashDifference] {
         guard hashEncodingVersion < Model.hashEncodingVersion else {
@@ -32,7 +34,7 @@ extension StoreMetadata {
     /// the model's, by name: empty when only entities outside the store differ, so stamping it for
     /// `model` (``StoreRestamp/restamp(_:for:output:outputMode:)``) describes its data truly.
     /// Nil when the configuration is not in `model` or the store has the first hash encoding.
-    public func seedEntityDifferences(from model: Model, configuration: String) -> [String]? {
+    package func seedEntityDifferences(from model: Model, configuration: String) -> [String]? {
         guard hashEncodingVersion >= Model.hashEncodingVersion, let seed = try? model.restricted(to: configuration) else { return nil }
         let stored = versionHashes
         return seed.entityVersionHashes.filter { stored[$0.key] != $0.value }.keys.sorted()

@@ -67,27 +67,18 @@ package struct TableDigest: ~Copyable {
     /// The bytes not hashed yet: the first `count` of the buffer.
     @usableFromInline let buffer: UnsafeMutableRawPointer
     @usableFromInline var count = 0
-    /// When recording: the bytes appended so far, kept instead of hashed (``recorded``).
-    private var recording: [UInt8]?
+    /// Where the encoded bytes go instead of the hash, when given.
+    private var sink: ((UnsafeRawBufferPointer) -> Void)?
 
     package init() {
         buffer = .allocate(byteCount: Self.capacity, alignment: 8)
     }
 
-    /// A digest that keeps its bytes rather than hashing them: rows hashed ahead of their place,
-    /// appended to the real digest once the rows before them are in (``appendRaw(_:)``).
-    package init(recording _: Void) {
+    /// An encoder that hands its bytes to `sink` (at each ``flush()``) instead of hashing them: the
+    /// build keeps rows encoded ahead of their place, to append them once the rows before them are in.
+    package init(sink: @escaping (UnsafeRawBufferPointer) -> Void) {
         self.init()
-        self.recording = []
-    }
-
-    /// How many bytes a recording digest holds.
-    package var recordedCount: Int { (recording?.count ?? 0) + count }
-
-    /// A recording digest's bytes so far.
-    package mutating func recorded() -> [UInt8] {
-        flush()
-        return recording ?? []
+        self.sink = sink
     }
 
     deinit { buffer.deallocate() }
@@ -148,20 +139,18 @@ package struct TableDigest: ~Copyable {
     private mutating func update(with bytes: UnsafeRawBufferPointer) {
         if count + bytes.count > Self.capacity { flush() }
         if bytes.count > Self.capacity {
-            if recording != nil { recording!.append(contentsOf: bytes) } else { hasher.update(bufferPointer: bytes) }
+            if let sink { sink(bytes) } else { hasher.update(bufferPointer: bytes) }
         } else if let source = bytes.baseAddress {
             (buffer + count).copyMemory(from: source, byteCount: bytes.count)
             count += bytes.count
         }
     }
 
-    @usableFromInline mutating func flush() {
+    /// Hashes (or hands to the sink) the bytes the buffer holds.
+    @usableFromInline package mutating func flush() {
         guard count > 0 else { return }
-        if recording != nil {
-            recording!.append(contentsOf: UnsafeRawBufferPointer(start: buffer, count: count))
-        } else {
-            hasher.update(bufferPointer: UnsafeRawBufferPointer(start: buffer, count: count))
-        }
+        let bytes = UnsafeRawBufferPointer(start: buffer, count: count)
+        if let sink { sink(bytes) } else { hasher.update(bufferPointer: bytes) }
         count = 0
     }
 

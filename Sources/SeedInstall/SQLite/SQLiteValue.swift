@@ -8,7 +8,7 @@ import Foundation
 /// itself), text by its UTF-8 bytes (Swift's `String ==` would call composed and decomposed
 /// accents equal), and an integer never equals a real of the same value. The runtime's
 /// `StoreValue` (SeedStore) is the other kind: an attribute's value, compared as a value.
-public enum SQLiteValue: Sendable {
+package enum SQLiteValue: Sendable {
     case null
     case integer(Int64)
     case real(Double)
@@ -16,7 +16,7 @@ public enum SQLiteValue: Sendable {
     case blob([UInt8])
 
     /// The tag byte of the encoding, as ``ContentDigest`` tags values.
-    var tag: UInt8 {
+    package var tag: UInt8 {
         switch self {
         case .null: 0
         case .integer: 1
@@ -28,7 +28,8 @@ public enum SQLiteValue: Sendable {
 }
 
 extension SQLiteValue: Hashable {
-    public static func == (lhs: SQLiteValue, rhs: SQLiteValue) -> Bool {
+    /// Exact equality: the same case and the same bits (reals), UTF-8 bytes (text) or bytes (blobs).
+    package static func == (lhs: SQLiteValue, rhs: SQLiteValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
         case let (.integer(a), .integer(b)): a == b
@@ -39,7 +40,8 @@ extension SQLiteValue: Hashable {
         }
     }
 
-    public func hash(into hasher: inout Hasher) {
+    /// Hashes the case and the exact bits, bytes or value, as ``==(_:_:)`` compares them.
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(tag)
         switch self {
         case .null: break
@@ -53,7 +55,7 @@ extension SQLiteValue: Hashable {
 
 extension SQLiteValue: CustomStringConvertible {
     /// The value as SQL would quote it, for error messages naming a key.
-    public var description: String {
+    package var description: String {
         switch self {
         case .null: "NULL"
         case .integer(let value): String(value)
@@ -65,4 +67,4 @@ extension SQLiteValue: CustomStringConvertible {
 }
 
 /// A value as a delta carries it: a stored SQLite value, exactly.
-public typealias DeltaValue = SQLiteValue
+package typealias DeltaValue = SQLiteValue

@@ -8,29 +8,38 @@ import FoundationNetworking
 /// Each call waits for its answer; bodies are streamed to or from files where they can be large,
 /// and never read past a given limit.
 public final class HTTPTransport: Sendable {
-    public struct Response: Sendable {
-        public var status: Int
-        public var headers: [String: String]
-        public var body: Data
+    /// An answer: its status, headers and the body read (up to the call's limit).
+    package struct Response: Sendable {
+        /// The HTTP status code.
+        package var status: Int
+        /// The response headers as the server sent them (look one up with ``header(_:)``).
+        package var headers: [String: String]
+        /// The body as received, never more than the call's `maxBytes`.
+        package var body: Data
 
-        /// Throws for answers another try may fix (5xx, 408, 429), so ``HTTPTransport/retrying(_:_:_:)`` retries them.
-        public func throwingIfTransient(_ method: String, _ url: URL) throws(TransferError) -> Response {
+        /// Throws for answers another try may fix (5xx, 408, 429), so ``HTTPTransport/retrying(_:_:deadline:_:)`` retries them.
+        package func throwingIfTransient(_ method: String, _ url: URL) throws(TransferError) -> Response {
             let error = TransferError(.status(status), method: method, url: url.absoluteString)
             if error.isTransient { throw error }
             return self
         }
 
-        public func header(_ name: String) -> String? {
+        /// The value of the header `name`, compared without case; nil when absent.
+        package func header(_ name: String) -> String? {
             headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
         }
     }
 
     /// How transient failures are retried: 5 tries, backoff doubling from 0.5 s up to 8 s, with jitter.
     public struct RetryPolicy: Sendable {
+        /// Tries in all, the first included.
         public var attempts: Int
+        /// Seconds before the second try; each later wait doubles it.
         public var initialDelay: TimeInterval
+        /// The longest wait between two tries, in seconds.
         public var maxDelay: TimeInterval
 
+        /// A policy of `attempts` tries, waiting from `initialDelay` up to `maxDelay` seconds between them.
         public init(attempts: Int = 5, initialDelay: TimeInterval = 0.5, maxDelay: TimeInterval = 8) {
             self.attempts = attempts
             self.initialDelay = initialDelay
@@ -38,35 +47,42 @@ public final class HTTPTransport: Sendable {
         }
     }
 
+    /// How transient failures are retried.
     public let retryPolicy: RetryPolicy
+    /// How long and how slowly one request may run.
     public let limits: TransferLimits
 
+    /// A transport with this retry policy and these limits.
     public init(retryPolicy: RetryPolicy = RetryPolicy(), limits: TransferLimits = TransferLimits()) {
         self.retryPolicy = retryPolicy
         self.limits = limits
     }
 
+    /// A transport whose requests give up after `timeout` seconds with nothing received.
     /// - Parameters:
     ///   - timeout: seconds with nothing received before a request is given up (the idle timeout).
+    ///   - retryPolicy: how transient failures are retried.
     public convenience init(timeout: TimeInterval, retryPolicy: RetryPolicy = RetryPolicy()) {
         var limits = TransferLimits()
         limits.idleTimeout = timeout
         self.init(retryPolicy: retryPolicy, limits: limits)
     }
 
-    /// Sends a request with an optional body (a file is streamed) and collects the answer as it arrives,
-    /// refusing one whose `Content-Length` is over `maxBytes` before reading it, and stopping at `maxBytes`.
-    public func send(
-        _ method: String, _ url: URL, headers: [String: String] = [:], body: Data? = nil, bodyFile: String? = nil,
-        maxBytes: Int64 = 1 << 20, deadline: Deadline? = nil
+    /// Sends a request and collects the answer as it arrives, refusing one whose `Content-Length` is
+    /// over `maxBytes` before reading it, and stopping at `maxBytes`. Without `makeTask`, a request
+    /// without a body (`GET`, `HEAD`); the build's uploads make their task
+    /// (`SeedPipeline/Publish/HTTPTransport+Upload.swift`), and are not held to the idle timeout
+    /// and minimum rate.
+    package func send(
+        _ method: String, _ url: URL, headers: [String: String] = [:], maxBytes: Int64 = 1 << 20, deadline: Deadline? = nil,
+        makeTask: ((URLSession, URLRequest) -> URLSessionTask)? = nil
     ) throws(TransferError) -> Response {
         var request = URLRequest(url: url)
         request.httpMethod = method
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let transfer = TransferTask(
-            method: method, url: url, limit: maxBytes, sink: .memory, limits: limits, deadline: deadline,
-            watchesRate: body == nil && bodyFile == nil)
-        let outcome = try transfer.run(request, body: body, bodyFile: bodyFile)
+            method: method, url: url, limit: maxBytes, sink: .memory, limits: limits, deadline: deadline, watchesRate: makeTask == nil)
+        let outcome = try transfer.run(request, makeTask: makeTask.map { make in { [request] session in make(session, request) } })
         return Response(status: outcome.status, headers: outcome.headers, body: outcome.body)
     }
 
@@ -97,11 +113,11 @@ public final class HTTPTransport: Sendable {
         let transfer = TransferTask(
             method: "GET", url: url, limit: maxBytes, sink: .file(file, resumeOffset: resume ? existing : 0), limits: limits,
             deadline: deadline, watchesRate: true, observer: observer)
-        return try transfer.run(request, body: nil, bodyFile: nil).size
+        return try transfer.run(request).size
     }
 
     /// Downloads into a new file at `path` (which must not exist), never past `maxBytes`.
-    public func download(_ url: URL, to path: String, maxBytes: Int64, headers: [String: String] = [:]) throws(TransferError) -> Int64 {
+    package func download(_ url: URL, to path: String, maxBytes: Int64, headers: [String: String] = [:]) throws(TransferError) -> Int64 {
         let file = try DownloadFile.create(path)
         return try download(url, into: file, maxBytes: maxBytes, etag: nil, headers: headers)
     }
@@ -110,7 +126,7 @@ public final class HTTPTransport: Sendable {
 extension HTTPTransport {
     /// Runs `body` again after transient failures (5xx, 408, 429, dropped connections) with exponential
     /// backoff and jitter, never past `deadline`; other failures, and the last one, are thrown.
-    public func retrying<T>(_ method: String, _ url: URL, deadline: Deadline? = nil, _ body: () throws(TransferError) -> T) throws(TransferError) -> T {
+    package func retrying<T>(_ method: String, _ url: URL, deadline: Deadline? = nil, _ body: () throws(TransferError) -> T) throws(TransferError) -> T {
         var delay = retryPolicy.initialDelay
         var attempt = 1
         while true {

@@ -7,10 +7,10 @@ import Foundation
 /// so `HTTP://host/` is `http://host/`. Anything else that starts like a URL (`gs://…`, `ftp://…`, or
 /// `https:/host` with one slash) is refused rather than taken for a folder of that name, which would
 /// "publish" to a local folder called `gs:` and report success.
-public enum LocationAddress {
+package enum LocationAddress {
     /// `text` with its scheme lower-cased when it is one of `schemes`; `text` as it is when it is a path.
     /// - Throws: ``TransferError`` naming the address and the schemes that work.
-    public static func normalized(_ text: String, schemes: [String], method: String) throws(TransferError) -> String {
+    package static func normalized(_ text: String, schemes: [String], method: String) throws(TransferError) -> String {
         guard let colon = text.firstIndex(of: ":") else { return text }
         let scheme = text[..<colon]
         guard let first = scheme.first, first.isASCII, first.isLetter,

@@ -1,22 +1,24 @@
 import Foundation
 
 /// Where a release channel (`<dataset>/<model-version>/` on a server) is read from: a folder or HTTP(S).
-public struct ReleaseChannel: Sendable {
-    public enum Location: Sendable {
+package struct ReleaseChannel: Sendable {
+    /// A folder on this machine, or the base URL of an HTTP(S) channel (ending in `/`).
+    package enum Location: Sendable {
         case directory(String)
         case http(URL)
     }
 
-    public let location: Location
+    /// Where the channel is.
+    package let location: Location
     private let transport: HTTPTransport
     /// When every request, retries included, gives up.
-    public let deadline: Deadline?
+    package let deadline: Deadline?
 
     /// The URL schemes a channel can be read over; anything else that looks like a URL is refused.
-    public static let schemes = ["http", "https", "file"]
+    package static let schemes = ["http", "https", "file"]
 
     /// A channel from `http(s)://…/`, `file://…/` or a path; a trailing `latest.json` is the channel's pointer.
-    public init(_ text: String, transport: HTTPTransport = HTTPTransport(), deadline: Deadline? = nil) throws(TransferError) {
+    package init(_ text: String, transport: HTTPTransport = HTTPTransport(), deadline: Deadline? = nil) throws(TransferError) {
         self.transport = transport
         self.deadline = deadline
         var text = try LocationAddress.normalized(text, schemes: Self.schemes, method: "GET")
@@ -33,7 +35,8 @@ public struct ReleaseChannel: Sendable {
         }
     }
 
-    public func describe(_ path: String) -> String {
+    /// The full path or URL of `path` in the channel, for messages.
+    package func describe(_ path: String) -> String {
         switch location {
         case .directory(let root): (root as NSString).appendingPathComponent(path)
         case .http(let base): url(path, base).absoluteString
@@ -45,7 +48,7 @@ public struct ReleaseChannel: Sendable {
     }
 
     /// A small object's bytes, or nil when it does not exist; refuses a body over `maxBytes` as it arrives.
-    public func read(_ path: String, maxBytes: Int64) throws(TransferError) -> Data? {
+    package func read(_ path: String, maxBytes: Int64) throws(TransferError) -> Data? {
         switch location {
         case .directory(let root):
             let file = (root as NSString).appendingPathComponent(path)

@@ -7,20 +7,27 @@ import Foundation
 ///  "manifest": "manifests/202611221200.json", "manifestSHA256": "…", "contentDigest": "…",
 ///  "releases": [202611221200, 202611211200]}
 /// ```
-public struct ReleasePointer: Sendable, Equatable {
-    public static let fileName = "latest.json"
-    public static let maxBytes: Int64 = 64 * 1024
+package struct ReleasePointer: Sendable, Equatable {
+    /// The pointer's name at the channel's root.
+    package static let fileName = "latest.json"
+    /// The most bytes read of a pointer, and of a manifest: anything longer is refused.
+    package static let maxBytes: Int64 = 64 * 1024
 
-    public var dataset: String
-    public var dataVersion: Int64
+    /// The dataset's name.
+    package var dataset: String
+    /// The current release's data version.
+    package var dataVersion: Int64
     /// The manifest's path relative to the channel.
-    public var manifest: String
-    public var manifestSHA256: String
-    public var contentDigest: String
+    package var manifest: String
+    /// The manifest file's SHA-256: installs refuse a manifest that does not match it.
+    package var manifestSHA256: String
+    /// The current release's content digest.
+    package var contentDigest: String
     /// Data versions still published, newest first (for pruning where folders cannot be listed).
-    public var releases: [Int64]
+    package var releases: [Int64]
 
-    public init(dataset: String, dataVersion: Int64, manifest: String, manifestSHA256: String, contentDigest: String, releases: [Int64] = []) {
+    /// A pointer to the release of `dataVersion`; `releases` defaults to that one alone.
+    package init(dataset: String, dataVersion: Int64, manifest: String, manifestSHA256: String, contentDigest: String, releases: [Int64] = []) {
         self.dataset = dataset
         self.dataVersion = dataVersion
         self.manifest = manifest
@@ -29,7 +36,9 @@ public struct ReleasePointer: Sendable, Equatable {
         self.releases = releases.isEmpty ? [dataVersion] : releases
     }
 
-    public init(data: Data, source: String) throws(StoreError) {
+    /// Parses `latest.json`.
+    /// - Throws: ``StoreError`` (not a seed store) naming `source` when it is not a pointer.
+    package init(data: Data, source: String) throws(StoreError) {
         guard let text = String(data: data, encoding: .utf8), let value = try? JSONValue(jsonText: text),
             let object = value.objectValue, let dataset = object["dataset"]?.stringValue,
             let version = object["dataVersion"]?.integerValue, let manifest = object["manifest"]?.stringValue,
@@ -39,7 +48,8 @@ public struct ReleasePointer: Sendable, Equatable {
         self.init(dataset: dataset, dataVersion: version, manifest: manifest, manifestSHA256: sha, contentDigest: digest, releases: releases)
     }
 
-    public var data: Data {
+    /// The file's bytes: pretty-printed JSON with sorted keys.
+    package var data: Data {
         let value: JSONValue = .object([
             "formatVersion": 1, "dataset": .string(dataset), "dataVersion": .integer(dataVersion),
             "manifest": .string(manifest), "manifestSHA256": .string(manifestSHA256), "contentDigest": .string(contentDigest),
@@ -49,21 +59,22 @@ public struct ReleasePointer: Sendable, Equatable {
     }
 
     /// `artifacts/<sha256>.sqlite.gz`: artifacts are named by their checksum, so they never change.
-    public static func artifactPath(sha256: String) -> String { "artifacts/\(sha256).sqlite.gz" }
+    package static func artifactPath(sha256: String) -> String { "artifacts/\(sha256).sqlite.gz" }
 
     /// `deltas/<sha256>.delta.gz`: a delta, named by its checksum like an artifact (``Manifest/DeltaEntry``).
-    public static func deltaPath(sha256: String) -> String { "deltas/\(sha256).delta.gz" }
+    package static func deltaPath(sha256: String) -> String { "deltas/\(sha256).delta.gz" }
 
-    public static func manifestPath(dataVersion: Int64) -> String { "manifests/\(dataVersion).json" }
+    /// `manifests/<dataVersion>.json`: where a data version's first manifest is published.
+    package static func manifestPath(dataVersion: Int64) -> String { "manifests/\(dataVersion).json" }
 
     /// `manifests/<version>-<first 16 hex of its SHA-256>.json`: a refreshed manifest of a data version
     /// already published (published objects other than `latest.json` are never replaced).
-    public static func refreshedManifestPath(dataVersion: Int64, sha256: String) -> String {
+    package static func refreshedManifestPath(dataVersion: Int64, sha256: String) -> String {
         "manifests/\(dataVersion)-\(sha256.prefix(16)).json"
     }
 
     /// Whether a pointer may name this manifest for its data version: one of the two forms above, exactly.
-    public static func isManifestPath(_ path: String, for dataVersion: Int64) -> Bool {
+    package static func isManifestPath(_ path: String, for dataVersion: Int64) -> Bool {
         if path == manifestPath(dataVersion: dataVersion) { return true }
         let prefix = "manifests/\(dataVersion)-", suffix = ".json"
         guard path.hasPrefix(prefix), path.hasSuffix(suffix) else { return false }

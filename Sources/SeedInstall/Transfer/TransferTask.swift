@@ -66,8 +66,9 @@ final class TransferTask: NSObject, URLSessionDataDelegate, @unchecked Sendable 
         self.watchesRate = watchesRate
     }
 
-    /// Runs the request to its end or its first broken limit.
-    func run(_ request: URLRequest, body: Data?, bodyFile: String?) throws(TransferError) -> Outcome {
+    /// Runs the request to its end or its first broken limit: a data task, or the one `makeTask`
+    /// makes (an upload's, from the build's publishing).
+    func run(_ request: URLRequest, makeTask: ((URLSession) -> URLSessionTask)? = nil) throws(TransferError) -> Outcome {
         if let deadline, deadline.hasPassed { throw failed(.timedOut(deadlineMessage(deadline))) }
         if observer?.isCancelled == true { throw failed(.cancelled) }
         let configuration = URLSessionConfiguration.ephemeral
@@ -82,14 +83,7 @@ final class TransferTask: NSObject, URLSessionDataDelegate, @unchecked Sendable 
         let session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
         // From a thread of its own: it waits for the network thread, which a flood may keep busy.
         defer { Thread.detachNewThread { session.finishTasksAndInvalidate() } }
-        let task: URLSessionTask
-        if let bodyFile {
-            task = session.uploadTask(with: request, fromFile: URL(fileURLWithPath: bodyFile))
-        } else if let body {
-            task = session.uploadTask(with: request, from: body)
-        } else {
-            task = session.dataTask(with: request)
-        }
+        let task = makeTask?(session) ?? session.dataTask(with: request)
         lock.withLock { self.task = task }
         // A thread of its own: under a flood, the network and delegate threads can keep Dispatch's
         // small pool busy, and a timer or a cancel queued there would wait behind them.

@@ -102,7 +102,7 @@ extension Packager {
 
 extension PackagedArtifact {
     /// A delta's size as a fraction of the artifact's.
-    public func share(of delta: Manifest.DeltaEntry) -> Double {
+    package func share(of delta: Manifest.DeltaEntry) -> Double {
         gzip.outputBytes > 0 ? Double(delta.bytes) / Double(gzip.outputBytes) : 0
     }
 }

@@ -148,7 +148,7 @@ public struct PackagedArtifact: Sendable {
     public var manifest: Manifest
     public var gzip: GzipResult
     /// The deltas the manifest lists, each a file beside it.
-    public var deltas: [Manifest.DeltaEntry] = []
+    package var deltas: [Manifest.DeltaEntry] = []
     /// The deltas left out, and why: while building (a previous delta missing or damaged) or here (the size rule).
     public var omittedDeltas: [OmittedDelta] = []
 }

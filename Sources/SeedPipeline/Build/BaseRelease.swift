@@ -258,7 +258,7 @@ struct BaseRelease: Sendable {
     /// layout's recorded high-water marks or, for a store without them, its highest `Z_PK`; each
     /// bounded by what the base's rows make plausible (``plausibleHighWater(rows:)``).
     private static func highWater(_ path: String, schema: StoreSchema, location: String) throws -> [String: Int64] {
-        let queue = try StoreFile.openReadOnly(path)
+        let queue = try StoreDatabase.openReadOnly(path)
         defer { try? queue.close() }
         return try queue.read { db in
             var marks: [String: Int64] = [:]
@@ -324,7 +324,7 @@ struct BaseRelease: Sendable {
             throw refuse("is of another seed model version (\(differing.joined(separator: ", ")) differ)")
         }
         guard quickCheck else { return }
-        let queue = try StoreFile.openReadOnly(path)
+        let queue = try StoreDatabase.openReadOnly(path)
         defer { try? queue.close() }
         let problems = try queue.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
         if problems != ["ok"] {

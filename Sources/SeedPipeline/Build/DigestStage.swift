@@ -16,8 +16,9 @@ struct LoadDigest: ~Copyable {
     private let numberedAbove: Int64?
     /// The last new row's number: they must come in the order of their numbers.
     private var lastNew: Int64 = 0
-    /// New rows, hashed as they come and appended after the kept ones.
-    private var newRows = TableDigest(recording: ())
+    /// New rows, encoded as they come into `newRowBytes` and appended after the kept ones.
+    private var newRows: TableDigest
+    private let newRowBytes = EncodedRows()
     /// The new rows recorded at most: beyond, the table is read back instead.
     static let maxNewRowBytes = 16 << 20
 
@@ -28,6 +29,7 @@ struct LoadDigest: ~Copyable {
         stored = forms?.contains { $0 != .asBound } == true ? forms : nil
         numbersRows = loader.isRowidTable
         numberedAbove = loader.numbering?.highWater
+        newRows = TableDigest { [newRowBytes] in newRowBytes.bytes.append(contentsOf: $0) }
     }
 
     /// The rows did not all go in: the table is read back.
@@ -52,7 +54,8 @@ struct LoadDigest: ~Copyable {
                     lastNew = number
                     newRows.append(integer: number)
                     batch.hash(row: row, into: &newRows, arena: arena, stored: stored)
-                    if newRows.recordedCount > Self.maxNewRowBytes { isHashing = false }
+                    newRows.flush()
+                    if newRowBytes.bytes.count > Self.maxNewRowBytes { isHashing = false }
                     continue
                 }
                 // Kept rows out of their numbers' order: the table is read back.
@@ -72,7 +75,10 @@ struct LoadDigest: ~Copyable {
 
     mutating func finalize() -> Data? {
         guard isHashing else { return nil }
-        if numberedAbove != nil { digest.appendRaw(newRows.recorded()) }
+        if numberedAbove != nil {
+            newRows.flush()
+            digest.appendRaw(newRowBytes.bytes)
+        }
         return digest.finalize()
     }
 }
@@ -112,4 +118,9 @@ final class DigestStage: @unchecked Sendable {
     func finish() -> Data? {
         queue.sync { digest.finalize() }
     }
+}
+
+/// The bytes of rows encoded ahead of their place in a table's digest.
+private final class EncodedRows {
+    var bytes: [UInt8] = []
 }

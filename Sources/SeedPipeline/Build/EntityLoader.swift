@@ -181,7 +181,7 @@ final class EntityLoader: @unchecked Sendable {
         _ reader: CSVReader, progress: (Int, Int) -> Void, isCancelled: () -> Bool = { false }, into writer: BatchWriter
     ) throws -> Int {
         var keyTracker = keyFeed.map { KeyOrderTracker(feed: $0.feed, field: $0.field) }
-        var source: any RecordSource = reader
+        var source: any CSVRecordSource = reader
         // The file's SHA-256, when a scan handed the reader's hashing off to its own thread.
         var fileHash: FileHash?
         var mergeKey = mergesRuns(reader)
@@ -295,7 +295,7 @@ final class EntityLoader: @unchecked Sendable {
 
     /// The next well-formed record; a record with the wrong field count or bad bytes is rejected and skipped,
     /// while a structural error (an unterminated quote) stops the build, since record bounds are then unknown.
-    private func nextRecord(_ reader: any RecordSource, result: inout Result, replayedBelow: Int) throws -> CSVRecord? {
+    private func nextRecord(_ reader: any CSVRecordSource, result: inout Result, replayedBelow: Int) throws -> CSVRecord? {
         while true {
             do {
                 return try reader.next()
@@ -320,7 +320,7 @@ final class EntityLoader: @unchecked Sendable {
     /// `record` is no longer valid afterwards (its line is).
     private func readAgain(
         _ reader: CSVReader, fromDescent record: CSVRecord, key: (field: Int, type: AttributeType), isCancelled: () -> Bool
-    ) -> (any RecordSource, FileHash?)? {
+    ) -> (any CSVRecordSource, FileHash?)? {
         let descent = (offset: reader.recordOffset, line: record.line)
         guard (descent.offset - reader.dataOffset) * SortedRuns.earlyDescentFraction <= reader.fileSize - reader.dataOffset else { return nil }
         var first = SortKey()

@@ -174,7 +174,7 @@ public struct SeedBuilder: Sendable {
             // Core Data's files use incremental auto-vacuum, chosen before any table exists.
             if schema.layout == .coreData { try db.execute(sql: "PRAGMA auto_vacuum = 2") }
             if let base = request.baseRelease {
-                try db.execute(sql: "ATTACH DATABASE ? AS base", arguments: [StoreFile.immutableURI(URL(fileURLWithPath: base.path).standardizedFileURL.path)])
+                try db.execute(sql: "ATTACH DATABASE ? AS base", arguments: [StoreDatabase.immutableURI(URL(fileURLWithPath: base.path).standardizedFileURL.path)])
             }
             try db.execute(sql: "PRAGMA page_size = 8192; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -4096; PRAGMA temp_store = FILE; PRAGMA threads = \(ProcessInfo.processInfo.activeProcessorCount)")
             try db.inTransaction {

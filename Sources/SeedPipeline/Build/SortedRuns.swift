@@ -3,7 +3,7 @@ import SeedModel
 import SeedStore
 
 /// Where a load reads its records from: a ``CSVReader``, or ``MergedRuns`` over one file's sorted runs.
-protocol RecordSource: AnyObject {
+protocol CSVRecordSource: AnyObject {
     /// The next record, valid until the next call; nil at the end.
     func next() throws(CSVError) -> CSVRecord?
     /// After a recoverable error, the record at fault as it stands in the file.
@@ -12,7 +12,7 @@ protocol RecordSource: AnyObject {
     var bytesRead: Int { get }
 }
 
-extension CSVReader: RecordSource {}
+extension CSVReader: CSVRecordSource {}
 
 /// A key field's value as a `WITHOUT ROWID` table orders it: numbers numerically, text and blobs by
 /// their bytes (SQLite's BINARY collation). `none` when the field is empty or does not convert —
@@ -195,7 +195,7 @@ final class SortedRuns {
 /// three open), the smallest current key handed out next. Equal keys come out in file order, so a
 /// duplicate is reported against the earlier line, as in a file read straight through. A record
 /// without a usable key, or a recoverable error, comes out at once: it is rejected wherever it falls.
-final class MergedRuns: RecordSource {
+final class MergedRuns: CSVRecordSource {
     private let parent: CSVReader
     private let plan: SortedRuns
     private let field: Int

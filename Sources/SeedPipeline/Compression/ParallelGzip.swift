@@ -15,7 +15,7 @@ public struct GzipResult: Sendable, Equatable {
     public var inputSHA256: String
     public var outputSHA256: String
     /// Where the output's independent segments start (for inflating on several cores).
-    public var segments: GzipSegments
+    package var segments: GzipSegments
 }
 
 /// Compresses a file to one standard gzip member on all cores, the way `pigz` does.

@@ -17,7 +17,7 @@ public final class DeltaWriter {
     static let chunkSize = 1 << 16
 
     public let path: String
-    public let header: DeltaHeader
+    package let header: DeltaHeader
     private let temporaryPath: String
     private let output: FileHandle
     /// zlib keeps pointers to the stream (its state points back at it) and to the gzip header until
@@ -36,7 +36,7 @@ public final class DeltaWriter {
 
     /// Creates the file and writes the header.
     /// - Parameter level: zlib's compression level, 1–9.
-    public init(path: String, header: DeltaHeader, level: Int32 = DeltaWriter.defaultLevel) throws(DeltaError) {
+    package init(path: String, header: DeltaHeader, level: Int32 = DeltaWriter.defaultLevel) throws(DeltaError) {
         self.path = path
         self.header = header
         temporaryPath = path + ".partial"
@@ -54,7 +54,7 @@ public final class DeltaWriter {
             throw DeltaError(.io, "\(path): zlib could not start deflating")
         }
         deflateSetHeader(stream, gzipHeader)
-        try DeltaEncoding.append(header, to: &pending)
+        try DeltaEncoder.append(header, to: &pending)
     }
 
     deinit {
@@ -68,18 +68,18 @@ public final class DeltaWriter {
     }
 
     /// Appends one operation; operations come in apply order (``Delta/operations``).
-    public func write(_ operation: DeltaOperation) throws(DeltaError) {
+    package func write(_ operation: DeltaOperation) throws(DeltaError) {
         guard operation.table < order.tables.count else { throw DeltaError(.inconsistent, "an operation names table \(operation.table) of \(order.tables.count)") }
         try order.check(operation)
-        try DeltaEncoding.append(operation, to: &pending)
+        try DeltaEncoder.append(operation, to: &pending)
         count += 1
         if pending.count >= Self.chunkSize { try deflatePending(finish: false) }
     }
 
     /// Ends the operations, flushes the compressed stream and moves the file into place.
-    public func finish() throws(DeltaError) {
+    package func finish() throws(DeltaError) {
         pending.append(DeltaEncoding.end)
-        DeltaEncoding.append(count, to: &pending)
+        DeltaEncoder.append(count, to: &pending)
         try deflatePending(finish: true)
         do {
             try output.synchronize()

@@ -4,7 +4,7 @@ import SeedStore
 
 /// What a diff wrote.
 public struct DeltaSummary: Sendable, Hashable {
-    public var header: DeltaHeader
+    package var header: DeltaHeader
     public var operations: Int
     /// The delta file's size.
     public var bytes: Int64
@@ -32,10 +32,10 @@ public struct StoreDiff: Sendable {
     /// (``ChangeReport``) when given the new store's `schema`.
     func write(base: String, new: String, to output: String, schema: StoreSchema?) throws -> (summary: DeltaSummary, changes: ChangeReport?) {
         let header = DeltaHeader(from: try Self.release(base), to: try Self.release(new), tables: [])
-        let queue = try StoreFile.openReadOnly(new)
+        let queue = try StoreDatabase.openReadOnly(new)
         defer { try? queue.close() }
         return try queue.inDatabase { db in
-            try db.execute(sql: "ATTACH DATABASE ? AS base", arguments: [StoreFile.immutableURI(base)])
+            try db.execute(sql: "ATTACH DATABASE ? AS base", arguments: [StoreDatabase.immutableURI(base)])
             defer { try? db.execute(sql: "DETACH DATABASE base") }
             let tables = try Self.tables(db, schema: "main")
             let baseTables = try Self.tables(db, schema: "base")
@@ -64,7 +64,7 @@ public struct StoreDiff: Sendable {
     }
 
     /// A store's data version and content digest, from its metadata.
-    public static func release(_ path: String) throws -> DeltaRelease {
+    package static func release(_ path: String) throws -> DeltaRelease {
         let metadata = try StoreMetadata.read(at: URL(fileURLWithPath: path))
         guard let version = metadata.dataVersion, let digest = metadata.contentDigest else {
             throw DeltaError(.schemaMismatch, "\(path): the store has no data version or content digest; rebuild it with seedbuild")
@@ -74,7 +74,7 @@ public struct StoreDiff: Sendable {
 
     /// The tables of a store as a delta names them: every table in `sqlite_master` but `sqlite_%`,
     /// by name, with the columns of `PRAGMA table_info` and its primary key (`pk` order).
-    public static func tables(_ db: Database, schema: String = "main") throws -> [DeltaTable] {
+    package static func tables(_ db: Database, schema: String = "main") throws -> [DeltaTable] {
         let names = try String.fetchAll(db, sql: "SELECT name FROM \(schema).sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
         return try names.map { name in
             let columns = try Row.fetchAll(db, sql: "SELECT name, pk FROM pragma_table_info(?, ?) ORDER BY cid", arguments: [name, schema])

@@ -1,5 +1,6 @@
 import GRDB
 import SeedInstall
+import SeedStore
 
 /// The changes of one table between the base (schema `base`) and the new store (`main`).
 ///
@@ -75,10 +76,10 @@ struct TableDiff {
         else { return nil }
         let (table, index, limit, tally) = (self.table, self.index, maxHeldBytes, self.tally)
         let upper = BackgroundWork { () throws -> ([DeltaOperation], ChangeTally?)? in
-            let queue = try StoreFile.openReadOnly(path)
+            let queue = try StoreDatabase.openReadOnly(path)
             defer { try? queue.close() }
             return try queue.inDatabase { db in
-                try db.execute(sql: "ATTACH DATABASE ? AS base", arguments: [StoreFile.immutableURI(basePath)])
+                try db.execute(sql: "ATTACH DATABASE ? AS base", arguments: [StoreDatabase.immutableURI(basePath)])
                 defer { try? db.execute(sql: "DETACH DATABASE base") }
                 var counted = tally
                 return try Self.held(MergedTables(table: table, index: index, db: db, keys: (middle, nil)), limit: limit, tally: &counted).map { ($0, counted) }

@@ -29,11 +29,11 @@ public struct StoreComparison: Sendable {
 
     /// ``compare(base:new:from:to:)`` with the later store's schema, when known (a build's), else its embedded one.
     func compare(base: String, new: String, schema known: StoreSchema?, from: String? = nil, to: String? = nil) throws -> ChangeReport {
-        let queue = try StoreFile.openReadOnly(new)
+        let queue = try StoreDatabase.openReadOnly(new)
         defer { try? queue.close() }
         return try queue.inDatabase { db in
-            let schema = try known ?? StoreFile.embeddedSchema(db, path: new)
-            try db.execute(sql: "ATTACH DATABASE ? AS base", arguments: [StoreFile.immutableURI(base)])
+            let schema = try known ?? StoreDatabase.embeddedSchema(db, path: new)
+            try db.execute(sql: "ATTACH DATABASE ? AS base", arguments: [StoreDatabase.immutableURI(base)])
             defer { try? db.execute(sql: "DETACH DATABASE base") }
             let tables = try StoreDiff.tables(db, schema: "main")
             let baseTables = try StoreDiff.tables(db, schema: "base")

@@ -21,6 +21,9 @@ package struct StoreInspection: Sendable {
     package var storeBytes: Int64?
     package var storeSHA256: String?
     package var manifest: Manifest?
+    /// The store's set digest (``SetDigest``) recomputed from its rows (stores and compressed stores):
+    /// what a manifest's `setDigest` must be for this store.
+    package var setDigest: String?
     /// Why the store carries no model to read its objects with (a Core Data store that caches
     /// none), or nil when it carries one or is not a store.
     package var missingModel: String?
@@ -46,7 +49,7 @@ package struct StoreInspection: Sendable {
             let metadata = try StoreMetadata.read(at: URL(fileURLWithPath: temporary))
             return StoreInspection(
                 path: path, kind: .compressedStore, fileBytes: bytes, fileSHA256: sha, metadata: metadata,
-                storeBytes: inflated, storeSHA256: Data(hasher.finalize()).hexString)
+                storeBytes: inflated, storeSHA256: Data(hasher.finalize()).hexString, setDigest: try setDigest(of: temporary, named: path))
         }
         if path.hasSuffix(".json") {
             let data = FileManager.default.contents(atPath: path) ?? Data()
@@ -55,16 +58,26 @@ package struct StoreInspection: Sendable {
         }
         let metadata = try StoreMetadata.read(at: URL(fileURLWithPath: path))
         var inspection = StoreInspection(path: path, kind: .store, fileBytes: bytes, fileSHA256: sha, metadata: metadata)
+        inspection.setDigest = try setDigest(of: path, named: path)
         inspection.missingModel = missingModel(path)
         return inspection
     }
 
+    private static func setDigest(of store: String, named path: String) throws(StoreError) -> String {
+        do {
+            return try SetDigest.compute(of: store).description
+        } catch {
+            // The compressed store's temporary file is named as what was inspected.
+            throw StoreError(error.kind, path: path, error.message, sql: error.sql)
+        }
+    }
+
     /// The reason an SQLite store carries no model, if it carries none.
     private static func missingModel(_ path: String) -> String? {
-        guard let queue = try? StoreFile.openReadOnly(path) else { return nil }
+        guard let queue = try? StoreDatabase.openReadOnly(path) else { return nil }
         defer { try? queue.close() }
         do {
-            _ = try queue.read { db in try StoreFile.embeddedModel(db, path: path) }
+            _ = try queue.read { db in try StoreDatabase.embeddedModel(db, path: path) }
             return nil
         } catch let error as StoreError where error.kind == .noModel {
             return error.message
@@ -81,6 +94,7 @@ package struct StoreInspection: Sendable {
         ]
         if let storeBytes { file["storeBytes"] = .integer(storeBytes) }
         if let storeSHA256 { file["storeSHA256"] = .string(storeSHA256) }
+        if let setDigest { file["setDigest"] = .string(setDigest) }
         if let missingModel { file["missingModel"] = .string(missingModel) }
         object["inspectedFile"] = .object(file)
         return .object(object)

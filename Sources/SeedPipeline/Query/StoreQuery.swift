@@ -121,9 +121,9 @@ public struct StoreQuery: Sendable {
         guard let first = urls.first, StoreType(contentsOf: first) == .sqlite else {
             throw ModelError.invalid("give the model with --model: only an SQLite store carries its own", source: nil)
         }
-        let queue = try StoreFile.openReadOnly(first.path)
+        let queue = try StoreDatabase.openReadOnly(first.path)
         defer { try? queue.close() }
-        return try queue.read { db in try StoreFile.embeddedModel(db, path: first.path).model }
+        return try queue.read { db in try StoreDatabase.embeddedModel(db, path: first.path).model }
     }
 }
 

@@ -71,10 +71,10 @@ extension Verifier {
         guard !renames.isEmpty else { return [] }
         // Either layout: tables and columns are named by each store's own schema.
         let original = original
-        let oldSchema = try StoreFile.openReadOnly(original).read { db in try StoreFile.embeddedSchema(db, path: original) }
-        let queue = try StoreFile.openReadOnly(migrated)
+        let oldSchema = try StoreDatabase.openReadOnly(original).read { db in try StoreDatabase.embeddedSchema(db, path: original) }
+        let queue = try StoreDatabase.openReadOnly(migrated)
         defer { try? queue.close() }
-        let newSchema = try queue.read { db in try StoreFile.embeddedSchema(db, path: migrated) }
+        let newSchema = try queue.read { db in try StoreDatabase.embeddedSchema(db, path: migrated) }
         var problems: [String] = []
         try queue.inDatabase { db in
             try db.execute(sql: "ATTACH DATABASE ? AS original", arguments: ["file:\(original)?mode=ro&immutable=1"])

@@ -123,14 +123,14 @@ public struct Verifier: Sendable {
     private func checkStore(_ path: String, model: Model?, report: inout VerificationReport) throws -> StoreMetadata? {
         let queue: DatabaseQueue
         do {
-            queue = try StoreFile.openReadOnly(path)
+            queue = try StoreDatabase.openReadOnly(path)
         } catch {
             report.check("open", false, error.message)
             return nil
         }
         defer { try? queue.close() }
         return try queue.read { db -> StoreMetadata? in
-            let layout = try StoreFile.layout(of: db)
+            let layout = try StoreDatabase.layout(of: db)
             if layout == .plain {
                 let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
                 report.check("application_id", applicationID == StoreMetadata.applicationID,
@@ -142,7 +142,7 @@ public struct Verifier: Sendable {
             let violations = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").count
             report.check("foreign_key_check", violations == 0, "\(violations) rows with a missing parent")
             let metadata = try StoreMetadata.read(from: db)
-            var schema = try? StoreFile.embeddedSchema(db, path: path)
+            var schema = try? StoreDatabase.embeddedSchema(db, path: path)
             if schema == nil, layout == .coreData, let model, let configuration = metadata.configuration ?? model.configurationNames.first {
                 schema = try? StoreSchema(model: model, configuration: configuration, layout: .coreData, conventions: CoreDataConventions.read(from: db))
             }

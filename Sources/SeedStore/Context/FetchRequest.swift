@@ -9,14 +9,20 @@ import SeedModel
 /// let postcodes = try context.fetch(request)
 /// ```
 public struct FetchRequest {
+    /// The entity to fetch; its sub-entities' objects come too.
     public var entity: String
+    /// Which objects; every object of the entity when nil.
     public var predicate: FetchPredicate?
+    /// The order of the results, first key first; the stores' order when empty.
     public var sortDescriptors: [FetchSortDescriptor]
+    /// The most objects to return; no limit when nil.
     public var fetchLimit: Int?
+    /// How many of the sorted results to skip first.
     public var fetchOffset: Int
     /// Only these stores; nil means every store holding the entity.
     public var affectedStores: [any PersistentStore]?
 
+    /// A request for `entity`'s objects matching `predicate`, in the order of `sortDescriptors`.
     public init(
         entity: String,
         predicate: FetchPredicate? = nil,

@@ -17,7 +17,9 @@ public final class ManagedObject {
     /// The entity, shared by every object of it: one reference per object rather than a copy of
     /// the struct, whose dozen fields each would be retained and released per object.
     let sharedEntity: SharedEntity
+    /// The object's entity in the coordinator's model.
     public var entity: Entity { sharedEntity.entity }
+    /// The object's ID: temporary until its first save, then its store and key.
     public internal(set) var objectID: ObjectID
     /// The store the object was fetched from or saved to; nil while it is new.
     public internal(set) weak var store: (any PersistentStore)?
@@ -41,7 +43,9 @@ public final class ManagedObject {
     var savedKey: StoreValue?
     /// Write over the stored row whatever its version (the overwrite merge policy).
     var forceWrite = false
+    /// Whether the object was inserted in its context and not saved yet.
     public internal(set) var isInserted = false
+    /// Whether the object was deleted in its context and the deletion not saved yet.
     public internal(set) var isDeleted = false
 
     init(entity: SharedEntity, objectID: ObjectID, values: RowValues, version: Int64, store: (any PersistentStore)?, context: ObjectContext) {
@@ -185,6 +189,8 @@ public final class ManagedObject {
         toOneChanges[name] = .some(object)
     }
 
+    /// Adds `object` to the to-many relationship `name`; saved with the context (a transient one is kept by the context alone).
+    /// - Throws: ``ContextError`` when the entity has no to-many relationship `name`, or `object` is not of its destination or belongs to another context.
     public func addObject(_ object: ManagedObject, toRelationship name: String) throws {
         let relationship = try self.relationship(name, toMany: true)
         try checkDestination(object, relationship)
@@ -195,6 +201,8 @@ public final class ManagedObject {
         toManyChanges[name, default: []].append((object, true))
     }
 
+    /// Removes `object` from the to-many relationship `name`; saved with the context (a transient one is kept by the context alone).
+    /// - Throws: ``ContextError`` when the entity has no to-many relationship `name`.
     public func removeObject(_ object: ManagedObject, fromRelationship name: String) throws {
         let relationship = try self.relationship(name, toMany: true)
         if relationship.isTransient {

@@ -3,15 +3,20 @@ import Foundation
 /// What one save changed, by object ID: sent to other contexts so they can merge it
 /// (the content of Core Data's `NSManagedObjectContextDidSave` notification).
 public struct SavedChanges: Sendable, Hashable {
+    /// The objects the save inserted, by their permanent IDs.
     public var inserted: Set<ObjectID> = []
+    /// The objects the save updated.
     public var updated: Set<ObjectID> = []
+    /// The objects the save deleted.
     public var deleted: Set<ObjectID> = []
     /// For a save to the stores: each new object's temporary ID and the permanent one it was given,
     /// so child contexts holding the temporary ID follow it.
     public var permanentIDs: [ObjectID: ObjectID] = [:]
 
+    /// No changes.
     public init() {}
 
+    /// Whether the save inserted, updated and deleted nothing.
     public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 }
 
@@ -26,6 +31,7 @@ extension ObjectContext {
     /// }
     /// ```
     public static let didSaveNotification = Notification.Name("SeedStore.ObjectContext.didSave")
+    /// The key of the ``SavedChanges`` in a ``didSaveNotification``'s `userInfo`.
     public static let savedChangesKey = "changes"
 
     /// Brings another context's save into this one
@@ -37,7 +43,7 @@ extension ObjectContext {
     /// context's changes to properties the save changed, `objectTrumps` and `overwrite` keep them,
     /// `rollback` drops them all, and `error` leaves the object as it was so that this context's
     /// next save reports the conflict. Call it on the context's queue.
-    /// - Throws: ``StoreError`` when a store cannot be read; objects merged before stay merged.
+    /// - Throws: `StoreError` when a store cannot be read; objects merged before stay merged.
     public func mergeChanges(from changes: SavedChanges) throws {
         for (temporary, permanent) in changes.permanentIDs {
             guard let object = registered.removeValue(forKey: temporary) else { continue }

@@ -23,7 +23,7 @@ extension ObjectContext {
     /// stores too. Afterwards ``didSaveNotification`` is posted and contexts that merge automatically
     /// receive the changes.
     /// - Throws: ``ContextError`` (validation, merge conflict), ``CoordinatorError`` (no store for an
-    ///   entity, a relationship across stores), ``StoreError`` (a read-only store, SQLite failures).
+    ///   entity, a relationship across stores), `StoreError` (a read-only store, SQLite failures).
     ///   A failed save changes nothing on disk and keeps the context's changes.
     public func save() throws {
         let changes: SavedChanges

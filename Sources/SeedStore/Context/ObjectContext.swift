@@ -17,9 +17,11 @@ import SeedModel
 /// ``performAndWait(_:)``), `children` under the coordinator's lock — a contract callers keep, as with
 /// `NSManagedObjectContext`, not one the compiler checks.
 public final class ObjectContext: @unchecked Sendable {
+    /// The coordinator whose stores the context reads and, through its parents, saves to.
     public let coordinator: StoreCoordinator
     /// The context this one saves into and reads through; nil when it saves to the stores.
     public let parent: ObjectContext?
+    /// The queue the context is bound to: its own serial queue, or the main queue.
     public let concurrencyType: ConcurrencyType
     /// The serial queue the context's work runs on.
     let queue: DispatchQueue
@@ -43,7 +45,9 @@ public final class ObjectContext: @unchecked Sendable {
     var savedTransientLinks: [TransientLink: [ManagedObject]] = [:]
 
     /// A context that saves to the coordinator's stores.
-    /// - Parameter concurrencyType: Its own serial queue (the default), or the main queue.
+    /// - Parameters:
+    ///   - coordinator: The coordinator whose stores the context fetches from and saves to.
+    ///   - concurrencyType: Its own serial queue (the default), or the main queue.
     public init(coordinator: StoreCoordinator, concurrencyType: ConcurrencyType = .privateQueue) {
         self.coordinator = coordinator
         parent = nil

@@ -1,6 +1,7 @@
 /// A store the coordinator cannot add, route to, migrate or save, naming the store, the
 /// configuration, the entities and what to do.
 public struct CoordinatorError: Error, Sendable, CustomStringConvertible {
+    /// What the coordinator refused.
     public enum Kind: Sendable, Equatable {
         /// The configuration is not in the model.
         case unknownConfiguration
@@ -16,16 +17,20 @@ public struct CoordinatorError: Error, Sendable, CustomStringConvertible {
         case unsupported
     }
 
+    /// What the coordinator refused.
     public let kind: Kind
+    /// What is wrong, naming the store, the configuration and the entities, and what to do.
     public let message: String
     /// For ``Kind/incompatibleStore``: the entities whose stored hashes differ, are missing or are extra.
     public let differingEntities: [String]
 
+    /// An error of `kind`; `differingEntities` for an incompatible store.
     public init(_ kind: Kind, _ message: String, differingEntities: [String] = []) {
         self.kind = kind
         self.message = message
         self.differingEntities = differingEntities
     }
 
+    /// The message.
     public var description: String { message }
 }

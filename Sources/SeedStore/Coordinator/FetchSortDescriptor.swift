@@ -1,8 +1,11 @@
 /// A sort key for fetches: a key path (through to-one relationships) and a direction.
 public struct FetchSortDescriptor: Sendable, Hashable {
+    /// The attribute to sort by, through to-one relationships (`county.name`).
     public var keyPath: String
+    /// Smallest first when true.
     public var ascending: Bool
 
+    /// A sort by `keyPath`, ascending unless said otherwise.
     public init(_ keyPath: String, ascending: Bool = true) {
         self.keyPath = keyPath
         self.ascending = ascending

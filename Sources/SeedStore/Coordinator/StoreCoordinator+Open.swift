@@ -16,8 +16,8 @@ extension StoreCoordinator {
             // Other connections may be writing a writable store: read it with locks and its write-ahead log.
             // Only through SQLite: closing any other descriptor of the file would drop this process's
             // locks on it (POSIX), and another process could then delete the log under its connections.
-            stored = try StoreMetadata.read(at: url, in: StoreFile.openShared(url.path, busyTimeout: description.sqliteBusyTimeout))
-            embedded = (try? Migrator.embeddedModel(of: url.path, in: StoreFile.openShared(url.path, busyTimeout: description.sqliteBusyTimeout)))?.model
+            stored = try StoreMetadata.read(at: url, in: StoreDatabase.openShared(url.path, busyTimeout: description.sqliteBusyTimeout))
+            embedded = (try? Migrator.embeddedModel(of: url.path, in: StoreDatabase.openShared(url.path, busyTimeout: description.sqliteBusyTimeout)))?.model
         } else {
             stored = try StoreMetadata.read(at: url)
             embedded = description.type == .sqlite ? (try? Migrator.embeddedModel(of: url.path))?.model : nil

@@ -8,10 +8,10 @@ extension StoreCoordinator {
     /// The old file is never changed. SQLite to SQLite uses `VACUUM INTO`; other pairs copy rows
     /// table by table in batches, so two SQLite-backed files never pass through memory whole.
     /// The new store keeps the old one's configuration and options; its metadata keeps every key
-    /// (store UUID included) except ``StoreMetadata/Key/storeType``.
+    /// (store UUID included) except `StoreMetadata.Key.storeType`.
     /// See [migratePersistentStore(_:to:options:type:)](https://developer.apple.com/documentation/coredata/nspersistentstorecoordinator/migratepersistentstore(_:to:options:type:)).
     /// - Throws: ``CoordinatorError`` when the store is not in this coordinator, is a custom type, or
-    ///   the destination exists; ``StoreError`` when the copy fails (no file is left at `url`).
+    ///   the destination exists; `StoreError` when the copy fails (no file is left at `url`).
     @discardableResult
     public func migrateStore(_ store: any PersistentStore, to url: URL?, type: StoreType) throws -> any PersistentStore {
         lock.lock()

@@ -16,9 +16,10 @@ import SeedModel
 /// and every store access of its contexts with one lock, as Core Data's coordinator does. Its
 /// contexts are not shared that way; see ``ObjectContext`` and `docs/runtime.md`.
 ///
-/// Safe to share: every mutable property and every store's connection is used only under `lock` (``serialized(_:)``);
+/// Safe to share: every mutable property and every store's connection is used only under `lock` (`serialized(_:)`);
 /// the rest are `let`s.
 public final class StoreCoordinator: @unchecked Sendable {
+    /// The merged model every store's configuration comes from.
     public let model: Model
     /// The stores added, in order.
     public var stores: [any PersistentStore] { serialized { storeList } }
@@ -33,6 +34,7 @@ public final class StoreCoordinator: @unchecked Sendable {
     /// Each entity with its inherited properties listed as its own, for objects and their validation.
     let resolvedEntities: [String: SharedEntity]
 
+    /// A coordinator over `model`, with no store yet (add them with ``addStore(_:)-(StoreDescription)``).
     public init(model: Model) {
         self.model = model
         resolvedEntities = Dictionary(model.entities.map { ($0.name, SharedEntity(model.resolved($0))) }, uniquingKeysWith: { first, _ in first })
@@ -56,7 +58,7 @@ public final class StoreCoordinator: @unchecked Sendable {
     /// read-only store into a new file in ``StoreDescription/migrationCachesDirectory``, never the
     /// original); otherwise refused.
     /// - Throws: ``CoordinatorError`` for an unknown or overlapping configuration or an incompatible store;
-    ///   ``MigrationRefusal`` when migration was asked for but cannot be inferred; ``StoreError`` for file problems.
+    ///   `MigrationRefusal` when migration was asked for but cannot be inferred; `StoreError` for file problems.
     @discardableResult
     public func addStore(_ description: StoreDescription) throws -> any PersistentStore {
         lock.lock()
@@ -113,7 +115,7 @@ public final class StoreCoordinator: @unchecked Sendable {
     }
 
     /// Sets a store's metadata; it is written on the next save of a context. The store-managed keys
-    /// (``StoreMetadata/managedKeys``) keep their values.
+    /// (`StoreMetadata.managedKeys`) keep their values.
     public func setMetadata(_ metadata: StoreMetadata, for store: any PersistentStore) {
         lock.lock()
         defer { lock.unlock() }

@@ -33,6 +33,7 @@ public enum SQLiteJournalMode: String, Sendable, Hashable, CaseIterable {
 /// let user = StoreDescription(type: .sqlite, url: userURL, configuration: "UserConf")
 /// ```
 public struct StoreDescription: Sendable, Hashable {
+    /// The kind of store: SQLite, in-memory, or a binary or XML property list.
     public var type: StoreType
     /// The store's file; nil for an in-memory store.
     public var url: URL?
@@ -43,6 +44,7 @@ public struct StoreDescription: Sendable, Hashable {
     public var isReadOnly: Bool
     /// With ``shouldInferMappingAutomatically``: migrate an incompatible store when it is added.
     public var shouldMigrateStoreAutomatically: Bool
+    /// With ``shouldMigrateStoreAutomatically``: infer the lightweight migration from the two models.
     public var shouldInferMappingAutomatically: Bool
     /// Where a migrated copy of a read-only store is written (the original is never changed).
     public var migrationCachesDirectory: URL?
@@ -57,10 +59,11 @@ public struct StoreDescription: Sendable, Hashable {
     /// See [sqlite3_busy_timeout](https://www.sqlite.org/c3ref/busy_timeout.html).
     public var sqliteBusyTimeout: TimeInterval
     /// The layout a store the runtime creates is laid out in (a store that exists keeps its own):
-    /// ``StoreLayout/plain`` by default; ``StoreLayout/coreData`` makes a file Core Data opens too.
+    /// `StoreLayout.plain` by default; `StoreLayout.coreData` makes a file Core Data opens too.
     /// SQLite and in-memory stores only: the atomic types keep the plain layout in their files.
     public var storeLayout: StoreLayout
 
+    /// A description with every option; only `type` and `url` (for file stores) are usually needed.
     public init(
         type: StoreType = .sqlite,
         url: URL? = nil,

@@ -3,7 +3,9 @@
 /// The values are kept in the order of a ``RowLayout`` that every row of a fetch shares; read them
 /// by name with the subscript (`row["latitude"]`), or all at once with ``values``.
 public struct StoreRow: Sendable, Hashable {
+    /// The entity of the row's object.
     public var entity: String
+    /// The row's primary key in its store.
     public var key: StoreValue
     /// The optimistic-locking counter (Core Data's `Z_OPT`): 1 when inserted, +1 on each saved update.
     public var version: Int64
@@ -11,7 +13,13 @@ public struct StoreRow: Sendable, Hashable {
     var storage: RowValues
 
     /// A row whose values follow a layout shared with other rows: what a store's fetch makes.
-    /// - Parameter columns: One value for each of the layout's ``RowLayout/names``, in order.
+    /// - Parameters:
+    ///   - entity: The entity the row belongs to.
+    ///   - key: The row's primary key.
+    ///   - layout: The names of the values, shared with the other rows of the fetch.
+    ///   - columns: One value for each of the layout's ``RowLayout/names``, in order.
+    ///   - version: The row's optimistic-locking counter.
+    ///   - sortValues: The values of the request's sort keys, so results from several stores can be merged.
     public init(entity: String, key: StoreValue, layout: RowLayout, columns: [StoreValue], version: Int64, sortValues: [StoreValue] = []) {
         precondition(columns.count == layout.names.count, "a row needs one value for each name of its layout")
         self.init(entity: entity, key: key, storage: RowValues(layout: layout, columns: sortValues.isEmpty ? columns : columns + sortValues), version: version)

@@ -7,14 +7,14 @@ extension CoreDataConventions {
     /// `Z_METADATA` and the names of its join tables in Core Data's layout, from the metadata of a
     /// plain store converted from it, nil for any other plain store.
     package static func read(from db: Database) throws -> CoreDataConventions? {
-        guard try StoreFile.layout(of: db) == .coreData else {
+        guard try StoreDatabase.layout(of: db) == .coreData else {
             guard try db.tableExists(StoreMetadata.tableName),
                 let text = try String.fetchOne(db, sql: "SELECT value FROM \(StoreMetadata.tableName) WHERE key = ?", arguments: [metadataKey])
             else { return nil }
             return CoreDataConventions(try? JSONValue(jsonText: text))
         }
         // Persistent history's entities are numbered apart from the model's (from 16001).
-        let numbers = try StoreFile.entityNumbers(in: db).filter { $0.value < firstHistoryEntity }
+        let numbers = try StoreDatabase.entityNumbers(in: db).filter { $0.value < firstHistoryEntity }
         var conventions = CoreDataConventions(entityNumbers: numbers, joinTableNames: try CoreDataConventions.joinTableNames(in: db.storeConnection()))
         conventions.joinTableIndexes = try CoreDataConventions.joinTableIndexes(in: db.storeConnection())
         conventions.historyEntities = try CoreDataConventions.historyEntities(in: db.storeConnection())

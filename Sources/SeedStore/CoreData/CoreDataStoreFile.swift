@@ -16,7 +16,7 @@ public enum CoreDataStoreFile {
     /// print(model.entityVersionHashes)
     /// ```
     /// The store is opened read-only and never changed; a non-empty `-wal` beside it is read too.
-    /// - Throws: ``StoreError`` when the file is missing, not SQLite, has no cached model, or the
+    /// - Throws: `StoreError` when the file is missing, not SQLite, has no cached model, or the
     ///   cache does not inflate; `ModelError` when the inflated archive is not a readable model.
     public static func cachedModel(at url: URL) throws -> Model {
         let path = url.path
@@ -60,7 +60,7 @@ public enum CoreDataStoreFile {
     private static func open(_ path: String) throws(StoreError) -> DatabaseQueue {
         let attributes = try? FileManager.default.attributesOfItem(atPath: path + "-wal")
         let wal = (attributes?[.size] as? NSNumber)?.intValue ?? 0
-        guard wal > 0 else { return try StoreFile.openReadOnly(path) }
+        guard wal > 0 else { return try StoreDatabase.openReadOnly(path) }
         var configuration = Configuration()
         configuration.readonly = true
         do {

@@ -30,7 +30,7 @@ package enum CoreDataValues {
 
     /// The runtime value for a Core Data column value of an attribute.
     /// - Parameter externalData: the store's `_EXTERNAL_DATA` folder, for bytes kept outside the file.
-    /// - Throws: ``StoreError`` when bytes kept outside the store cannot be read.
+    /// - Throws: `StoreError` when bytes kept outside the store cannot be read.
     package static func decode(_ value: StoreValue, for attribute: Attribute, externalData: URL? = nil) throws(StoreError) -> StoreValue {
         switch (attribute.type, value) {
         case (.date, .real(let seconds)): return .real(seconds + referenceDateOffset)

@@ -30,7 +30,7 @@ package enum ExternalDataFolder {
     }
 
     /// Copies the named files from beside `source` to beside `output`, replacing any there.
-    /// - Throws: ``StoreError`` naming the files that cannot be copied.
+    /// - Throws: `StoreError` naming the files that cannot be copied.
     package static func copy(_ names: [String], from source: String, to output: String) throws(StoreError) {
         guard !names.isEmpty else { return }
         let from = url(forStore: source)

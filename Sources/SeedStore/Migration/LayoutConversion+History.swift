@@ -7,7 +7,7 @@ extension LayoutCopy {
     /// statements, every row. Their rows name the model's rows by entity number and `Z_PK`, which
     /// both layouts keep, so nothing in them changes. An entity without its table (none in the
     /// store) has none copied; its `Z_PRIMARYKEY` row is kept by the conventions all the same.
-    /// - Throws: ``StoreError`` (`refused`) when the new layout already has a table of that name (a
+    /// - Throws: `StoreError` (`refused`) when the new layout already has a table of that name (a
     ///   model entity named as the history table is, in the plain layout).
     func history(_ entities: [CoreDataConventions.HistoryEntity], source: String) throws {
         for entity in entities {

@@ -30,10 +30,14 @@ public enum LayoutConversion {
 
     /// Converts `source` to `layout`, writing `output` atomically (nothing under that name until it is whole).
     /// - Parameters:
+    ///   - source: the store file to convert; it is not changed.
+    ///   - layout: the layout to convert to.
+    ///   - output: the new store file.
+    ///   - outputMode: the new file's permissions (read-only by default, as seeds are).
     ///   - model: the whole model the store is stamped for. Needed only to turn a plain store into
     ///     Core Data's layout when its hashes name entities beyond its configuration (Core Data lists
     ///     and numbers every entity of the model); it must have exactly the store's hashes.
-    /// - Throws: ``StoreError`` naming the store and what is missing or differs, or naming the
+    /// - Throws: `StoreError` naming the store and what is missing or differs, or naming the
     ///   external data files missing from the source's external data folder.
     @discardableResult
     public static func convert(_ source: String, to layout: StoreLayout, output: String, model: Model? = nil, outputMode: mode_t = 0o444) throws -> Result {
@@ -63,7 +67,7 @@ public enum LayoutConversion {
         try StoreRestamp.restamp(source, for: model, output: output, outputMode: outputMode)
     }
 
-    /// - Parameter conventions: those the new store follows (``StoreSchema/init(model:configuration:layout:conventions:)``).
+    /// - Parameter conventions: those the new store follows (`StoreSchema.init(model:configuration:layout:conventions:)`).
     private static func write(
         _ source: String, metadata: StoreMetadata, oldSchema: StoreSchema, model stamped: Model, configuration: String, layout: StoreLayout,
         conventions: CoreDataConventions?, output: String, outputMode: mode_t
@@ -95,7 +99,7 @@ public enum LayoutConversion {
             try queue.inDatabase { db in
                 if layout == .coreData { try db.execute(sql: "PRAGMA auto_vacuum = 2") }
                 try db.execute(sql: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
-                try db.execute(sql: "ATTACH DATABASE ? AS old", arguments: [StoreFile.immutableURI(source)])
+                try db.execute(sql: "ATTACH DATABASE ? AS old", arguments: [StoreDatabase.immutableURI(source)])
                 externalFiles = try ExternalDataFolder.references(in: db, schema: oldSchema, database: "old")
                 try checkExternalFiles(externalFiles, of: source)
                 try db.inTransaction {
@@ -147,15 +151,15 @@ public enum LayoutConversion {
     /// The store's embedded model (else the one given, for a Core Data store that caches none),
     /// configuration, metadata and layout.
     private static func read(_ path: String, model given: Model?) throws -> (Model, String, StoreMetadata, StoreSchema) {
-        let queue = try StoreFile.openReadOnly(path)
+        let queue = try StoreDatabase.openReadOnly(path)
         defer { try? queue.close() }
         return try queue.read { db in
-            try StoreFile.checkSeedStore(db, path: path)
+            try StoreDatabase.checkSeedStore(db, path: path)
             let metadata = try StoreMetadata.read(from: db)
-            let layout = try StoreFile.layout(of: db)
+            let layout = try StoreDatabase.layout(of: db)
             let (model, configuration): (Model, String)
             do {
-                (model, configuration) = try StoreFile.embeddedModel(db, path: path)
+                (model, configuration) = try StoreDatabase.embeddedModel(db, path: path)
             } catch {
                 guard let given, layout == .coreData else { throw error }
                 (model, configuration) = (given, metadata.configuration ?? SeedModel.Configuration.defaultName)

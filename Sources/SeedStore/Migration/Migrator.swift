@@ -14,11 +14,14 @@ import SeedModel
 /// [migratePersistentStore](https://developer.apple.com/documentation/coredata/nspersistentstorecoordinator/migratepersistentstore(_:to:options:type:)),
 /// it is a "Save As" into the new model.
 public struct Migrator: Sendable {
+    /// A migrator.
     public init() {}
 
     /// What a migration did.
     public struct Result: Sendable {
+        /// The lightweight migration that was inferred and applied.
         public var plan: MigrationPlan
+        /// The migrated store.
         public var outputPath: String
         /// Entity → rows after the migration.
         public var rowCounts: [String: Int64]
@@ -28,16 +31,16 @@ public struct Migrator: Sendable {
 
     /// Reads the model a store was built with (its `seed_model` table) and its configuration.
     public static func embeddedModel(of path: String) throws -> (model: Model, configuration: String, metadata: StoreMetadata) {
-        try embeddedModel(of: path, in: StoreFile.openReadOnly(path))
+        try embeddedModel(of: path, in: StoreDatabase.openReadOnly(path))
     }
 
     /// Reads the model a store was built with through an open queue, then closes it.
     static func embeddedModel(of path: String, in queue: DatabaseQueue) throws -> (model: Model, configuration: String, metadata: StoreMetadata) {
         defer { try? queue.close() }
         return try queue.read { db in
-            try StoreFile.checkSeedStore(db, path: path)
+            try StoreDatabase.checkSeedStore(db, path: path)
             let metadata = try StoreMetadata.read(from: db)
-            let (model, configuration) = try StoreFile.embeddedModel(db, path: path)
+            let (model, configuration) = try StoreDatabase.embeddedModel(db, path: path)
             // A Core Data seed embeds the whole model it is stamped for (Core Data numbers entities
             // over all of it); the model of the store is its configuration's, as in the plain layout.
             return (try model.restricted(to: configuration), configuration, metadata)
@@ -48,7 +51,7 @@ public struct Migrator: Sendable {
     /// (read-only by default, as seeds are; the coordinator keeps a writable store's mode), stamped
     /// with the hashes of every entity of `destination` — pass the model the store will be opened
     /// under (the merged model, for a seed beside user stores).
-    /// - Throws: ``MigrationRefusal`` when no lightweight migration exists; ``StoreError`` when a check fails.
+    /// - Throws: `MigrationRefusal` when no lightweight migration exists; `StoreError` when a check fails.
     public func migrate(_ source: String, to destination: Model, output: String, outputMode: mode_t = 0o444) throws -> Result {
         try AtomicFile.checkFolder(for: output)
         // The file is copied below: a log of changes beside it must be in it first.

@@ -45,6 +45,7 @@ public indirect enum FetchPredicate: Sendable, Hashable {
         indirect case subquery(collection: Expression, variable: String, predicate: FetchPredicate, keyPath: [String])
     }
 
+    /// A comparison between two expressions, by its format spelling.
     public enum ComparisonOperator: String, Sendable, Hashable {
         case equal = "=="
         case notEqual = "!="
@@ -63,9 +64,13 @@ public indirect enum FetchPredicate: Sendable, Hashable {
 
     /// The `[c]` (case-insensitive) and `[d]` (diacritic-insensitive) modifiers.
     public struct StringOptions: OptionSet, Sendable, Hashable {
+        /// The options' bits.
         public let rawValue: Int
+        /// Options of these bits.
         public init(rawValue: Int) { self.rawValue = rawValue }
+        /// `[c]`: compare without case, as Foundation's `compare(_:options:)` folds it.
         public static let caseInsensitive = StringOptions(rawValue: 1)
+        /// `[d]`: compare without diacritics.
         public static let diacriticInsensitive = StringOptions(rawValue: 2)
     }
 

@@ -22,7 +22,12 @@ extension ObjectContext {
     /// here), as ``fetch(_:)`` returns it; other rows are decoded straight from the store, without
     /// registering objects, unless the record reads a relationship.
     /// - Parameters:
+    ///   - type: The record type to decode each object or row into.
     ///   - entity: The entity to fetch; by default ``EntityRecord/entityName`` or the type's name.
+    ///   - predicate: Which objects to fetch; all when nil.
+    ///   - sortDescriptors: Their order.
+    ///   - limit: The most records to return.
+    ///   - offset: How many of the sorted records to skip first.
     /// - Throws: ``ContextError`` for an unknown entity, or a record key the entity has no property
     ///   for (naming the entity and its properties); `DecodingError` for a value of another type
     ///   or a missing value for a non-optional property; what ``fetch(_:)`` throws.

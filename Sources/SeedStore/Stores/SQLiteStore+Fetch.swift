@@ -3,6 +3,7 @@ internal import GRDB
 import SeedModel
 
 extension SQLiteStore {
+    /// Rows of one entity matching `request`.
     public func fetch(_ request: StoreFetch) throws -> [StoreRow] {
         let table = try table(request.entity)
         guard let query = try query(request, table: table, counting: false) else { return [] }
@@ -36,6 +37,7 @@ extension SQLiteStore {
         }
     }
 
+    /// How many rows of one entity match `request`.
     public func count(_ request: StoreFetch) throws -> Int {
         let table = try table(request.entity)
         guard let query = try query(request, table: table, counting: true) else { return 0 }
@@ -113,6 +115,7 @@ extension SQLiteStore {
             : "1"
     }
 
+    /// The keys of the objects a relationship of one object points at, in order for an ordered one.
     public func relatedKeys(entity: String, key: StoreValue, relationship: String) throws -> [StoreValue] {
         try queue.read { db in try relatedKeys(db, entity: entity, key: key, relationship: relationship) }
     }

@@ -3,6 +3,7 @@ internal import GRDB
 import SeedModel
 
 extension SQLiteStore {
+    /// Applies `changes` in one transaction, calling `beforeCommit` before it commits.
     public func save(_ changes: StoreChanges, beforeCommit: () throws -> Void) throws -> SaveOutcome {
         if isReadOnly, !changes.isEmpty {
             let entity = changes.inserts.first?.entity ?? changes.updates.first?.entity ?? changes.deletes.first?.entity

@@ -5,13 +5,18 @@ import SeedModel
 /// A store kept in SQLite: a file, or `:memory:` for the in-memory type. The atomic types
 /// (``AtomicStore``) use it too, loaded from and saved to a property-list file.
 ///
-/// Tables follow ``StoreSchema``; objects' version counters live in `seed_object_version`
+/// Tables follow `StoreSchema`; objects' version counters live in `seed_object_version`
 /// (absent rows mean version 1), so seed stores built by the pipeline need no extra column.
 public class SQLiteStore: PersistentStore {
+    /// The description the store was added with.
     public let storeDescription: StoreDescription
+    /// The store's metadata as last read or saved.
     public internal(set) var metadata: StoreMetadata
+    /// Whether the store was added read-only.
     public var isReadOnly: Bool { storeDescription.isReadOnly }
+    /// The store's UUID from its metadata (its display name when it has none).
     public var identifier: String { metadata.storeUUID ?? storeDescription.displayName }
+    /// The entities of the store's configuration.
     public let entityNames: Set<String>
     let schema: StoreSchema
     let queue: DatabaseQueue
@@ -21,7 +26,7 @@ public class SQLiteStore: PersistentStore {
     var path: String { storeDescription.url?.path ?? storeDescription.displayName }
 
     /// Opens (or creates) a SQLite or in-memory store holding one configuration of `model`.
-    /// - Throws: ``StoreError`` when the file is missing for a read-only store, or cannot be opened or created.
+    /// - Throws: `StoreError` when the file is missing for a read-only store, or cannot be opened or created.
     init(description: StoreDescription, model: Model) throws {
         storeDescription = description
         let path = description.url?.path
@@ -41,8 +46,8 @@ public class SQLiteStore: PersistentStore {
             // Atomic stores keep their tables in a property list of the plain layout.
             let newLayout = description.type == .sqlite || description.type == .inMemory ? description.storeLayout : .plain
             let (layout, conventions): (StoreLayout, CoreDataConventions?) = isNew ? (newLayout, nil) : try queue.inDatabase { db in
-                try StoreFile.checkSeedStore(db, path: storePath!)
-                return (try StoreFile.layout(of: db), try CoreDataConventions.read(from: db))
+                try StoreDatabase.checkSeedStore(db, path: storePath!)
+                return (try StoreDatabase.layout(of: db), try CoreDataConventions.read(from: db))
             }
             let schema = try Self.layOut(model, description: description, layout: layout, conventions: conventions)
             self.schema = schema
@@ -139,6 +144,7 @@ public class SQLiteStore: PersistentStore {
         return metadata
     }
 
+    /// Closes the store's connection; a writable store's log is folded back into its file.
     public func close() throws {
         try queue.close()
     }

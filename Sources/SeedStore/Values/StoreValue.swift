@@ -11,8 +11,10 @@ public enum StoreValue: Sendable, Hashable, Codable {
     case text(String)
     case blob(Data)
 
+    /// Whether the value is `NULL`.
     public var isNull: Bool { self == .null }
 
+    /// The integer, or a real with no fraction; nil otherwise.
     public var integerValue: Int64? {
         switch self {
         case .integer(let value): value
@@ -21,6 +23,7 @@ public enum StoreValue: Sendable, Hashable, Codable {
         }
     }
 
+    /// The real, or an integer as a `Double`; nil otherwise.
     public var doubleValue: Double? {
         switch self {
         case .integer(let value): Double(value)
@@ -29,11 +32,13 @@ public enum StoreValue: Sendable, Hashable, Codable {
         }
     }
 
+    /// The text, or nil when the value is not text.
     public var stringValue: String? {
         if case .text(let value) = self { return value }
         return nil
     }
 
+    /// The bytes, or nil when the value is not a blob.
     public var dataValue: Data? {
         if case .blob(let value) = self { return value }
         return nil
@@ -89,10 +94,15 @@ extension StoreValue: Comparable {
 }
 
 extension StoreValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral, ExpressibleByNilLiteral {
+    /// `.text` from a literal.
     public init(stringLiteral value: String) { self = .text(value) }
+    /// `.integer` from a literal.
     public init(integerLiteral value: Int64) { self = .integer(value) }
+    /// `.real` from a literal.
     public init(floatLiteral value: Double) { self = .real(value) }
+    /// `.integer(1)` or `.integer(0)` from a literal, as a Boolean attribute stores it.
     public init(booleanLiteral value: Bool) { self = .integer(value ? 1 : 0) }
+    /// `.null` from `nil`.
     public init(nilLiteral: ()) { self = .null }
 }
 
@@ -100,8 +110,10 @@ extension StoreValue {
     /// A Date as stored: seconds since 1970.
     public init(_ date: Date) { self = .real(date.timeIntervalSince1970) }
 
+    /// `.text`, or `.null` for nil.
     public init(_ value: String?) { self = value.map(StoreValue.text) ?? .null }
 
+    /// `.integer`.
     public init(_ value: Int) { self = .integer(Int64(value)) }
 
     /// An Integer 64 attribute's value.

@@ -15,7 +15,7 @@ public enum TestDeltas {
     /// entry to `release`'s manifest.
     /// - Returns: the entry as listed.
     @discardableResult
-    public static func add(from base: String, to release: String, channel: String, sign key: SigningKey? = nil) throws -> Manifest.DeltaEntry {
+    package static func add(from base: String, to release: String, channel: String, sign key: SigningKey? = nil) throws -> Manifest.DeltaEntry {
         let baseManifest = try manifest(in: base)
         let manifest = try manifest(in: release)
         guard let baseStore = baseManifest.store, let store = manifest.store, let fromVersion = baseManifest.dataVersion,
@@ -35,7 +35,7 @@ public enum TestDeltas {
     }
 
     /// Copies a delta file into the channel at its published path (`deltas/<sha256>.delta.gz`).
-    public static func publish(_ file: String, as entry: Manifest.DeltaEntry, in channel: String) throws {
+    package static func publish(_ file: String, as entry: Manifest.DeltaEntry, in channel: String) throws {
         let target = (channel as NSString).appendingPathComponent(ReleasePointer.deltaPath(sha256: entry.sha256))
         try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try? FileManager.default.removeItem(atPath: target)
@@ -43,7 +43,7 @@ public enum TestDeltas {
     }
 
     /// Adds entries to the `deltas` of the manifest in `release` (re-signed with `key` when given).
-    public static func list(_ entries: [Manifest.DeltaEntry], in release: String, sign key: SigningKey? = nil) throws {
+    package static func list(_ entries: [Manifest.DeltaEntry], in release: String, sign key: SigningKey? = nil) throws {
         var manifest = try manifest(in: release)
         manifest.values["deltas"] = .array((manifest.values["deltas"]?.arrayValue ?? []) + entries.map(\.jsonValue))
         if let key { try key.sign(&manifest) }

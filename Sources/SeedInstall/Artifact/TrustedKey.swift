@@ -7,6 +7,7 @@ public struct TrustedKey: Sendable, Hashable {
     /// The key's 32 raw bytes.
     public let rawRepresentation: Data
 
+    /// A key from its 32 raw bytes; ``verify(_:)`` rejects every signature if they are not an Ed25519 key.
     public init(rawRepresentation: Data) {
         self.rawRepresentation = rawRepresentation
     }
@@ -20,9 +21,11 @@ public struct TrustedKey: Sendable, Hashable {
         rawRepresentation = Data(der.suffix(32))
     }
 
+    /// The key's id, as a signed manifest names it in `signature.keyId`.
     public var keyID: String { Self.keyID(of: rawRepresentation) }
 
-    public static func keyID(of raw: Data) -> String {
+    /// The id of the key with these raw bytes: the first 16 hex characters of their SHA-256.
+    package static func keyID(of raw: Data) -> String {
         String(Data(SHA256.hash(data: raw)).hexString.prefix(16))
     }
 
@@ -34,34 +37,5 @@ public struct TrustedKey: Sendable, Hashable {
             let publicKey = try? Curve25519.Signing.PublicKey(rawRepresentation: rawRepresentation)
         else { return false }
         return publicKey.isValidSignature(bytes, for: Data(manifest.signedBytes))
-    }
-}
-
-/// PEM framing of Ed25519 keys in the PKCS#8 and SubjectPublicKeyInfo forms OpenSSL reads and writes.
-public enum PEM {
-    /// DER before the 32 key bytes: PrivateKeyInfo { version 0, AlgorithmIdentifier { 1.3.101.112 }, OCTET STRING { OCTET STRING } }.
-    public static let ed25519PrivatePrefix: [UInt8] = [0x30, 0x2E, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2B, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20]
-    /// DER before the 32 key bytes: SubjectPublicKeyInfo { AlgorithmIdentifier { 1.3.101.112 }, BIT STRING }.
-    public static let ed25519PublicPrefix: [UInt8] = [0x30, 0x2A, 0x30, 0x05, 0x06, 0x03, 0x2B, 0x65, 0x70, 0x03, 0x21, 0x00]
-
-    public static func encode(_ der: [UInt8], label: String) -> String {
-        let base64 = Data(der).base64EncodedString()
-        var lines = ["-----BEGIN \(label)-----"]
-        var index = base64.startIndex
-        while index < base64.endIndex {
-            let next = base64.index(index, offsetBy: 64, limitedBy: base64.endIndex) ?? base64.endIndex
-            lines.append(String(base64[index..<next]))
-            index = next
-        }
-        lines.append("-----END \(label)-----")
-        return lines.joined(separator: "\n") + "\n"
-    }
-
-    public static func decode(_ pem: String, label: String) -> [UInt8]? {
-        let lines = pem.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
-        guard let begin = lines.firstIndex(of: "-----BEGIN \(label)-----"),
-            let end = lines.firstIndex(of: "-----END \(label)-----"), begin < end
-        else { return nil }
-        return Data(base64Encoded: lines[(begin + 1)..<end].joined()).map(Array.init)
     }
 }

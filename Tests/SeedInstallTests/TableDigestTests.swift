@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import SeedStore
+import SeedInstall
 import Testing
 
 /// `TableDigest` hashes the canonical encoding `ContentDigest` documents: checked against SHA-256 of

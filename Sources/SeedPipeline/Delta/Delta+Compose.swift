@@ -1,3 +1,5 @@
+import SeedInstall
+
 extension Delta {
     /// The delta from `first`'s base to `second`'s result, without either store.
     ///
@@ -10,7 +12,7 @@ extension Delta {
     /// - Throws: ``DeltaError`` when `second` does not start where `first` ends (`wrongBase`), their
     ///   tables differ (`schemaMismatch`), or an operation contradicts the one before (`inconsistent`,
     ///   naming the table and key: an insert of a key present, a delete or update of a key absent).
-    public static func compose(_ first: Delta, _ second: Delta) throws(DeltaError) -> Delta {
+    package static func compose(_ first: Delta, _ second: Delta) throws(DeltaError) -> Delta {
         guard first.header.tables == second.header.tables else {
             throw DeltaError(.schemaMismatch, "the deltas are of stores with different tables or columns; compose deltas of one channel only")
         }
@@ -26,7 +28,7 @@ extension Delta {
     }
 
     /// ``compose(_:_:)`` along a chain of deltas, oldest first.
-    public static func compose(_ chain: [Delta]) throws(DeltaError) -> Delta {
+    package static func compose(_ chain: [Delta]) throws(DeltaError) -> Delta {
         guard var result = chain.first else { throw DeltaError(.inconsistent, "no delta to compose") }
         for next in chain.dropFirst() { result = try compose(result, next) }
         return result

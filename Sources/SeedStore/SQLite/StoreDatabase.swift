@@ -5,9 +5,9 @@ import SeedModel
 /// Opening seed store files through GRDB, for the runtime: read-only and immutable for readers,
 /// shared for stores other connections may be writing. (``StoreConnection`` opens them for the
 /// installer and the metadata, without GRDB.)
-extension StoreFile {
+package enum StoreDatabase {
     /// Opens an existing store read-only (`mode=ro&immutable=1`): no locks, no journal, no writes.
-    /// - Throws: ``StoreError`` naming the file when it is missing or not SQLite.
+    /// - Throws: `StoreError` naming the file when it is missing or not SQLite.
     package static func openReadOnly(_ path: String) throws(StoreError) -> DatabaseQueue {
         var configuration = Configuration()
         configuration.readonly = true
@@ -21,7 +21,7 @@ extension StoreFile {
     /// Opens an existing writable store to read it while other connections or processes may be
     /// writing it: locks are taken and waited for, and a write-ahead log is read (an immutable
     /// connection would ignore both).
-    /// - Throws: ``StoreError`` naming the file when it is missing or not SQLite.
+    /// - Throws: `StoreError` naming the file when it is missing or not SQLite.
     static func openShared(_ path: String, busyTimeout: TimeInterval) throws(StoreError) -> DatabaseQueue {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = false
@@ -46,29 +46,29 @@ extension StoreFile {
         }
     }
 
-    /// Checks the header stamps of an open store (``checkSeedStore(_:)``).
+    /// Checks the header stamps of an open store (`StoreFile.checkSeedStore(_:)`).
     package static func checkSeedStore(_ db: Database, path: String) throws(StoreError) {
-        try checkSeedStore(db.storeConnection(path: path))
+        try StoreFile.checkSeedStore(db.storeConnection(path: path))
     }
 
     /// The layout of an open store: Core Data's when it has `Z_METADATA` and no `seed_metadata`.
     package static func layout(of db: Database) throws(StoreError) -> StoreLayout {
-        try layout(of: db.storeConnection())
+        try StoreFile.layout(of: db.storeConnection())
     }
 
     /// Entity name → Core Data's entity number, from a store's `Z_PRIMARYKEY` (empty in the plain layout).
     package static func entityNumbers(in db: Database) throws(StoreError) -> [String: Int] {
-        try entityNumbers(in: db.storeConnection())
+        try StoreFile.entityNumbers(in: db.storeConnection())
     }
 }
 
-extension StoreFile {
+extension StoreDatabase {
     /// Refuses an output that is the source itself (the same path, spelled otherwise, or a hard link
     /// to it), for a command that promises to leave its source as it is (`seedbuild migrate`). The
     /// library's own migrations replace a file atomically and may write over their source, as the
     /// coordinator does to migrate a writable store in place.
-    /// - Throws: ``StoreError`` (`refused`) naming both paths.
-    public static func refuseWritingOver(source: String, output: String) throws(StoreError) {
+    /// - Throws: `StoreError` (`refused`) naming both paths.
+    package static func refuseWritingOver(source: String, output: String) throws(StoreError) {
         let same: Bool
         var sourceInfo = stat()
         var outputInfo = stat()

@@ -1,7 +1,7 @@
 package import GRDB
 import SeedModel
 
-extension StoreFile {
+extension StoreDatabase {
     /// The layout of the store, from its embedded model.
     package static func embeddedSchema(_ db: Database, path: String) throws -> StoreSchema {
         let (model, configuration) = try embeddedModel(db, path: path)

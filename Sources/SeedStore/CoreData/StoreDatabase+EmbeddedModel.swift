@@ -2,7 +2,7 @@ import Foundation
 package import GRDB
 import SeedModel
 
-extension StoreFile {
+extension StoreDatabase {
     /// The model a store was built with (its `seed_model` table) and its configuration.
     package static func embeddedModel(_ db: Database, path: String) throws -> (model: Model, configuration: String) {
         if try layout(of: db) == .coreData { return try coreDataModel(db, path: path) }
