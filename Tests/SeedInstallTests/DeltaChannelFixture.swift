@@ -127,8 +127,8 @@ struct DeltaChannelFixture {
         var result: [String: [String]] = [:]
         let metadata: Set<String> = ["Z_METADATA", "Z_PRIMARYKEY", "Z_MODELCACHE", "seed_metadata", "seed_model"]
         for table in try DeltaApplier.tables(of: store) where !metadata.contains(table.name) {
-            let values = table.columns.map { "typeof(\(DeltaPlan.quote($0))) || ':' || quote(\(DeltaPlan.quote($0)))" }.joined(separator: " || '|' || ")
-            result[table.name] = try store.strings("SELECT \(values) FROM \(DeltaPlan.quote(table.name)) ORDER BY 1")
+            let values = table.columns.map { "typeof(\(quoteIdentifier($0))) || ':' || quote(\(quoteIdentifier($0)))" }.joined(separator: " || '|' || ")
+            result[table.name] = try store.strings("SELECT \(values) FROM \(quoteIdentifier(table.name)) ORDER BY 1")
         }
         return result
     }

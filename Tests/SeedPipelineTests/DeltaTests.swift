@@ -75,8 +75,8 @@ struct DeltaTests {
         try StoreDatabase.openReadOnly(path).read { db in
             var result: [String: [String]] = [:]
             for table in try StoreDiff.tables(db) {
-                let values = table.columns.map { "typeof(\(DeltaPlan.quote($0))) || ':' || quote(\(DeltaPlan.quote($0)))" }.joined(separator: " || '|' || ")
-                result[table.name] = try String.fetchAll(db, sql: "SELECT \(values) FROM \(DeltaPlan.quote(table.name)) ORDER BY 1")
+                let values = table.columns.map { "typeof(\(quoteIdentifier($0))) || ':' || quote(\(quoteIdentifier($0)))" }.joined(separator: " || '|' || ")
+                result[table.name] = try String.fetchAll(db, sql: "SELECT \(values) FROM \(quoteIdentifier(table.name)) ORDER BY 1")
             }
             return result
         }

@@ -40,13 +40,20 @@ extension GzipInflater {
         var inputHasher: SHA256? = hashInput ? SHA256() : nil
         inputHasher?.update(data: header)
 
-        let workers = SegmentWorkers(
-            segments: segments, input: input, path: path, inputBytes: inputBytes, outputBytes: outputBytes, checksCRC: checksCRC, threads: threads)
+        let count = max(1, min(threads, segments.offsets.count))
+        // One slot more than threads: the caller writes one while each thread inflates another.
+        let slots = (0...count).map { _ in SegmentSlot(outputCapacity: Int(min(segments.bytes, max(outputBytes, 1)))) }
+        let workers = OrderedWorkers<SegmentSlot, GzipError>(slots: slots, threads: count) {
+            let inflater = SegmentInflater(
+                segments: segments, input: input, path: path, inputBytes: inputBytes, outputBytes: outputBytes, checksCRC: checksCRC)
+            return { (index, slot) throws(GzipError) in try inflater.inflate(index, into: slot) }
+        }
         defer { workers.stop() }
         var crc = crc32(0, nil, 0)
         var written: Int64 = 0
         for index in segments.offsets.indices {
-            let slot = try workers.take(index)
+            while workers.submitted < segments.offsets.count, workers.vacantSlot != nil { workers.submit() }
+            let slot = try workers.take()
             inputHasher?.update(bufferPointer: slot.inputBytes)
             if checksCRC { crc = crc32_combine(crc, slot.crc, Int(slot.outputCount)) }
             let chunk = UnsafeRawBufferPointer(start: slot.output, count: slot.outputCount)
@@ -62,7 +69,7 @@ extension GzipInflater {
                     throw GzipError(.checksumMismatch, path: path)
                 }
             }
-            workers.release(index)
+            workers.release()
         }
         return (written, inputHasher.map { FileDigest(bytes: inputBytes, sha256: Data($0.finalize()).hexString) })
     }
@@ -89,21 +96,15 @@ extension GzipInflater {
         return try result.get()
     }
 
-    /// One segment in flight: its compressed bytes as read and what they inflated to.
-    ///
-    /// Safe to send: a worker fills a slot after claiming it under `SegmentWorkers`' condition and publishes it by
-    /// setting `ready` under that condition; the caller reads it only after seeing `ready`, and gives it back with
-    /// `release(_:)`.
-    fileprivate final class SegmentSlot: @unchecked Sendable {
+    /// One segment in flight: its compressed bytes as read and what they inflated to. It passes
+    /// between the threads through ``OrderedWorkers``, which gives it to one thread at a time.
+    fileprivate final class SegmentSlot {
         var input: UnsafeMutableRawPointer?
         var inputCapacity = 0
         var inputCount = 0
         let output: UnsafeMutablePointer<UInt8>
         var outputCount = 0
         var crc: UInt = 0
-        /// The segment whose result the slot holds, -1 while none.
-        var ready = -1
-        var failure: GzipError?
 
         init(outputCapacity: Int) {
             output = .allocate(capacity: max(outputCapacity, 1))
@@ -125,104 +126,40 @@ extension GzipInflater {
         }
     }
 
-    /// Threads that claim segments in order, at most one slot ahead each of what the caller took.
-    ///
-    /// Safe to share: `claimed`, `released`, `cancelled`, `running` and each slot's `ready` are read and written only
-    /// under `condition`; the rest are `let`s.
-    fileprivate final class SegmentWorkers: @unchecked Sendable {
+    /// What one thread inflates segments with: the file, the table, and a raw-inflate stream of its own.
+    fileprivate final class SegmentInflater {
         private let segments: GzipSegments
         private let input: Int32
         private let path: String
         private let inputBytes: Int64
         private let outputBytes: Int64
         private let checksCRC: Bool
-        private let slots: [SegmentSlot]
-        private let condition = NSCondition()
-        private var claimed = 0
-        private var released = 0
-        private var cancelled = false
-        private var running = 0
+        /// At a fixed address, as zlib requires (its state points back at the stream).
+        private let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+        private let initialised: Bool
 
-        init(segments: GzipSegments, input: Int32, path: String, inputBytes: Int64, outputBytes: Int64, checksCRC: Bool, threads: Int) {
+        init(segments: GzipSegments, input: Int32, path: String, inputBytes: Int64, outputBytes: Int64, checksCRC: Bool) {
             self.segments = segments
-            self.checksCRC = checksCRC
             self.input = input
             self.path = path
             self.inputBytes = inputBytes
             self.outputBytes = outputBytes
-            let count = max(1, min(threads, segments.offsets.count))
-            // One slot more than threads: the caller writes one while each thread inflates another.
-            slots = (0...count).map { _ in SegmentSlot(outputCapacity: Int(min(segments.bytes, max(outputBytes, 1)))) }
-            running = count
-            for _ in 0..<count {
-                let thread = Thread { [self] in work() }
-                thread.stackSize = 1 << 20
-                thread.start()
-            }
+            self.checksCRC = checksCRC
+            stream.initialize(to: z_stream())
+            initialised = czlib_inflateInit2(stream, -15) == Z_OK
         }
 
-        /// Waits for segment `index`; throws its failure.
-        func take(_ index: Int) throws(GzipError) -> SegmentSlot {
-            let slot = slots[index % slots.count]
-            condition.withLock {
-                while slot.ready != index { condition.wait() }
-            }
-            if let failure = slot.failure { throw failure }
-            return slot
-        }
-
-        /// Gives segment `index`'s slot back for the segment `slots.count` later.
-        func release(_ index: Int) {
-            condition.withLock {
-                released = index + 1
-                condition.broadcast()
-            }
-        }
-
-        /// Stops the threads (after the last segment, or a failure) and waits for them.
-        func stop() {
-            condition.withLock {
-                cancelled = true
-                condition.broadcast()
-                while running > 0 { condition.wait() }
-            }
-        }
-
-        private func work() {
-            var stream = z_stream()
-            let initialised = czlib_inflateInit2(&stream, -15) == Z_OK
-            defer {
-                if initialised { inflateEnd(&stream) }
-                condition.withLock {
-                    running -= 1
-                    condition.broadcast()
-                }
-            }
-            while true {
-                let claim: Int? = condition.withLock {
-                    while !cancelled && claimed < segments.offsets.count && claimed >= released + slots.count { condition.wait() }
-                    guard !cancelled, claimed < segments.offsets.count else { return nil }
-                    claimed += 1
-                    return claimed - 1
-                }
-                guard let index = claim else { return }
-                let slot = slots[index % slots.count]
-                slot.failure = nil
-                do throws(GzipError) {
-                    guard initialised else { throw GzipError(.zlib(code: Z_MEM_ERROR, message: "inflateInit2 failed"), path: path) }
-                    try inflate(index, into: slot, stream: &stream)
-                } catch {
-                    slot.failure = error
-                }
-                condition.withLock {
-                    slot.ready = index
-                    condition.broadcast()
-                }
-                if slot.failure != nil { return }
-            }
+        deinit {
+            if initialised { inflateEnd(stream) }
+            stream.deallocate()
         }
 
         /// Reads segment `index` and inflates it into `slot`, checking it ends where the table says.
+        func inflate(_ index: Int, into slot: SegmentSlot) throws(GzipError) {
+            guard initialised else { throw GzipError(.zlib(code: Z_MEM_ERROR, message: "inflateInit2 failed"), path: path) }
+            try inflate(index, into: slot, stream: &stream.pointee)
+        }
+
         private func inflate(_ index: Int, into slot: SegmentSlot, stream: inout z_stream) throws(GzipError) {
             let isLast = index == segments.offsets.count - 1
             let start = segments.offsets[index]

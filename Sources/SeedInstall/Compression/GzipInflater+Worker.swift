@@ -8,171 +8,130 @@ import Darwin
 #endif
 
 extension GzipInflater {
-    /// Inflates on a thread of its own into a ring of output buffers, so the caller's thread hashes
-    /// and writes one chunk while the next is inflated: the two cores share the work of a fetch or
-    /// a verify instead of taking turns.
-    ///
-    /// Safe to share: `counts`, `filled`, `taken`, `finished`, `cancelled`, `failure`, `running` and the input digest
-    /// are written only under `condition`; a buffer belongs to the inflating thread until counted in `filled`, then to
-    /// the caller until ``release()``.
-    final class Worker: @unchecked Sendable {
-        static let depth = 4
+    /// Chunks in flight: the caller's thread hashes and writes one while the inflating thread fills the next.
+    static let depth = 4
 
+    /// Inflates `input` in one pass on a thread of its own (an ``OrderedWorkers`` of one) into a ring
+    /// of chunks, while the calling thread observes (hashes) and writes them in order: the two cores
+    /// share the work of a fetch or a verify instead of taking turns.
+    /// - Parameter hashInput: also hash the compressed bytes as they are read (an artifact read from where it lies).
+    /// - Returns: the bytes written and, when asked, the size and SHA-256 of every compressed byte read.
+    static func inflateInOrder(
+        from input: Int32, path: String, limit: Int64?, hashInput: Bool = false, to output: Int32, outputPath: String,
+        observe: ((UnsafeRawBufferPointer) -> Void)?
+    ) throws(GzipError) -> (written: Int64, source: FileDigest?) {
+        let chunks = (0..<depth).map { _ in Chunk() }
+        let workers = OrderedWorkers<Chunk, GzipError>(slots: chunks, threads: 1) {
+            let inflater = StreamInflater(input: input, path: path, limit: limit, hashInput: hashInput)
+            return { (_, chunk) throws(GzipError) in try inflater.fill(chunk) }
+        }
+        defer { workers.stop() }
+        var written: Int64 = 0
+        while true {
+            // Jobs past the end of the stream fill nothing; the loop stops at the chunk that ends it.
+            while workers.vacantSlot != nil { workers.submit() }
+            let chunk = try workers.take()
+            let bytes = UnsafeRawBufferPointer(start: chunk.buffer, count: chunk.count)
+            written += Int64(bytes.count)
+            observe?(bytes)
+            try writeAll(output, bytes, path: outputPath)
+            let (isLast, source) = (chunk.isLast, chunk.inputDigest)
+            workers.release()
+            if isLast { return (written, source) }
+        }
+    }
+
+    /// One chunk of inflated data; the one that ends the stream says so, with the input's digest when asked.
+    final class Chunk {
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: GzipInflater.chunkSize)
+        var count = 0
+        var isLast = false
+        var inputDigest: FileDigest?
+
+        deinit { buffer.deallocate() }
+    }
+
+    /// The inflating thread's state: one gzip stream read from `input`, each job filling the next chunk.
+    private final class StreamInflater {
         private let input: Int32
         private let path: String
         private let limit: Int64?
-        private let buffers: [UnsafeMutablePointer<UInt8>]
-        private var counts = [Int](repeating: 0, count: depth)
-        private let condition = NSCondition()
-        private var filled = 0
-        private var taken = 0
-        private var finished = false
-        private var cancelled = false
-        private var failure: GzipError?
-        private var running = true
-        /// Hashes the compressed bytes as they are read, when asked (an artifact read from where it lies).
+        private let inBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: GzipInflater.chunkSize)
+        /// At a fixed address, as zlib requires (its state points back at the stream).
+        private let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+        private let initialised: Bool
         private var inputHasher: SHA256?
         private var inputBytes: Int64 = 0
+        private var written: Int64 = 0
+        private var first = true
+        private var ended = false
 
-        init(input: Int32, path: String, limit: Int64?, hashInput: Bool = false) {
+        init(input: Int32, path: String, limit: Int64?, hashInput: Bool) {
             self.input = input
             self.path = path
             self.limit = limit
             inputHasher = hashInput ? SHA256() : nil
-            buffers = (0..<Self.depth).map { _ in .allocate(capacity: GzipInflater.chunkSize) }
-            let thread = Thread { [self] in run() }
-            thread.stackSize = 1 << 20
-            thread.start()
+            stream.initialize(to: z_stream())
+            // 16 + 15: a gzip wrapper only (no zlib or raw), 32 KiB window.
+            initialised = czlib_inflateInit2(stream, 16 + 15) == Z_OK
         }
 
         deinit {
-            for buffer in buffers { buffer.deallocate() }
+            if initialised { inflateEnd(stream) }
+            stream.deallocate()
+            inBuffer.deallocate()
         }
 
-        /// The next inflated chunk in order, nil at the end of the stream; throws the inflater's error.
-        /// The chunk stays valid until ``release()``.
-        func next() throws(GzipError) -> UnsafeRawBufferPointer? {
-            let (chunk, error): (UnsafeRawBufferPointer?, GzipError?) = condition.withLock {
-                while taken == filled && !finished { condition.wait() }
-                if taken < filled {
-                    let slot = taken % Self.depth
-                    return (UnsafeRawBufferPointer(start: buffers[slot], count: counts[slot]), nil)
-                }
-                return (nil, self.failure)
-            }
-            if let error { throw error }
-            return chunk
-        }
-
-        /// Size and SHA-256 of every compressed byte read, once ``next()`` returned nil (nil unless asked).
-        var inputDigest: FileDigest? {
-            condition.withLock {
-                inputHasher.map { FileDigest(bytes: inputBytes, sha256: Data($0.finalize()).hexString) }
-            }
-        }
-
-        /// Gives the chunk ``next()`` returned back to the inflater.
-        func release() {
-            condition.withLock {
-                taken += 1
-                condition.broadcast()
-            }
-        }
-
-        /// Stops the inflater (after a failure on the caller's side) and waits for its thread.
-        func stop() {
-            condition.withLock {
-                cancelled = true
-                condition.broadcast()
-                while running { condition.wait() }
-            }
-        }
-
-        private func run() {
-            let outcome = Result { () throws(GzipError) in try inflateAll() }
-            condition.withLock {
-                if case .failure(let error) = outcome { failure = error }
-                finished = true
-                running = false
-                condition.broadcast()
-            }
-        }
-
-        /// Waits for a free buffer; nil once the caller stopped.
-        private func freeBuffer() -> Int? {
-            condition.withLock {
-                while filled - taken == Self.depth && !cancelled { condition.wait() }
-                return cancelled ? nil : filled % Self.depth
-            }
-        }
-
-        private func hand(_ slot: Int, count: Int) {
-            condition.withLock {
-                counts[slot] = count
-                filled += 1
-                condition.broadcast()
-            }
-        }
-
-        private func readInput(into buffer: UnsafeMutablePointer<UInt8>) throws(GzipError) -> Int {
-            let count = try readChunk(input, into: buffer, path: path)
-            if inputHasher != nil {
-                condition.withLock {
-                    inputHasher!.update(bufferPointer: UnsafeRawBufferPointer(start: buffer, count: count))
-                    inputBytes += Int64(count)
-                }
-            }
-            return count
-        }
-
-        private func inflateAll() throws(GzipError) {
-            let inBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: chunkSize)
-            defer { inBuffer.deallocate() }
-            var stream = z_stream()
-            // 16 + 15: a gzip wrapper only (no zlib or raw), 32 KiB window.
-            guard czlib_inflateInit2(&stream, 16 + 15) == Z_OK else {
-                throw GzipError(.zlib(code: Z_MEM_ERROR, message: "inflateInit2 failed"), path: path)
-            }
-            defer { inflateEnd(&stream) }
-            var written: Int64 = 0
-            var consumed: Int64 = 0
-            var first = true
+        /// Inflates into `chunk` until it is full or the stream ends (then checks nothing follows).
+        func fill(_ chunk: Chunk) throws(GzipError) {
+            chunk.count = 0
+            chunk.inputDigest = nil
+            chunk.isLast = ended
+            guard !ended else { return }
+            guard initialised else { throw GzipError(.zlib(code: Z_MEM_ERROR, message: "inflateInit2 failed"), path: path) }
+            stream.pointee.next_out = chunk.buffer
+            stream.pointee.avail_out = uInt(chunkSize)
             while true {
-                let count = try readInput(into: inBuffer)
-                if count == 0 { throw GzipError(.truncated(at: consumed), path: path) }
-                if first {
-                    guard count >= 2, inBuffer[0] == 0x1F, inBuffer[1] == 0x8B else { throw GzipError(.notGzip, path: path) }
-                    first = false
+                if stream.pointee.avail_in == 0 {
+                    let count = try readInput()
+                    if count == 0 { throw GzipError(.truncated(at: inputBytes), path: path) }
+                    if first {
+                        guard count >= 2, inBuffer[0] == 0x1F, inBuffer[1] == 0x8B else { throw GzipError(.notGzip, path: path) }
+                        first = false
+                    }
+                    stream.pointee.next_in = inBuffer
+                    stream.pointee.avail_in = uInt(count)
                 }
-                consumed += Int64(count)
-                stream.next_in = inBuffer
-                stream.avail_in = UInt32(count)
-                var code: Int32 = Z_OK
-                repeat {
-                    guard let slot = freeBuffer() else { return }
-                    stream.next_out = buffers[slot]
-                    stream.avail_out = UInt32(chunkSize)
-                    code = CZlib.inflate(&stream, Z_NO_FLUSH)
-                    let produced = chunkSize - Int(stream.avail_out)
-                    if code == Z_DATA_ERROR {
-                        let message = stream.msg.map { String(cString: $0) } ?? "invalid data"
-                        throw GzipError(message.contains("check") ? .checksumMismatch : .corrupt(message), path: path)
-                    }
-                    guard code == Z_OK || code == Z_STREAM_END || code == Z_BUF_ERROR else {
-                        throw GzipError(.zlib(code: code, message: stream.msg.map { String(cString: $0) } ?? ""), path: path)
-                    }
-                    if produced > 0 {
-                        written += Int64(produced)
-                        if let limit, written > limit { throw GzipError(.tooLarge(limit: limit), path: path) }
-                        hand(slot, count: produced)
-                    }
-                } while code != Z_STREAM_END && stream.avail_out == 0
+                let code = CZlib.inflate(stream, Z_NO_FLUSH)
+                if code == Z_DATA_ERROR {
+                    let message = stream.pointee.msg.map { String(cString: $0) } ?? "invalid data"
+                    throw GzipError(message.contains("check") ? .checksumMismatch : .corrupt(message), path: path)
+                }
+                guard code == Z_OK || code == Z_STREAM_END || code == Z_BUF_ERROR else {
+                    throw GzipError(.zlib(code: code, message: stream.pointee.msg.map { String(cString: $0) } ?? ""), path: path)
+                }
+                let produced = chunkSize - Int(stream.pointee.avail_out)
+                if let limit, written + Int64(produced) > limit { throw GzipError(.tooLarge(limit: limit), path: path) }
                 if code == Z_STREAM_END {
-                    let more = stream.avail_in > 0 ? 1 : try readInput(into: inBuffer)
+                    let more = stream.pointee.avail_in > 0 ? 1 : try readInput()
                     if more > 0 { throw GzipError(.trailingData, path: path) }
+                    ended = true
+                    chunk.isLast = true
+                    chunk.inputDigest = inputHasher.map { FileDigest(bytes: inputBytes, sha256: Data($0.finalize()).hexString) }
+                }
+                if ended || stream.pointee.avail_out == 0 {
+                    chunk.count = produced
+                    written += Int64(produced)
                     return
                 }
             }
+        }
+
+        private func readInput() throws(GzipError) -> Int {
+            let count = try readChunk(input, into: inBuffer, path: path)
+            inputHasher?.update(bufferPointer: UnsafeRawBufferPointer(start: inBuffer, count: count))
+            inputBytes += Int64(count)
+            return count
         }
     }
 }

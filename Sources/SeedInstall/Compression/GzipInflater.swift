@@ -86,9 +86,9 @@ package enum GzipInflater {
                 to: output.descriptor, outputPath: output.path, hashInput: true, checksCRC: false, observe: observe)
             return (written, read ?? FileDigest(bytes: 0, sha256: ""))
         }
-        let worker = Worker(input: input, path: source, limit: maxOutputBytes, hashInput: true)
-        let written = try drain(worker, to: output.descriptor, outputPath: output.path, observe: observe)
-        return (written, worker.inputDigest ?? FileDigest(bytes: 0, sha256: ""))
+        let (written, read) = try inflateInOrder(
+            from: input, path: source, limit: maxOutputBytes, hashInput: true, to: output.descriptor, outputPath: output.path, observe: observe)
+        return (written, read ?? FileDigest(bytes: 0, sha256: ""))
     }
 
     /// The segment table and sizes to inflate on every core with, or nil to read the file in one
@@ -106,22 +106,7 @@ package enum GzipInflater {
         from input: Int32, path: String, to output: Int32, outputPath: String, limit: Int64?,
         observe: ((UnsafeRawBufferPointer) -> Void)?
     ) throws(GzipError) -> Int64 {
-        try drain(Worker(input: input, path: path, limit: limit), to: output, outputPath: outputPath, observe: observe)
-    }
-
-    /// Takes the worker's chunks in order: observing (hashing) and writing here while it inflates the next.
-    private static func drain(
-        _ worker: Worker, to output: Int32, outputPath: String, observe: ((UnsafeRawBufferPointer) -> Void)?
-    ) throws(GzipError) -> Int64 {
-        defer { worker.stop() }
-        var written: Int64 = 0
-        while let chunk = try worker.next() {
-            written += Int64(chunk.count)
-            observe?(chunk)
-            try writeAll(output, chunk, path: outputPath)
-            worker.release()
-        }
-        return written
+        try inflateInOrder(from: input, path: path, limit: limit, to: output, outputPath: outputPath, observe: observe).written
     }
 
     static func readChunk(_ descriptor: Int32, into buffer: UnsafeMutablePointer<UInt8>, path: String) throws(GzipError) -> Int {

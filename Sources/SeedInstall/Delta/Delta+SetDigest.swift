@@ -43,7 +43,7 @@ extension Delta {
     }
 
     private static func element(_ table: DeltaTable, _ row: [DeltaValue]) -> [UInt8] {
-        SetDigest.Element.row(table: table.name, columns: table.columns, values: row.map(\.storeValue))
+        SetDigest.Element.row(table: table.name, columns: table.columns, values: row)
     }
 }
 
@@ -81,9 +81,9 @@ private struct RowOverlay {
         if let now = touched[Key(table: table, values: key)] { return now }
         if cleared.contains(table) { return nil }
         let description = tables[table]
-        let condition = description.keyColumns.map { "\(DeltaPlan.quote(description.columns[$0])) = ?" }.joined(separator: " AND ")
-        let select = "SELECT \(description.columns.map(DeltaPlan.quote).joined(separator: ", ")) FROM \(DeltaPlan.quote(description.name)) WHERE \(condition)"
-        return try base.rows(select, key.map(\.storeValue)).first.map { $0.map(DeltaValue.init) }
+        let condition = description.keyColumns.map { "\(quoteIdentifier(description.columns[$0])) = ?" }.joined(separator: " AND ")
+        let select = "SELECT \(description.columns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(description.name)) WHERE \(condition)"
+        return try base.rows(select, key).first
     }
 
     /// Every row the table holds now.
@@ -91,9 +91,9 @@ private struct RowOverlay {
         let description = tables[table]
         var rows: [[DeltaValue]] = []
         if !cleared.contains(table) {
-            let select = "SELECT \(description.columns.map(DeltaPlan.quote).joined(separator: ", ")) FROM \(DeltaPlan.quote(description.name))"
+            let select = "SELECT \(description.columns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(description.name))"
             try base.forEachRow(select) { row in
-                let values = (0..<row.count).map { DeltaValue(row.value($0)) }
+                let values = (0..<row.count).map(row.value)
                 if !description.isKeyed || touched[Key(table: table, values: description.key(of: values))] == nil { rows.append(values) }
             }
         }
@@ -107,18 +107,5 @@ private struct RowOverlay {
         touched = touched.filter { $0.key.table != table }
         unkeyed[table] = nil
         cleared.insert(table)
-    }
-}
-
-extension DeltaValue {
-    /// A value read from SQLite.
-    init(_ value: StoreConnection.Value) {
-        switch value {
-        case .null: self = .null
-        case .integer(let number): self = .integer(number)
-        case .real(let number): self = .real(number)
-        case .text(let text): self = .text(text)
-        case .blob(let data): self = .blob(Array(data))
-        }
     }
 }

@@ -63,7 +63,7 @@ package enum DeltaApplier {
         try store.inTransaction { () throws(StoreError) in
             try store.execute("PRAGMA defer_foreign_keys = ON")
             for statement in statements {
-                try store.execute(statement.sql, statement.values.map(\.storeValue))
+                try store.execute(statement.sql, statement.values)
             }
         }
     }
@@ -141,7 +141,7 @@ package enum DeltaApplier {
             return try ContentDigest.compute(store, tables: plainContentDumps(try tables(of: store)))
         }
         guard case .blob(let plist)? = try store.rows("SELECT Z_PLIST FROM Z_METADATA LIMIT 1").first?.first,
-            let list = try? PropertyListSerialization.propertyList(from: plist, format: nil) as? [String: Any],
+            let list = try? PropertyListSerialization.propertyList(from: Data(plist), format: nil) as? [String: Any],
             let json = list[StoreMetadata.CoreDataKey.model] as? String
         else { return nil }
         let model = try ModelLoader.load(json: Data(json.utf8), source: ModelSource(file: store.path, version: "embedded"))
@@ -161,22 +161,9 @@ extension DeltaApplier {
     static func plainContentDumps(_ tables: [DeltaTable]) -> [(name: String, select: String)] {
         let metadata: Set<String> = [StoreMetadata.tableName, StoreMetadata.modelTableName, "seed_object_version"]
         return tables.filter { !metadata.contains($0.name) && $0.isKeyed }.map { table in
-            let columns = table.columns.map(DeltaPlan.quote).joined(separator: ", ")
-            let keys = table.keyColumns.map { DeltaPlan.quote(table.columns[$0]) }.joined(separator: ", ")
-            return (table.name, "SELECT \(columns) FROM \(DeltaPlan.quote(table.name)) ORDER BY \(keys)")
-        }
-    }
-}
-
-extension DeltaValue {
-    /// The value bound to SQLite.
-    var storeValue: StoreConnection.Value {
-        switch self {
-        case .null: .null
-        case .integer(let number): .integer(number)
-        case .real(let number): .real(number)
-        case .text(let text): .text(text)
-        case .blob(let bytes): .blob(Data(bytes))
+            let columns = table.columns.map(quoteIdentifier).joined(separator: ", ")
+            let keys = table.keyColumns.map { quoteIdentifier(table.columns[$0]) }.joined(separator: ", ")
+            return (table.name, "SELECT \(columns) FROM \(quoteIdentifier(table.name)) ORDER BY \(keys)")
         }
     }
 }

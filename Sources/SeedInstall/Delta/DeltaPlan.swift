@@ -42,22 +42,22 @@ package enum DeltaPlan {
         // operation can name a table, column or key the plan does not have.
         var order = DeltaOrder(tables: tables)
         for operation in delta.operations { try order.check(operation) }
-        let deletes = tables.map { "DELETE FROM \(quote($0.name)) WHERE \(keyCondition($0))" }
+        let deletes = tables.map { "DELETE FROM \(quoteIdentifier($0.name)) WHERE \(keyCondition($0))" }
         let inserts = tables.map { table in
-            "INSERT INTO \(quote(table.name)) (\(table.columns.map(quote).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: table.columns.count).joined(separator: ", ")))"
+            "INSERT INTO \(quoteIdentifier(table.name)) (\(table.columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: table.columns.count).joined(separator: ", ")))"
         }
         return delta.operations.map { operation in
             let table = tables[operation.table]
             switch operation {
             case .clear:
-                return DeltaStatement(sql: "DELETE FROM \(quote(table.name))", values: [])
+                return DeltaStatement(sql: "DELETE FROM \(quoteIdentifier(table.name))", values: [])
             case .delete(let index, let key):
                 return DeltaStatement(sql: deletes[index], values: key)
             case .insert(let index, let row):
                 return DeltaStatement(sql: inserts[index], values: row)
             case .update(_, let key, let changes):
-                let assignments = changes.map { "\(quote(table.columns[$0.column])) = ?" }.joined(separator: ", ")
-                return DeltaStatement(sql: "UPDATE \(quote(table.name)) SET \(assignments) WHERE \(keyCondition(table))", values: changes.map(\.value) + key)
+                let assignments = changes.map { "\(quoteIdentifier(table.columns[$0.column])) = ?" }.joined(separator: ", ")
+                return DeltaStatement(sql: "UPDATE \(quoteIdentifier(table.name)) SET \(assignments) WHERE \(keyCondition(table))", values: changes.map(\.value) + key)
             }
         }
     }
@@ -118,11 +118,6 @@ package enum DeltaPlan {
     }
 
     private static func keyCondition(_ table: DeltaTable) -> String {
-        table.keyColumns.map { "\(quote(table.columns[$0])) = ?" }.joined(separator: " AND ")
-    }
-
-    /// An SQL identifier in double quotes.
-    package static func quote(_ name: String) -> String {
-        "\"\(name.replacingOccurrences(of: "\"", with: "\"\""))\""
+        table.keyColumns.map { "\(quoteIdentifier(table.columns[$0])) = ?" }.joined(separator: " AND ")
     }
 }

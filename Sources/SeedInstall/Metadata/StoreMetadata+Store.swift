@@ -14,7 +14,7 @@ extension StoreMetadata {
                 throw StoreError(.notASeedStore, path: store.path, "Z_METADATA holds no property list; the store is damaged")
             }
             let uuid: String? = if case .text(let text) = row[0] { text } else { nil }
-            var metadata = try CoreDataMetadata.read(plist, uuid: uuid, path: store.path)
+            var metadata = try CoreDataMetadata.read(Data(plist), uuid: uuid, path: store.path)
             metadata[CoreDataKey.model] = nil
             return metadata
         }
@@ -42,7 +42,7 @@ extension StoreMetadata {
         var metadata = self
         var old: [String: Any]?
         if case .blob(let plist)? = try store.rows("SELECT Z_PLIST FROM Z_METADATA LIMIT 1").first?.first {
-            old = try? PropertyListSerialization.propertyList(from: plist, format: nil) as? [String: Any]
+            old = try? PropertyListSerialization.propertyList(from: Data(plist), format: nil) as? [String: Any]
         }
         if metadata[CoreDataKey.model] == nil, let model = old?[CoreDataKey.model] as? String {
             metadata[CoreDataKey.model] = .string(model)
@@ -55,7 +55,7 @@ extension StoreMetadata {
             throw StoreError(.io, path: store.path, "cannot encode the metadata as a property list: \(error)")
         }
         try store.execute("DELETE FROM Z_METADATA")
-        try store.execute("INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)", [.text(storeUUID ?? UUID().uuidString), .blob(plist)])
+        try store.execute("INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)", [.text(storeUUID ?? UUID().uuidString), .blob(Array(plist))])
     }
 
     /// Replaces the plain layout's embedded model (`seed_model`): the configuration's canonical JSON.

@@ -21,7 +21,7 @@ extension SetDigest {
         var parts: [Part] = []
         for table in try tables(of: store) {
             // A table without rowids (WITHOUT ROWID) is read whole; others in halves when large.
-            let range = try? store.rows("SELECT min(rowid), max(rowid), count(*) FROM \(quoted(table.name))").first
+            let range = try? store.rows("SELECT min(rowid), max(rowid), count(*) FROM \(quoteIdentifier(table.name))").first
             if let range, case .integer(let low)? = range.first, case .integer(let high) = range[1], case .integer(let count) = range[2], count >= 20_000 {
                 let middle = low + (high - low) / 2
                 parts.append(Part(table: table.name, columns: table.columns, rowids: low...middle, rows: count / 2))
@@ -83,7 +83,7 @@ extension SetDigest {
                 Element.appendField(name, to: &field)
                 return field
             }
-            var select = "SELECT \(part.columns.map(quoted).joined(separator: ", ")) FROM \(quoted(part.table))"
+            var select = "SELECT \(part.columns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(part.table))"
             var arguments: [StoreConnection.Value] = []
             if let rowids = part.rowids {
                 select += " WHERE rowid BETWEEN ? AND ?"
@@ -115,9 +115,5 @@ extension SetDigest {
     private static func appendWord(_ tag: UInt8, _ word: UInt64, to bytes: inout [UInt8]) {
         bytes.append(tag)
         for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8((word >> UInt64(shift)) & 0xFF)) }
-    }
-
-    private static func quoted(_ name: String) -> String {
-        "\"\(name.replacingOccurrences(of: "\"", with: "\"\""))\""
     }
 }

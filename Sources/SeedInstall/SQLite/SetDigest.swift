@@ -136,10 +136,10 @@ extension SetDigest {
                 bytes.append(3)
                 appendCount(text.utf8.count, to: &bytes)
                 bytes.append(contentsOf: text.utf8)
-            case .blob(let data):
+            case .blob(let blob):
                 bytes.append(4)
-                appendCount(data.count, to: &bytes)
-                bytes.append(contentsOf: data)
+                appendCount(blob.count, to: &bytes)
+                bytes.append(contentsOf: blob)
             }
         }
     }

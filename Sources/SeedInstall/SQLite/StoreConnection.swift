@@ -34,14 +34,8 @@ package final class StoreConnection {
         case null, integer, real, text, blob
     }
 
-    /// A value bound to, or read from, SQL.
-    package enum Value: Sendable, Equatable {
-        case null
-        case integer(Int64)
-        case real(Double)
-        case text(String)
-        case blob(Data)
-    }
+    /// A value bound to, or read from, SQL: exactly as stored.
+    package typealias Value = SQLiteValue
 
     /// The file, for error messages.
     package let path: String
@@ -164,6 +158,18 @@ package final class StoreConnection {
         }
     }
 
+    /// Prepares one statement (the first of `sql`) to bind, step and reset by hand: a scan read
+    /// alongside other input, or a lookup run again and again.
+    /// - Throws: ``StoreError`` of kind `sqlite(code:)` with SQLite's message and the SQL.
+    package func prepare(_ sql: String) throws(StoreError) -> Statement {
+        try checkStop(sql: sql)
+        var remaining = Substring(sql)
+        guard let statement = try prepareNext(&remaining) else {
+            throw StoreError(.sqlite(code: SQLITE_MISUSE), path: path, "no statement to prepare", sql: sql)
+        }
+        return statement
+    }
+
     /// Every row `sql` gives, as values.
     package func rows(_ sql: String, _ arguments: [Value] = []) throws(StoreError) -> [[Value]] {
         var rows: [[Value]] = []
@@ -234,6 +240,17 @@ extension StoreConnection {
     package struct Row {
         fileprivate let statement: OpaquePointer
 
+        fileprivate init(statement: OpaquePointer) {
+            self.statement = statement
+        }
+
+        /// The current row of a statement prepared and stepped elsewhere — GRDB's, by its
+        /// `sqliteStatement`, where a build reads millions of rows without a value per column —
+        /// read in place; the statement stays its owner's.
+        package init(borrowing statement: OpaquePointer) {
+            self.statement = statement
+        }
+
         package var count: Int { Int(sqlite3_column_count(statement)) }
 
         package func value(_ column: Int) -> Value {
@@ -241,7 +258,7 @@ extension StoreConnection {
             case .integer: .integer(integer(column))
             case .real: .real(real(column))
             case .text: .text(withBytes(column) { String(decoding: $0, as: UTF8.self) })
-            case .blob: .blob(withBytes(column) { Data($0) })
+            case .blob: .blob(withBytes(column) { Array($0) })
             case .null: .null
             }
         }
@@ -262,23 +279,30 @@ extension StoreConnection {
 
         /// A text or blob column's bytes where SQLite holds them (no copy).
         package func withBytes<T>(_ column: Int, _ body: (UnsafeRawBufferPointer) -> T) -> T {
+            withBytes(column, isText: sqlite3_column_type(statement, Int32(column)) == SQLITE_TEXT, body)
+        }
+
+        /// ``withBytes(_:_:)`` for a column whose type the caller read already (a diff reads a
+        /// million rows' types once each).
+        func withBytes<T>(_ column: Int, isText: Bool, _ body: (UnsafeRawBufferPointer) -> T) -> T {
             let index = Int32(column)
             // Text first when it is text: sqlite3_column_bytes after sqlite3_column_text counts its UTF-8.
             let start: UnsafeRawPointer? =
-                sqlite3_column_type(statement, index) == SQLITE_TEXT
-                ? UnsafeRawPointer(sqlite3_column_text(statement, index)) : sqlite3_column_blob(statement, index)
+                isText ? UnsafeRawPointer(sqlite3_column_text(statement, index)) : sqlite3_column_blob(statement, index)
             let count = Int(sqlite3_column_bytes(statement, index))
             return body(UnsafeRawBufferPointer(start: start, count: start == nil ? 0 : count))
         }
     }
 
-    /// A prepared statement, finalized when it goes.
-    fileprivate final class Statement {
-        let handle: OpaquePointer
-        let connection: StoreConnection
-        let sql: String
+    /// A prepared statement, finalized when it goes; it keeps its connection open.
+    /// Not `Sendable`, as its connection.
+    package final class Statement {
+        fileprivate let handle: OpaquePointer
+        private let connection: StoreConnection
+        /// The statement's text, for error messages.
+        package let sql: String
 
-        init(handle: OpaquePointer, connection: StoreConnection, sql: String) {
+        fileprivate init(handle: OpaquePointer, connection: StoreConnection, sql: String) {
             self.handle = handle
             self.connection = connection
             self.sql = sql
@@ -286,43 +310,70 @@ extension StoreConnection {
 
         deinit { sqlite3_finalize(handle) }
 
-        /// Binds `values` to the parameters in order. Text and blobs are bound by their byte count
-        /// (`sqlite3_bind_text64`, `sqlite3_bind_blob64`): text holding U+0000 is bound whole, and a
-        /// value too long for SQLite fails with `SQLITE_TOOBIG` instead of a conversion trap.
-        func bind(_ values: [Value]) throws(StoreError) {
-            for (offset, value) in values.enumerated() {
-                // More parameters than SQLite allows fail as SQLITE_RANGE.
-                let index = Int32(clamping: offset + 1)
-                let code: Int32
-                switch value {
-                case .null: code = sqlite3_bind_null(handle, index)
-                case .integer(let number): code = sqlite3_bind_int64(handle, index, number)
-                case .real(let number): code = sqlite3_bind_double(handle, index, number)
-                case .text(var text):
-                    code = text.withUTF8 { bytes in
-                        // A null pointer would bind NULL, not empty text.
-                        guard let start = bytes.baseAddress, !bytes.isEmpty else {
-                            return sqlite3_bind_text64(handle, index, "", 0, transient, UInt8(SQLITE_UTF8))
-                        }
-                        return start.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                            sqlite3_bind_text64(handle, index, $0, UInt64(bytes.count), transient, UInt8(SQLITE_UTF8))
-                        }
-                    }
-                case .blob(let data) where data.isEmpty:
-                    // A null pointer would bind NULL, not an empty blob.
-                    code = sqlite3_bind_zeroblob(handle, index, 0)
-                case .blob(let data):
-                    code = data.withUnsafeBytes { bytes in sqlite3_bind_blob64(handle, index, bytes.baseAddress, UInt64(bytes.count), transient) }
-                }
-                guard code == SQLITE_OK else { throw connection.error(code, sql: sql) }
-            }
+        /// Binds `values` to the parameters in order (see ``bind(_:at:)``).
+        package func bind(_ values: [Value]) throws(StoreError) {
+            for (offset, value) in values.enumerated() { try bind(value, at: offset + 1) }
         }
 
-        /// Steps once: true with a row to read, false when done.
-        func step() throws(StoreError) -> Bool {
+        /// Binds `value` to parameter `parameter` (from 1). Text and blobs are bound by their byte count
+        /// (`sqlite3_bind_text64`, `sqlite3_bind_blob64`): text holding U+0000 is bound whole, and a
+        /// value too long for SQLite fails with `SQLITE_TOOBIG` instead of a conversion trap.
+        package func bind(_ value: Value, at parameter: Int) throws(StoreError) {
+            // More parameters than SQLite allows fail as SQLITE_RANGE.
+            let index = Int32(clamping: parameter)
+            let code: Int32
+            switch value {
+            case .null: code = sqlite3_bind_null(handle, index)
+            case .integer(let number): code = sqlite3_bind_int64(handle, index, number)
+            case .real(let number): code = sqlite3_bind_double(handle, index, number)
+            case .text(var text):
+                code = text.withUTF8 { bytes in
+                    // A null pointer would bind NULL, not empty text.
+                    guard let start = bytes.baseAddress, !bytes.isEmpty else {
+                        return sqlite3_bind_text64(handle, index, "", 0, transient, UInt8(SQLITE_UTF8))
+                    }
+                    return start.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                        sqlite3_bind_text64(handle, index, $0, UInt64(bytes.count), transient, UInt8(SQLITE_UTF8))
+                    }
+                }
+            case .blob(let bytes) where bytes.isEmpty:
+                // A null pointer would bind NULL, not an empty blob.
+                code = sqlite3_bind_zeroblob(handle, index, 0)
+            case .blob(let bytes):
+                code = bytes.withUnsafeBytes { bytes in sqlite3_bind_blob64(handle, index, bytes.baseAddress, UInt64(bytes.count), transient) }
+            }
+            guard code == SQLITE_OK else { throw connection.error(code, sql: sql) }
+        }
+
+        /// Binds bytes where the caller holds them (no copy into a ``Value`` first), as text (UTF-8,
+        /// bound as they are) or as a blob, to parameter `parameter` (from 1).
+        package func bind(_ bytes: UnsafeRawBufferPointer, as type: ColumnType, at parameter: Int) throws(StoreError) {
+            precondition(type == .text || type == .blob, "bytes bind as text or a blob")
+            let index = Int32(clamping: parameter)
+            // A null pointer would bind NULL, not empty text or an empty blob.
+            let start = bytes.isEmpty ? UnsafeRawPointer(("" as StaticString).utf8Start) : bytes.baseAddress!
+            let code =
+                type == .text
+                ? sqlite3_bind_text64(handle, index, start.assumingMemoryBound(to: CChar.self), UInt64(bytes.count), transient, UInt8(SQLITE_UTF8))
+                : sqlite3_bind_blob64(handle, index, start, UInt64(bytes.count), transient)
+            guard code == SQLITE_OK else { throw connection.error(code, sql: sql) }
+        }
+
+        /// Steps once: true with a row to read (``row``), false when done.
+        package func step() throws(StoreError) -> Bool {
             let code = sqlite3_step(handle)
             guard code == SQLITE_ROW || code == SQLITE_DONE else { throw connection.error(code, sql: sql) }
             return code == SQLITE_ROW
+        }
+
+        /// The row ``step()`` stopped on, valid until the next step or reset.
+        package var row: Row { Row(statement: handle) }
+
+        /// Makes the statement ready to run again from its first row, keeping its bindings.
+        /// - Throws: the error of the last step, when it failed (and was thrown there already).
+        package func reset() throws(StoreError) {
+            let code = sqlite3_reset(handle)
+            guard code == SQLITE_OK else { throw connection.error(code, sql: sql) }
         }
     }
 }

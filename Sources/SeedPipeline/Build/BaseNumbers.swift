@@ -1,10 +1,5 @@
 import Foundation
 import SeedStore
-#if canImport(SQLite3)
-import SQLite3
-#elseif canImport(GRDBSQLite)
-import GRDBSQLite
-#endif
 
 /// Numbers rows as they are read, on the producer thread: a row whose key the base release holds
 /// takes that object's `Z_PK`, any other the next number above the channel's high-water mark, in
@@ -19,9 +14,10 @@ import GRDBSQLite
 /// never given twice, whatever the input) — not per number up to the high-water mark, which
 /// ``BaseRelease`` bounds by the base's row count.
 final class BaseNumbers {
-    private var connection: OpaquePointer?
-    private var scan: OpaquePointer?
-    private var lookup: OpaquePointer?
+    private let connection: StoreConnection
+    /// The base's rows by number (key, then number); ``scanHasRow`` says whether it is on one.
+    private let scan: StoreConnection.Statement
+    private let lookup: StoreConnection.Statement
     /// The base row the scan is on (its key is column 0, its number column 1); false past the end.
     private var scanHasRow = false
     /// A bit per number from `lowest` to the base's highest `Z_PK`.
@@ -44,16 +40,15 @@ final class BaseNumbers {
     init(base path: String, table: String, keyColumn: String, primaryKey: String, highWater: Int64) throws {
         self.path = path
         self.table = table
-        guard sqlite3_open_v2(StoreDatabase.immutableURI(path), &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nil) == SQLITE_OK else {
-            let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
-            sqlite3_close_v2(connection)
-            throw IngestError(.badData, file: path, "cannot open the base release to number \(table)'s rows: \(message); give another --base, or --no-base")
+        do throws(StoreError) {
+            connection = try StoreConnection(path: path, mode: .immutable)
+        } catch {
+            throw IngestError(.badData, file: path, "cannot open the base release to number \(table)'s rows: \(error.message); give another --base, or --no-base")
         }
-        let (name, key, number) = (DeltaPlan.quote(table), DeltaPlan.quote(keyColumn), DeltaPlan.quote(primaryKey))
+        let (name, key, number) = (quoteIdentifier(table), quoteIdentifier(keyColumn), quoteIdentifier(primaryKey))
         let range = try Self.prepare("SELECT coalesce(min(\(number)), 1), coalesce(max(\(number)), 0) FROM \(name)", connection, path: path)
-        defer { sqlite3_finalize(range) }
-        try Self.step(range, connection, path: path, table: table, expectingRow: true)
-        (lowest, highestInBase) = (max(sqlite3_column_int64(range, 0), 1), sqlite3_column_int64(range, 1))
+        try Self.step(range, path: path, table: table, expectingRow: true)
+        (lowest, highestInBase) = (max(range.row.integer(0), 1), range.row.integer(1))
         guard highestInBase <= highWater else {
             throw IngestError(.badData, file: path, "the base release's \(table) holds Z_PK \(highestInBase), above the \(highWater) its channel says it issued; give another --base, or --no-base")
         }
@@ -62,40 +57,34 @@ final class BaseNumbers {
         used = [UInt64](repeating: 0, count: Int(max(highestInBase - lowest + 1, 0) / 64) + 1)
         scan = try Self.prepare("SELECT \(key), \(number) FROM \(name) ORDER BY \(number)", connection, path: path)
         lookup = try Self.prepare("SELECT \(number) FROM \(name) WHERE \(key) = ?1", connection, path: path)
-        scanHasRow = try Self.step(scan, connection, path: path, table: table)
+        scanHasRow = try Self.step(scan, path: path, table: table)
     }
 
-    deinit {
-        sqlite3_finalize(scan)
-        sqlite3_finalize(lookup)
-        sqlite3_close_v2(connection)
-    }
-
-    private static func prepare(_ sql: String, _ connection: OpaquePointer?, path: String) throws -> OpaquePointer? {
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(connection, sql, -1, &statement, nil) == SQLITE_OK else {
-            // The message is the connection's until the next call: read before the statement goes.
-            let message = String(cString: sqlite3_errmsg(connection))
-            sqlite3_finalize(statement)
-            throw IngestError(.badData, file: path, "cannot read the base release's keys (\(message)); give another --base, or --no-base")
+    private static func prepare(_ sql: String, _ connection: StoreConnection, path: String) throws -> StoreConnection.Statement {
+        do throws(StoreError) {
+            return try connection.prepare(sql)
+        } catch {
+            throw IngestError(.badData, file: path, "cannot read the base release's keys (\(error.message)); give another --base, or --no-base")
         }
-        return statement
     }
 
     /// One step: true for a row, false at the end; SQLite's error otherwise (a damaged page, an I/O error).
     @discardableResult
-    private static func step(_ statement: OpaquePointer?, _ connection: OpaquePointer?, path: String, table: String, expectingRow: Bool = false) throws -> Bool {
-        switch sqlite3_step(statement) {
-        case SQLITE_ROW: return true
-        case SQLITE_DONE where !expectingRow: return false
-        case let code:
-            let message = code == SQLITE_DONE ? "no row" : String(cString: sqlite3_errmsg(connection))
-            throw IngestError(.badData, file: path, "cannot read the base release's \(table) (\(message), SQLite code \(code)); give another --base, or --no-base")
+    private static func step(_ statement: StoreConnection.Statement, path: String, table: String, expectingRow: Bool = false) throws -> Bool {
+        let hasRow: Bool
+        do throws(StoreError) {
+            hasRow = try statement.step()
+        } catch {
+            throw IngestError(.badData, file: path, "cannot read the base release's \(table) (\(error.message)); give another --base, or --no-base")
         }
+        guard hasRow || !expectingRow else {
+            throw IngestError(.badData, file: path, "cannot read the base release's \(table) (no row); give another --base, or --no-base")
+        }
+        return hasRow
     }
 
-    private func step(_ statement: OpaquePointer?) throws -> Bool {
-        try Self.step(statement, connection, path: path, table: table)
+    private func step(_ statement: StoreConnection.Statement) throws -> Bool {
+        try Self.step(statement, path: path, table: table)
     }
 
     /// The number of the row whose key is `slot`, and whether it came in the base's order (the
@@ -104,21 +93,25 @@ final class BaseNumbers {
     /// - Throws: ``IngestError`` with SQLite's message when the base cannot be read.
     func number(for slot: RowBatch.Slot, arena: UnsafeRawBufferPointer) throws -> (number: Int64, inOrder: Bool) {
         if case .null = slot { return (issueNew(), false) }
-        if scanHasRow, Self.matches(slot, arena: arena, statement: scan) {
-            let found = sqlite3_column_int64(scan, 1)
+        if scanHasRow, Self.matches(slot, arena: arena, row: scan.row) {
+            let found = scan.row.integer(1)
             if take(found) {
                 scanHasRow = try step(scan)
                 return (found, true)
             }
         }
-        sqlite3_reset(lookup)
-        Self.bind(slot, arena: arena, to: lookup)
+        do throws(StoreError) {
+            try lookup.reset()
+            try Self.bind(slot, arena: arena, to: lookup)
+        } catch {
+            throw IngestError(.badData, file: path, "cannot read the base release's \(table) (\(error.message)); give another --base, or --no-base")
+        }
         guard try step(lookup) else { return (issueNew(), false) }
-        let found = sqlite3_column_int64(lookup, 0)
+        let found = lookup.row.integer(0)
         guard take(found) else { return (issueNew(), false) }
         // Rows removed from the base lay between the scan and this one: the scan skips them.
-        if scanHasRow, case let at = sqlite3_column_int64(scan, 1), at <= found, found - at <= Int64(Self.skipLimit) {
-            while scanHasRow, sqlite3_column_int64(scan, 1) <= found { scanHasRow = try step(scan) }
+        if scanHasRow, case let at = scan.row.integer(1), at <= found, found - at <= Int64(Self.skipLimit) {
+            while scanHasRow, scan.row.integer(1) <= found { scanHasRow = try step(scan) }
             return (found, true)
         }
         return (found, false)
@@ -140,40 +133,37 @@ final class BaseNumbers {
         return true
     }
 
-    /// Whether column 0 of `statement`'s row holds the value `slot` would bind, type and bytes.
-    private static func matches(_ slot: RowBatch.Slot, arena: UnsafeRawBufferPointer, statement: OpaquePointer?) -> Bool {
-        let type = sqlite3_column_type(statement, 0)
+    /// Whether column 0 of `row` holds the value `slot` would bind, type and bytes.
+    private static func matches(_ slot: RowBatch.Slot, arena: UnsafeRawBufferPointer, row: StoreConnection.Row) -> Bool {
+        let type = row.type(0)
         switch slot {
         case .null:
             return false
         case .integer(let number):
-            return type == SQLITE_INTEGER && sqlite3_column_int64(statement, 0) == number
+            return type == .integer && row.integer(0) == number
         case .real(let number):
-            return type == SQLITE_FLOAT && sqlite3_column_double(statement, 0) == number
+            return type == .real && row.real(0) == number
         case .text(let start, let count), .blob(let start, let count):
             let isText = if case .text = slot { true } else { false }
-            guard type == (isText ? SQLITE_TEXT : SQLITE_BLOB) else { return false }
-            let pointer = isText ? UnsafeRawPointer(sqlite3_column_text(statement, 0)) : sqlite3_column_blob(statement, 0)
-            let length = Int(sqlite3_column_bytes(statement, 0))
-            guard length == count else { return false }
-            guard count > 0, let pointer, let mine = arena.baseAddress else { return true }
-            return memcmp(pointer, mine + start, count) == 0
+            guard type == (isText ? .text : .blob) else { return false }
+            return row.withBytes(0) { stored in
+                guard stored.count == count else { return false }
+                guard count > 0, let pointer = stored.baseAddress, let mine = arena.baseAddress else { return true }
+                return memcmp(pointer, mine + start, count) == 0
+            }
         }
     }
 
-    private static func bind(_ slot: RowBatch.Slot, arena: UnsafeRawBufferPointer, to statement: OpaquePointer?) {
-        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    private static func bind(_ slot: RowBatch.Slot, arena: UnsafeRawBufferPointer, to statement: StoreConnection.Statement) throws(StoreError) {
         switch slot {
-        case .null: sqlite3_bind_null(statement, 1)
-        case .integer(let number): sqlite3_bind_int64(statement, 1, number)
-        case .real(let number): sqlite3_bind_double(statement, 1, number)
-        case .text(let start, let count):
-            // An empty field may have no address: an empty text is still TEXT, not NULL.
-            let bytes = arena.baseAddress.map { UnsafeRawPointer($0 + start) } ?? UnsafeRawPointer(("" as StaticString).utf8Start)
-            sqlite3_bind_text(statement, 1, bytes.assumingMemoryBound(to: CChar.self), Int32(count), transient)
-        case .blob(let start, let count):
-            let bytes = arena.baseAddress.map { UnsafeRawPointer($0 + start) } ?? UnsafeRawPointer(("" as StaticString).utf8Start)
-            sqlite3_bind_blob(statement, 1, bytes, Int32(count), transient)
+        case .null: try statement.bind(.null, at: 1)
+        case .integer(let number): try statement.bind(.integer(number), at: 1)
+        case .real(let number): try statement.bind(.real(number), at: 1)
+        case .text(let start, let count), .blob(let start, let count):
+            // An empty field may have no address; the statement binds it as empty text or an empty blob, not NULL.
+            let bytes = UnsafeRawBufferPointer(start: arena.baseAddress.map { $0 + start }, count: count)
+            let isText = if case .text = slot { true } else { false }
+            try statement.bind(bytes, as: isText ? .text : .blob, at: 1)
         }
     }
 }

@@ -2,11 +2,6 @@ import Foundation
 import GRDB
 import SeedModel
 import SeedStore
-#if canImport(SQLite3)
-import SQLite3
-#elseif canImport(GRDBSQLite)
-import GRDBSQLite
-#endif
 
 /// One attribute of a key as a loaded table keeps it: how a CSV field naming an object by it, and
 /// the value the table holds, become the same bytes for ``ReferenceKeys`` to match.
@@ -54,26 +49,25 @@ struct KeyPart: Sendable {
         return nil
     }
 
-    /// Appends the key of the value in `column` of the current row of `statement` (not NULL).
-    func appendStored(_ statement: OpaquePointer, column: Int32, to key: inout [UInt8]) {
-        switch sqlite3_column_type(statement, column) {
-        case SQLITE_INTEGER:
-            Self.append(sqlite3_column_int64(statement, column), to: &key)
-        case SQLITE_FLOAT:
-            Self.append(sqlite3_column_double(statement, column), to: &key)
-        case SQLITE_BLOB:
-            let count = Int(sqlite3_column_bytes(statement, column))
-            guard count > 0, let start = sqlite3_column_blob(statement, column) else { return }
-            let bytes = UnsafeRawBufferPointer(start: start, count: count)
-            if type == .uuid, count == 16 {
-                // Core Data's 16 bytes, as the lowercase text the converter makes of a field.
-                Self.appendUUID(bytes, to: &key)
-            } else {
-                key.append(contentsOf: bytes.dropFirst(keptAsCoreData && type == .binary ? 1 : 0))
+    /// Appends the key of the value in `column` of `row` (not NULL).
+    func appendStored(_ row: StoreConnection.Row, column: Int, to key: inout [UInt8]) {
+        switch row.type(column) {
+        case .integer:
+            Self.append(row.integer(column), to: &key)
+        case .real:
+            Self.append(row.real(column), to: &key)
+        case .blob:
+            row.withBytes(column) { bytes in
+                guard !bytes.isEmpty else { return }
+                if type == .uuid, bytes.count == 16 {
+                    // Core Data's 16 bytes, as the lowercase text the converter makes of a field.
+                    Self.appendUUID(bytes, to: &key)
+                } else {
+                    key.append(contentsOf: bytes.dropFirst(keptAsCoreData && type == .binary ? 1 : 0))
+                }
             }
-        default:
-            let count = Int(sqlite3_column_bytes(statement, column))
-            if let text = sqlite3_column_text(statement, column), count > 0 { key.append(contentsOf: UnsafeRawBufferPointer(start: text, count: count)) }
+        case .text, .null:
+            row.withBytes(column) { key.append(contentsOf: $0) }
         }
     }
 
@@ -131,10 +125,10 @@ extension KeyPart {
 
 extension [KeyPart] {
     /// Appends the key of the current row's columns `first`, `first + 1`, …, one per part, joined by U+001F.
-    func appendStored(_ statement: OpaquePointer, from first: Int32, to key: inout [UInt8]) {
+    func appendStored(_ row: StoreConnection.Row, from first: Int, to key: inout [UInt8]) {
         for (index, part) in enumerated() {
             if index > 0 { key.append(0x1F) }
-            part.appendStored(statement, column: first + Int32(index), to: &key)
+            part.appendStored(row, column: first + index, to: &key)
         }
     }
 }
@@ -144,11 +138,12 @@ extension [KeyPart] {
     func keys(_ db: Database, sql: String) throws -> [String] {
         let statement = try db.makeStatement(sql: sql)
         let rows = try Row.fetchCursor(statement)
+        let row = StoreConnection.Row(borrowing: statement.sqliteStatement)
         var keys: [String] = []
         var bytes: [UInt8] = []
         while try rows.next() != nil {
             bytes.removeAll(keepingCapacity: true)
-            appendStored(statement.sqliteStatement, from: 0, to: &bytes)
+            appendStored(row, from: 0, to: &bytes)
             keys.append(String(decoding: bytes, as: UTF8.self))
         }
         return keys

@@ -2,11 +2,6 @@ import Foundation
 import GRDB
 import SeedModel
 import SeedStore
-#if canImport(SQLite3)
-import SQLite3
-#elseif canImport(GRDBSQLite)
-import GRDBSQLite
-#endif
 
 /// The build stage: CSV sources → a compact, read-only SQLite seed store stamped with its metadata.
 ///
@@ -100,7 +95,7 @@ public struct SeedBuilder: Sendable {
         // here on an interruption never leaves a manifest beside a store it does not describe.
         let staleDeltas = PendingDeltas.deltaFiles(in: request.outputDirectory, dataset: request.dataset)
         for stale in [request.outputFile(Manifest.fileName), request.storePath + ".gz"] + staleDeltas { unlink(stale) }
-        var syncing: BackgroundWork<Void>?
+        var syncing: BackgroundWork<Void, any Error>?
         if let whileSyncing {
             syncing = BackgroundWork { [working] () throws -> Void in try AtomicFile.sync(working) }
             whileSyncing(working)
@@ -372,11 +367,11 @@ public struct SeedBuilder: Sendable {
         let rows = try Row.fetchCursor(statement)
         // The key's bytes made of the values SQLite holds, read from the statement without a String.
         var bytes: [UInt8] = []
+        let row = StoreConnection.Row(borrowing: statement.sqliteStatement)
         while try rows.next() != nil {
-            let handle = statement.sqliteStatement
             bytes.removeAll(keepingCapacity: true)
-            parts.appendStored(handle, from: 1, to: &bytes)
-            bytes.withUnsafeBytes { keys.insert($0, primaryKey: sqlite3_column_int64(handle, 0)) }
+            parts.appendStored(row, from: 1, to: &bytes)
+            bytes.withUnsafeBytes { keys.insert($0, primaryKey: row.integer(0)) }
         }
         return keys
     }

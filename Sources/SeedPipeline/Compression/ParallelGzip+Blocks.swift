@@ -4,10 +4,10 @@ import SeedStore
 
 extension ParallelGzip {
     /// One block in flight: its input after the 32 KiB before it (the dictionary), and its output.
-    ///
-    /// Safe to send: a slot belongs to one thread at a time, handed from the caller to a worker and back through
-    /// `Workers`' condition (`submit`, `wait(for:)`).
-    final class Slot: @unchecked Sendable {
+    /// It passes between the threads through ``OrderedWorkers``; besides, the caller copies the end of
+    /// the block submitted last into the next one's dictionary while a thread deflates it, both only
+    /// reading it.
+    final class Slot {
         let input: UnsafeMutablePointer<UInt8>
         let output: UnsafeMutablePointer<UInt8>
         let outputCapacity: Int
@@ -16,7 +16,6 @@ extension ParallelGzip {
         var isLast = false
         var outputCount = 0
         var crc: UInt = 0
-        var failure: GzipError?
 
         init() {
             input = .allocate(capacity: ParallelGzip.window + ParallelGzip.blockSize)
@@ -34,89 +33,36 @@ extension ParallelGzip {
         var dictionary: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: input, count: dictionaryCount) }
     }
 
-    /// Deflates slots on worker threads, each with one zlib stream reset between blocks; the caller
-    /// submits slots in order and takes them back in the same order.
-    ///
-    /// Safe to send: `queue`, `finished`, `stopping` and `running` are read and written only under `condition`; the
-    /// rest are `let`s.
-    final class Workers: @unchecked Sendable {
-        private let condition = NSCondition()
-        private var queue: [Slot] = []
-        private var finished: Set<ObjectIdentifier> = []
-        private var stopping = false
-        private var running = 0
+    /// What one thread deflates blocks with: a raw-deflate stream of its own, reset between blocks.
+    final class BlockDeflater {
         private let level: Int32
         private let path: String
+        /// At a fixed address, as zlib requires (its state points back at the stream).
+        private let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+        private let initialised: Bool
 
-        init(threads: Int, level: Int32, path: String) {
+        init(level: Int32, path: String) {
             self.level = level
             self.path = path
-            for _ in 0..<threads {
-                running += 1
-                let thread = Thread { [self] in work() }
-                thread.stackSize = 1 << 20
-                thread.start()
-            }
-        }
-
-        func submit(_ slot: Slot) {
-            condition.withLock {
-                queue.append(slot)
-                condition.broadcast()
-            }
-        }
-
-        /// Waits until `slot` is deflated.
-        func wait(for slot: Slot) {
-            condition.withLock {
-                while !finished.contains(ObjectIdentifier(slot)) { condition.wait() }
-                finished.remove(ObjectIdentifier(slot))
-            }
-        }
-
-        /// Stops the threads once the queue is empty and waits for them.
-        func stop() {
-            condition.withLock {
-                stopping = true
-                condition.broadcast()
-                while running > 0 { condition.wait() }
-            }
-        }
-
-        private func work() {
-            var stream = z_stream()
+            stream.initialize(to: z_stream())
             // -15: raw deflate with a 32 KiB window; memory level 8 as gzip uses. Level 9 (a hash table
             // twice the size) was measured on the whole 371 MB Core Data store: 0.07% smaller for 11%
             // more CPU, so not worth it.
-            let initialised = czlib_deflateInit2(&stream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) == Z_OK
-            defer {
-                if initialised { deflateEnd(&stream) }
-                condition.withLock {
-                    running -= 1
-                    condition.broadcast()
-                }
-            }
-            while true {
-                let next: Slot? = condition.withLock {
-                    while queue.isEmpty && !stopping { condition.wait() }
-                    return queue.isEmpty ? nil : queue.removeFirst()
-                }
-                guard let slot = next else { return }
-                if initialised {
-                    deflate(slot, stream: &stream)
-                } else {
-                    slot.failure = GzipError(.zlib(code: Z_MEM_ERROR, message: "deflateInit2 failed"), path: path)
-                }
-                condition.withLock {
-                    finished.insert(ObjectIdentifier(slot))
-                    condition.broadcast()
-                }
-            }
+            initialised = czlib_deflateInit2(stream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) == Z_OK
+        }
+
+        deinit {
+            if initialised { deflateEnd(stream) }
+            stream.deallocate()
+        }
+
+        func deflate(_ slot: Slot) throws(GzipError) {
+            guard initialised else { throw GzipError(.zlib(code: Z_MEM_ERROR, message: "deflateInit2 failed"), path: path) }
+            try deflate(slot, stream: &stream.pointee)
         }
 
         /// Raw deflate of one block, ended with a sync flush (byte-aligned, not final) or, for the last, finished.
-        private func deflate(_ slot: Slot, stream: inout z_stream) {
-            slot.failure = nil
+        private func deflate(_ slot: Slot, stream: inout z_stream) throws(GzipError) {
             var code = deflateReset(&stream)
             // deflateReset restores the level's stock parameters, so the tuning goes after it.
             if code == Z_OK, let tuning = ParallelGzip.tuning(level: level) {
@@ -126,8 +72,7 @@ extension ParallelGzip {
                 code = deflateSetDictionary(&stream, slot.input, uInt(slot.dictionaryCount))
             }
             guard code == Z_OK else {
-                slot.failure = GzipError(.zlib(code: code, message: "deflateReset/deflateTune/deflateSetDictionary"), path: path)
-                return
+                throw GzipError(.zlib(code: code, message: "deflateReset/deflateTune/deflateSetDictionary"), path: path)
             }
             stream.next_in = slot.input + slot.dictionaryCount
             stream.avail_in = uInt(slot.count)
@@ -135,8 +80,7 @@ extension ParallelGzip {
             stream.avail_out = uInt(slot.outputCapacity)
             code = CZlib.deflate(&stream, slot.isLast ? Z_FINISH : Z_SYNC_FLUSH)
             guard code == (slot.isLast ? Z_STREAM_END : Z_OK), stream.avail_in == 0, stream.avail_out > 0 else {
-                slot.failure = GzipError(.zlib(code: code, message: "deflate did not complete the block"), path: path)
-                return
+                throw GzipError(.zlib(code: code, message: "deflate did not complete the block"), path: path)
             }
             slot.outputCount = slot.outputCapacity - Int(stream.avail_out)
             slot.crc = crc32(0, slot.input + slot.dictionaryCount, uInt(slot.count))

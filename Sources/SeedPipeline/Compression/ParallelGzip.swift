@@ -79,9 +79,12 @@ public struct ParallelGzip: Sendable {
         var inputHasher = SHA256()
         // Reading, hashing and writing here while the workers deflate the blocks read before: enough
         // slots in flight that every worker always has a block waiting.
-        let workers = Workers(threads: threads, level: level, path: source)
+        let workers = OrderedWorkers<Slot, GzipError>(slots: (0..<(threads * 3)).map { _ in Slot() }, threads: threads) { [level] in
+            let deflater = BlockDeflater(level: level, path: source)
+            return { (_, slot) throws(GzipError) in try deflater.deflate(slot) }
+        }
         defer { workers.stop() }
-        let slots = (0..<(threads * 3)).map { _ in Slot() }
+        var previous: Slot?
         var crc = crc32(0, nil, 0)
         var done: Int64 = 0
         var submitted = 0
@@ -94,9 +97,7 @@ public struct ParallelGzip: Sendable {
         var offsets: [Int64] = []
         while taken < submitted || !readAll {
             // Keep every slot busy: read and submit until all are in flight or the input ends.
-            while !readAll && submitted - taken < slots.count {
-                let slot = slots[submitted % slots.count]
-                let previous = submitted == 0 ? nil : slots[(submitted - 1) % slots.count]
+            while !readAll, let slot = workers.vacantSlot {
                 // The dictionary: the last 32 KiB of input before this block, unless a segment starts here.
                 slot.dictionaryCount = 0
                 if let previous, submitted % segmentBlocks != 0 {
@@ -110,13 +111,12 @@ public struct ParallelGzip: Sendable {
                 done += Int64(slot.count)
                 slot.isLast = slot.count < Self.blockSize || done >= size && !hasMore(input, path: source)
                 readAll = slot.isLast
-                workers.submit(slot)
+                workers.submit()
                 submitted += 1
+                previous = slot
             }
-            let slot = slots[taken % slots.count]
-            workers.wait(for: slot)
+            let slot = try workers.take()
             taken += 1
-            if let failure = slot.failure { throw failure }
             crc = crc32_combine(crc, slot.crc, Int(slot.count))
             if (taken - 1) % segmentBlocks == 0 { offsets.append(writer.count) }
             try writer.write(UnsafeRawBufferPointer(start: slot.output, count: slot.outputCount))
@@ -125,6 +125,7 @@ public struct ParallelGzip: Sendable {
                 lastProgress = compressed
                 progress?(compressed, size)
             }
+            workers.release()
         }
         var trailer = [UInt8]()
         withUnsafeBytes(of: UInt32(truncatingIfNeeded: crc).littleEndian) { trailer += $0 }

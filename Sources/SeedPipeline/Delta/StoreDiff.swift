@@ -1,11 +1,6 @@
 import Foundation
 import GRDB
 import SeedStore
-#if canImport(SQLite3)
-import SQLite3
-#elseif canImport(GRDBSQLite)
-import GRDBSQLite
-#endif
 
 /// What a diff wrote.
 public struct DeltaSummary: Sendable, Hashable {

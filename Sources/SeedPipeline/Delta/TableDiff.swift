@@ -1,11 +1,6 @@
 import GRDB
 import SeedInstall
 import SeedStore
-#if canImport(SQLite3)
-import SQLite3
-#elseif canImport(GRDBSQLite)
-import GRDBSQLite
-#endif
 
 /// The changes of one table between the base (schema `base`) and the new store (`main`).
 ///
@@ -32,10 +27,10 @@ struct TableDiff {
         table.isKeyed ? try keyed() : (try whole(), nil)
     }
 
-    private var name: String { DeltaPlan.quote(table.name) }
+    private var name: String { quoteIdentifier(table.name) }
 
     private func columns(_ alias: String, _ indexes: [Int]) -> String {
-        indexes.map { "\(alias).\(DeltaPlan.quote(table.columns[$0]))" }.joined(separator: ", ")
+        indexes.map { "\(alias).\(quoteIdentifier(table.columns[$0]))" }.joined(separator: ", ")
     }
 
     /// A keyed table: both tables read once, side by side in key order (a sequential scan of each,
@@ -74,7 +69,7 @@ struct TableDiff {
     /// is not such a table, or its changes are more than either half may hold.
     private func splitKeyed() throws -> (operations: Int, tally: ChangeTally?)? {
         guard let path = newStorePath, let basePath, table.keyColumns.count == 1 else { return nil }
-        let (key, name) = (DeltaPlan.quote(table.columns[table.keyColumns[0]]), DeltaPlan.quote(table.name))
+        let (key, name) = (quoteIdentifier(table.columns[table.keyColumns[0]]), quoteIdentifier(table.name))
         let declared = try String.fetchOne(db, sql: "SELECT type FROM pragma_table_info(?, 'main') WHERE name = ?", arguments: [table.name, table.columns[table.keyColumns[0]]])
         guard declared?.uppercased() == "INTEGER", try Int.fetchOne(db, sql: "SELECT count(*) FROM main.\(name)") ?? 0 >= splitRows,
             let middle = try Int64.fetchOne(db, sql: "SELECT \(key) FROM main.\(name) ORDER BY \(key) LIMIT 1 OFFSET (SELECT count(*) / 2 FROM main.\(name))")
@@ -139,16 +134,10 @@ struct TableDiff {
     /// Steps through a query's rows, handing each row's values exactly as stored.
     private func each(_ sql: String, _ body: ([DeltaValue]) throws -> Void) throws {
         let statement = try db.makeStatement(sql: sql)
-        let handle = statement.sqliteStatement
-        defer { sqlite3_reset(handle) }
-        let columns = sqlite3_column_count(handle)
-        while true {
-            let code = sqlite3_step(handle)
-            if code == SQLITE_DONE { break }
-            guard code == SQLITE_ROW else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql)
-            }
-            try body((0..<columns).map { MergedTables.value(handle, $0) })
+        let rows = try Row.fetchCursor(statement)
+        let row = StoreConnection.Row(borrowing: statement.sqliteStatement)
+        while try rows.next() != nil {
+            try body((0..<row.count).map(row.value))
         }
     }
 }

@@ -52,9 +52,9 @@ struct ChangeLabels: Sendable {
     }
 
     /// The member a row belongs to.
-    func member(_ row: OpaquePointer?) -> Int {
+    func member(_ row: StoreConnection.Row) -> Int {
         guard let entityColumn else { return 0 }
-        return member(named: MergedTables.value(row, entityColumn))
+        return member(named: row.value(Int(entityColumn)))
     }
 
     /// The member an entity column's value names: Core Data's entity number, or the plain layout's name.
@@ -67,8 +67,8 @@ struct ChangeLabels: Sendable {
     }
 
     /// A row's name in a report: `AB1 0AA`, `Kent / Dover`, or `Z_PK 12`.
-    func key(_ row: OpaquePointer?) -> String {
-        let values = keyColumns.map { Self.text(MergedTables.value(row, $0)) }.joined(separator: " / ")
+    func key(_ row: StoreConnection.Row) -> String {
+        let values = keyColumns.map { Self.text(row.value(Int($0))) }.joined(separator: " / ")
         return keyIsRowKey ? "\(keyColumns.map { columnNames[Int($0)] }.joined(separator: "/")) \(values)" : values
     }
 
@@ -102,24 +102,24 @@ struct ChangeTally: Sendable {
     }
 
     /// A row only in the later release.
-    mutating func added(_ row: OpaquePointer?) { count(0, row) }
+    mutating func added(_ row: StoreConnection.Row) { count(0, row) }
 
     /// A row only in the earlier release.
-    mutating func removed(_ row: OpaquePointer?) { count(1, row) }
+    mutating func removed(_ row: StoreConnection.Row) { count(1, row) }
 
     /// A row in both whose `columns` differ.
-    mutating func changed(new: OpaquePointer?, old: OpaquePointer?, columns: [Int]) {
+    mutating func changed(new: StoreConnection.Row, old: StoreConnection.Row, columns: [Int]) {
         let member = count(2, new)
         guard rows[member].count < rowLimit else { return }
         rows[member].append(ChangedRow(key: labels.key(new), columns: columns.map { column in
             ChangedRow.Column(
-                name: labels.columnNames[column], old: ChangeLabels.text(MergedTables.value(old, Int32(column))),
-                new: ChangeLabels.text(MergedTables.value(new, Int32(column))))
+                name: labels.columnNames[column], old: ChangeLabels.text(old.value(column)),
+                new: ChangeLabels.text(new.value(column)))
         }))
     }
 
     @discardableResult
-    private mutating func count(_ kind: Int, _ row: OpaquePointer?) -> Int {
+    private mutating func count(_ kind: Int, _ row: StoreConnection.Row) -> Int {
         let member = labels.member(row)
         counts[member][kind] += 1
         if samples[member][kind].count < ChangeReport.sampleCount { samples[member][kind].append(labels.key(row)) }

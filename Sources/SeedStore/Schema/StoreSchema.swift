@@ -163,11 +163,6 @@ package struct StoreSchema: Sendable {
     }
 }
 
-/// Quotes an SQL identifier: `"name"`, doubling any quote inside.
-package func quoteIdentifier(_ name: String) -> String {
-    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-}
-
 /// An SQL string literal for a name from the model (never for user values, which are bound).
 func sqlLiteral(_ text: String) -> String {
     "'" + text.replacingOccurrences(of: "'", with: "''") + "'"

@@ -1,11 +1,14 @@
 import Foundation
 
-/// One SQLite value as a delta carries it: exact, never through a decimal or JSON round trip.
+/// One SQLite value exactly as stored, in SQLite's five storage classes: what ``StoreConnection``
+/// binds and reads, and what a delta carries (``DeltaValue``) — never through a decimal or JSON
+/// round trip.
 ///
 /// Equality is exact too: reals compare by their IEEE-754 bits (so `-0.0 != 0.0` and a NaN equals
 /// itself), text by its UTF-8 bytes (Swift's `String ==` would call composed and decomposed
-/// accents equal), and an integer never equals a real of the same value.
-package enum DeltaValue: Sendable {
+/// accents equal), and an integer never equals a real of the same value. The runtime's
+/// `StoreValue` (SeedStore) is the other kind: an attribute's value, compared as a value.
+package enum SQLiteValue: Sendable {
     case null
     case integer(Int64)
     case real(Double)
@@ -24,9 +27,9 @@ package enum DeltaValue: Sendable {
     }
 }
 
-extension DeltaValue: Hashable {
+extension SQLiteValue: Hashable {
     /// Exact equality: the same case and the same bits (reals), UTF-8 bytes (text) or bytes (blobs).
-    package static func == (lhs: DeltaValue, rhs: DeltaValue) -> Bool {
+    package static func == (lhs: SQLiteValue, rhs: SQLiteValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
         case let (.integer(a), .integer(b)): a == b
@@ -50,7 +53,7 @@ extension DeltaValue: Hashable {
     }
 }
 
-extension DeltaValue: CustomStringConvertible {
+extension SQLiteValue: CustomStringConvertible {
     /// The value as SQL would quote it, for error messages naming a key.
     package var description: String {
         switch self {
@@ -62,3 +65,6 @@ extension DeltaValue: CustomStringConvertible {
         }
     }
 }
+
+/// A value as a delta carries it: a stored SQLite value, exactly.
+package typealias DeltaValue = SQLiteValue
