@@ -284,7 +284,7 @@ extension StoreConnection {
 
         /// ``withBytes(_:_:)`` for a column whose type the caller read already (a diff reads a
         /// million rows' types once each).
-        func withBytes<T>(_ column: Int, isText: Bool, _ body: (UnsafeRawBufferPointer) -> T) -> T {
+        package func withBytes<T>(_ column: Int, isText: Bool, _ body: (UnsafeRawBufferPointer) -> T) -> T {
             let index = Int32(column)
             // Text first when it is text: sqlite3_column_bytes after sqlite3_column_text counts its UTF-8.
             let start: UnsafeRawPointer? =

@@ -1,12 +1,14 @@
 import Foundation
+import SeedInstall
 
 extension StoreConnection.Row {
     /// How this row's values in `columns` sort against `other`'s, column by column, as SQLite's
     /// `ORDER BY` sorts them with the BINARY collation: NULL first, then numbers by value, text by
     /// bytes, blobs by bytes. Negative when this row sorts first, 0 when they are equal.
     ///
-    /// Here rather than in the caller (a diff reading two stores side by side, millions of rows)
-    /// so the column reads compile with it and cost no call each.
+    /// Each column's type is read once and its bytes compared in place: a diff reads two stores side
+    /// by side, millions of rows. (In the build's module, not SeedInstall, which holds only what a
+    /// device runs: the column reads cost a call each across the module boundary.)
     package func compare(_ columns: [Int], with other: Self) -> Int {
         for column in columns {
             let order = compare(column, with: other)
