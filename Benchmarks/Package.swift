@@ -24,6 +24,6 @@ let package = Package(
             ],
             path: "Benchmarks/SeedBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
+        )
     ]
 )

@@ -25,7 +25,9 @@ struct BuildCommand: ParsableCommand {
         let (built, lock, compressed) = try report.stage("build") { try BuildStep.run(flags) }
         defer { withExtendedLifetime(lock) {} }
         report.metrics.record(built: built)
-        let packaged = try compressed.map { compressed in try report.stage("compress") { try PackageStep.run(built, compressed: compressed, flags: flags) } }
+        let packaged = try compressed.map { compressed in
+            try report.stage("compress") { try PackageStep.run(built, compressed: compressed, flags: flags) }
+        }
         if let packaged { report.metrics.record(packaged: packaged) }
         BuildReport.print(built, packaged: packaged, flags: flags)
         report.finish(passed: true)
@@ -58,28 +60,41 @@ enum BuildStep {
                 request.base = channel
             case .empty:
                 // On stdout with the job's other lines: no warning, the expected first night of a channel.
-                if !flags.quiet && !flags.json { print("starting channel \(channel): it holds no release yet, so objects are numbered from 1") }
+                if !flags.quiet && !flags.json {
+                    print("starting channel \(channel): it holds no release yet, so objects are numbered from 1")
+                }
             case .notReadable:
-                if !flags.quiet { CommandFailure.printError("warning: \(channel) is not read as apps read it, so this build follows no base; pass its public URL as --base to keep object IDs across releases") }
+                if !flags.quiet {
+                    CommandFailure.printError(
+                        "warning: \(channel) is not read as apps read it, so this build follows no base; pass its public URL as --base to keep object IDs across releases"
+                    )
+                }
             }
         }
         if request.base != nil, request.baseTrust.allowsUnsignedBase, !flags.quiet {
-            CommandFailure.printError("warning: --allow-unsigned-base: an unsigned base is followed unverified, and its object numbers are signed with this release")
+            CommandFailure.printError(
+                "warning: --allow-unsigned-base: an unsigned base is followed unverified, and its object numbers are signed with this release"
+            )
         }
         if !flags.quiet {
             for warning in warnings { CommandFailure.printError(warning.description) }
         }
-        let lock = try CommandFailure.exitOnError { () throws(IngestError) in try OutputLock(directory: request.outputDirectory, wait: flags.wait) }
+        let lock = try CommandFailure.exitOnError { () throws(IngestError) in
+            try OutputLock(directory: request.outputDirectory, wait: flags.wait)
+        }
         let display = flags.showsProgress ? ProgressDisplay() : nil
         defer { display?.finish() }
         var compressed: Packager.Compressed?
-        let compress: ((String) -> Void)? = flags.noCompress ? nil : { working in
-            var packager = Packager()
-            packager.compressionLevel = flags.effectiveCompressionLevel
-            compressed = packager.compress(store: request.storePath, reading: working) { done, total in
-                display?.updateBytes("compressing", done: done, total: total)
+        let compress: ((String) -> Void)? =
+            flags.noCompress
+            ? nil
+            : { working in
+                var packager = Packager()
+                packager.compressionLevel = flags.effectiveCompressionLevel
+                compressed = packager.compress(store: request.storePath, reading: working) { done, total in
+                    display?.updateBytes("compressing", done: done, total: total)
+                }
             }
-        }
         let built = try CommandFailure.exitOnError {
             try SeedBuilder().build(request, progress: { progress in display?.update(progress) }, whileSyncing: compress)
         }

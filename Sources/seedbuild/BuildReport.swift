@@ -9,7 +9,8 @@ enum BuildReport {
             for warning in built.warnings { CommandFailure.printError("warning: \(warning)") }
             for reject in built.shownRejects { CommandFailure.printError("rejected: \(reject)") }
             if built.rejected > built.shownRejects.count {
-                CommandFailure.printError("… and \(built.rejected - built.shownRejects.count) more rejected rows in \(built.rejectsPath ?? "the rejects file")")
+                CommandFailure.printError(
+                    "… and \(built.rejected - built.shownRejects.count) more rejected rows in \(built.rejectsPath ?? "the rejects file")")
             }
         }
         if flags.json {
@@ -20,27 +21,34 @@ enum BuildReport {
             if built.rejected > 0 { line += "; \(built.rejected) rejected, see \(built.rejectsPath ?? "")" }
             Swift.print(line)
             for join in built.uncertainJoinTables {
-                Swift.print("join table of \(join.relationships.joined(separator: " and ")): \(join.table), also readable as \(join.view) (a view); which name Core Data expects is not certain (docs/store-format.md)")
+                Swift.print(
+                    "join table of \(join.relationships.joined(separator: " and ")): \(join.table), also readable as \(join.view) (a view); which name Core Data expects is not certain (docs/store-format.md)"
+                )
             }
             if let changes = built.changes {
                 Swift.print("changes against the base\(changes.fromDataVersion.map { " (data version \($0))" } ?? ""):")
                 for entity in changes.entities {
-                    Swift.print("  \(entity.entity): \(entity.baseRows) → \(entity.rows) rows; \(entity.added) added, \(entity.removed) removed, \(entity.changed) changed")
+                    Swift.print(
+                        "  \(entity.entity): \(entity.baseRows) → \(entity.rows) rows; \(entity.added) added, \(entity.removed) removed, \(entity.changed) changed"
+                    )
                 }
             }
             guard let packaged else { return }
             let gzip = packaged.gzip
             let ratio = gzip.inputBytes > 0 ? Double(gzip.outputBytes) / Double(gzip.inputBytes) * 100 : 0
-            Swift.print("compressed \(packaged.artifactPath): \(ProgressDisplay.bytes(Int(gzip.outputBytes))) (\(String(format: "%.0f", ratio))% of \(ProgressDisplay.bytes(Int(gzip.inputBytes)))); manifest \(packaged.manifestPath)")
+            Swift.print(
+                "compressed \(packaged.artifactPath): \(ProgressDisplay.bytes(Int(gzip.outputBytes))) (\(String(format: "%.0f", ratio))% of \(ProgressDisplay.bytes(Int(gzip.inputBytes)))); manifest \(packaged.manifestPath)"
+            )
             for delta in packaged.deltas {
-                Swift.print("delta from \(delta.fromDataVersion): \(delta.fileName), \(ProgressDisplay.bytes(Int(delta.bytes))) (\(Packager.percent(packaged.share(of: delta))) of the artifact)")
+                Swift.print(
+                    "delta from \(delta.fromDataVersion): \(delta.fileName), \(ProgressDisplay.bytes(Int(delta.bytes))) (\(Packager.percent(packaged.share(of: delta))) of the artifact)"
+                )
             }
         }
         if !flags.quiet, let packaged {
             for omitted in packaged.omittedDeltas { CommandFailure.printError("warning: \(omitted)") }
         }
     }
-
 
     /// A change report (``ChangeReport/jsonValue``) as the report's objects are made.
     static func changes(_ report: ChangeReport) -> Any {
@@ -73,10 +81,11 @@ enum BuildReport {
             }
         }
         if let packaged {
-            object["artifact"] = [
-                "path": packaged.artifactPath, "bytes": packaged.gzip.outputBytes, "sha256": packaged.gzip.outputSHA256,
-                "storeBytes": packaged.gzip.inputBytes, "storeSHA256": packaged.gzip.inputSHA256,
-            ] as [String: Any]
+            object["artifact"] =
+                [
+                    "path": packaged.artifactPath, "bytes": packaged.gzip.outputBytes, "sha256": packaged.gzip.outputSHA256,
+                    "storeBytes": packaged.gzip.inputBytes, "storeSHA256": packaged.gzip.inputSHA256,
+                ] as [String: Any]
             object["manifest"] = packaged.manifestPath
             object["deltas"] = packaged.deltas.map { delta in
                 [

@@ -32,7 +32,9 @@ enum CommandFailure {
             throw exit
         } catch let held as ChangeBudgetExceeded {
             let exit = ExitCode(status(for: held))
-            if json { print(RunReport.text(["outcome": "held", "exitCode": Int(exit.rawValue), "changes": BuildReport.changes(held.report)])) }
+            if json {
+                print(RunReport.text(["outcome": "held", "exitCode": Int(exit.rawValue), "changes": BuildReport.changes(held.report)]))
+            }
             throw exit
         }
     }

@@ -20,7 +20,11 @@ struct CompressCommand: ParsableCommand {
     @Option(name: .customLong("expires-in"), help: ArgumentHelp("Days until the manifest expires.", valueName: "days"))
     var expiresIn: Int = 14
 
-    @Option(name: .customLong("sign-key"), help: "An Ed25519 private key (PEM) to sign the manifest with: a file, or env:NAME for a variable holding it (default: $SEEDBUILD_SIGN_KEY when set).")
+    @Option(
+        name: .customLong("sign-key"),
+        help:
+            "An Ed25519 private key (PEM) to sign the manifest with: a file, or env:NAME for a variable holding it (default: $SEEDBUILD_SIGN_KEY when set)."
+    )
     var signKey: String?
 
     @Flag(help: "When another seedbuild is writing to the store's folder, wait for it (default: exit 75).")
@@ -46,7 +50,9 @@ struct CompressCommand: ParsableCommand {
         packager.expiresInDays = expiresIn
         packager.signingKey = try CommandFailure.exitOnError { () throws(IngestError) in try SigningKey.load(option: signKey) }
         let lock = try CommandFailure.exitOnError { () throws(IngestError) in
-            try OutputLock(directory: (store as NSString).deletingLastPathComponent.isEmpty ? "." : (store as NSString).deletingLastPathComponent, wait: wait)
+            try OutputLock(
+                directory: (store as NSString).deletingLastPathComponent.isEmpty ? "." : (store as NSString).deletingLastPathComponent,
+                wait: wait)
         }
         defer { withExtendedLifetime(lock) {} }
         let display = ProgressDisplay.onTerminal(unless: json)

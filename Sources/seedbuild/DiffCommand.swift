@@ -20,7 +20,8 @@ struct DiffCommand: ParsableCommand {
     @Argument(help: "The later release.")
     var to: String?
 
-    @Option(help: ArgumentHelp("Show up to N changed rows per entity, with the old and new values of their changed columns.", valueName: "N"))
+    @Option(
+        help: ArgumentHelp("Show up to N changed rows per entity, with the old and new values of their changed columns.", valueName: "N"))
     var rows: Int = 0
 
     @Flag(help: "Print one JSON object on stdout.")
@@ -42,7 +43,9 @@ struct DiffCommand: ParsableCommand {
         if to == nil {
             let releases = try ReleaseSource.releases(of: from)
             guard releases.count > 1 else {
-                throw StoreError(.refused, path: from, "the channel publishes one release (\(releases.first.map(String.init) ?? "none")); give two releases to compare")
+                throw StoreError(
+                    .refused, path: from,
+                    "the channel publishes one release (\(releases.first.map(String.init) ?? "none")); give two releases to compare")
             }
             earlier = "\(from)@\(releases[1])"
             later = "\(from)@\(releases[0])"

@@ -18,19 +18,29 @@ struct FetchCommand: ParsableCommand {
     @Option(help: "The app's seed model; the release must match it.")
     var model: String?
 
-    @Option(name: .customLong("user-model"), help: "The app's user models, merged with --model as the app's coordinator merges them (repeatable).")
+    @Option(
+        name: .customLong("user-model"),
+        help: "The app's user models, merged with --model as the app's coordinator merges them (repeatable).")
     var userModels: [String] = []
 
     @Option(name: .customLong("trusted-key"), help: "An Ed25519 public key (PEM) the manifest must be signed by (repeatable).")
     var trustedKeys: [String] = []
 
-    @Flag(name: .customLong("allow-unsigned"), help: "Install without a trusted key: anyone who can change the server or the connection can change the seed. Everything else is still checked.")
+    @Flag(
+        name: .customLong("allow-unsigned"),
+        help:
+            "Install without a trusted key: anyone who can change the server or the connection can change the seed. Everything else is still checked."
+    )
     var allowUnsigned = false
 
     @Option(help: "Seconds the whole fetch may take, retries included.")
     var deadline: Double = 300
 
-    @Flag(name: .customLong("full-check"), help: "Check a release that comes by delta by reading the whole store (quick_check, every row's digest, the installed store's SHA-256), not only what the delta touches.")
+    @Flag(
+        name: .customLong("full-check"),
+        help:
+            "Check a release that comes by delta by reading the whole store (quick_check, every row's digest, the installed store's SHA-256), not only what the delta touches."
+    )
     var fullCheck = false
 
     @Flag(help: "Print a JSON summary instead of text, and no progress.")
@@ -39,7 +49,8 @@ struct FetchCommand: ParsableCommand {
     func validate() throws {
         if model == nil && !userModels.isEmpty { throw ValidationError("--user-model goes with --model, the app's seed model") }
         if trustedKeys.isEmpty && !allowUnsigned {
-            throw ValidationError("give the publisher's public key with --trusted-key PUB, or accept an unsigned channel with --allow-unsigned")
+            throw ValidationError(
+                "give the publisher's public key with --trusted-key PUB, or accept an unsigned channel with --allow-unsigned")
         }
         if !(deadline > 0) { throw ValidationError("--deadline must be more than 0 seconds") }
         do {
@@ -60,7 +71,9 @@ struct FetchCommand: ParsableCommand {
             throw ExitCode(73)
         }
         if trustedKeys.isEmpty {
-            CommandFailure.printError("warning: installing from \(url) without a trusted key (--allow-unsigned): the release is checked against itself only; anyone who can change the server or the connection can change the seed")
+            CommandFailure.printError(
+                "warning: installing from \(url) without a trusted key (--allow-unsigned): the release is checked against itself only; anyone who can change the server or the connection can change the seed"
+            )
         }
         var installer = SeedInstaller()
         installer.allowUnsigned = allowUnsigned
@@ -89,14 +102,19 @@ struct FetchCommand: ParsableCommand {
         switch result.outcome {
         case .installed:
             let via = result.via == .delta ? "by a delta" : "by the full artifact"
-            print("installed data version \(result.dataVersion) as \(result.storePath) (\(via), \(result.downloadedBytes) bytes downloaded)")
+            print(
+                "installed data version \(result.dataVersion) as \(result.storePath) (\(via), \(result.downloadedBytes) bytes downloaded)")
             if let fallback = result.fallback {
                 print("the delta was not used (\(fallback.reason.rawValue)): \(fallback.message)")
             }
             if result.restamped {
-                print("re-stamped on this device for the app's model (the release was stamped for other user entities): it opens directly, with no migration")
+                print(
+                    "re-stamped on this device for the app's model (the release was stamped for other user entities): it opens directly, with no migration"
+                )
             } else if let plan = result.migration, plan.isEmpty {
-                print("its version hashes differ from the app's model only in entities outside its configuration (the app's user entities, say): Core Data re-stamps it on a writable copy before opening it; build it with the app's user models (\"userModels\" in seedbuild.json) so that it opens directly")
+                print(
+                    "its version hashes differ from the app's model only in entities outside its configuration (the app's user entities, say): Core Data re-stamps it on a writable copy before opening it; build it with the app's user models (\"userModels\" in seedbuild.json) so that it opens directly"
+                )
             } else if let plan = result.migration {
                 print("it opens under the app's model through a lightweight migration:\n\(plan)")
             }

@@ -12,7 +12,10 @@ struct InspectCommand: ParsableCommand {
     @Argument(help: "A .sqlite, .sqlite.gz or manifest.json file.")
     var file: String
 
-    @Option(name: .customLong("set"), help: ArgumentHelp("Set a custom metadata key on an uncompressed store; the value is JSON or else a string (repeatable).", valueName: "key=value"))
+    @Option(
+        name: .customLong("set"),
+        help: ArgumentHelp(
+            "Set a custom metadata key on an uncompressed store; the value is JSON or else a string (repeatable).", valueName: "key=value"))
     var assignments: [String] = []
 
     @Flag(help: "Print one JSON object whose keys are the seed_metadata keys (plus inspectedFile).")
@@ -77,7 +80,9 @@ enum InspectReport {
                 lines.append("sources:")
                 for source in value.arrayValue ?? [] {
                     let object = source.objectValue ?? [:]
-                    lines.append("  \(object["file"]?.stringValue ?? "?") → \(object["entity"]?.stringValue ?? "?"): \(object["rowsRead"]?.jsonText ?? "?") read, \(object["rowsLoaded"]?.jsonText ?? "?") loaded, \(object["rowsRejected"]?.jsonText ?? "?") rejected, \(object["bytes"]?.jsonText ?? "?") bytes, sha256 \(object["sha256"]?.stringValue ?? "?")")
+                    lines.append(
+                        "  \(object["file"]?.stringValue ?? "?") → \(object["entity"]?.stringValue ?? "?"): \(object["rowsRead"]?.jsonText ?? "?") read, \(object["rowsLoaded"]?.jsonText ?? "?") loaded, \(object["rowsRejected"]?.jsonText ?? "?") rejected, \(object["bytes"]?.jsonText ?? "?") bytes, sha256 \(object["sha256"]?.stringValue ?? "?")"
+                    )
                 }
             case SetDigest.manifestKey:
                 lines.append("\(key): \(abbreviated(value.stringValue ?? value.jsonText))")

@@ -8,7 +8,10 @@ struct KeygenCommand: ParsableCommand {
         commandName: "keygen",
         abstract: "Write an Ed25519 key pair for signing manifests: seedbuild-signing.key (mode 0600) and .pub.")
 
-    @Option(help: "The folder to write the keys to; never inside a git work tree unless git ignores it there (default: ~/.config/seedbuild/keys).")
+    @Option(
+        help:
+            "The folder to write the keys to; never inside a git work tree unless git ignores it there (default: ~/.config/seedbuild/keys)."
+    )
     var out: String = KeyLocation.suggestedDirectory()
 
     func run() throws {

@@ -8,7 +8,8 @@ import SeedStore
 struct MigrateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
-        abstract: "Migrate a seed store to another model version by an inferred lightweight migration, or to the other store layout, writing a new file.",
+        abstract:
+            "Migrate a seed store to another model version by an inferred lightweight migration, or to the other store layout, writing a new file.",
         discussion: """
             seedbuild migrate seed.sqlite --model schemas/PostCodesModel.xcdatamodeld --out seed-v2.sqlite
             seedbuild migrate CoreData.sqlite --format plain --out seed-plain.sqlite     (Apple's own stores too)
@@ -18,7 +19,10 @@ struct MigrateCommand: ParsableCommand {
     @Argument(help: "The .sqlite seed store to migrate (left unchanged).")
     var store: String
 
-    @Option(help: "The destination model: an .xcdatamodeld or .momd (its current version), one .xcdatamodel version or .mom, or JSON. With --format alone, the model the store is stamped for (needed to turn a plain store stamped for a merged model into Core Data's layout).")
+    @Option(
+        help:
+            "The destination model: an .xcdatamodeld or .momd (its current version), one .xcdatamodel version or .mom, or JSON. With --format alone, the model the store is stamped for (needed to turn a plain store stamped for a merged model into Core Data's layout)."
+    )
     var model: String?
 
     @Option(help: ArgumentHelp("Write the store in this layout: coredata (Core Data's own) or plain.", valueName: "coredata|plain"))
@@ -62,9 +66,12 @@ struct MigrateCommand: ParsableCommand {
         }
         let layout = try CommandFailure.exitOnError { try StoreFile.layout(at: store) }
         // Not stamped for the given model yet: migrate first, then change the layout.
-        let needsMigration = try destination.map { model in
-            try !CommandFailure.exitOnError { try StoreMetadata.read(at: URL(fileURLWithPath: store)) }.hashDifferences(from: model, embeddedModel: nil).isEmpty
-        } ?? false
+        let needsMigration =
+            try destination.map { model in
+                try !CommandFailure.exitOnError { try StoreMetadata.read(at: URL(fileURLWithPath: store)) }.hashDifferences(
+                    from: model, embeddedModel: nil
+                ).isEmpty
+            } ?? false
         if needsMigration, let destination {
             let migrated = AtomicFile.temporaryPath(for: out)
             defer {
@@ -72,12 +79,14 @@ struct MigrateCommand: ParsableCommand {
                 ExternalDataFolder.remove(forStore: migrated)
             }
             let result = try CommandFailure.exitOnError { try Migrator().migrate(store, to: destination, output: migrated) }
-            warnAboutMissingFiles(try CommandFailure.exitOnError { try LayoutConversion.convert(migrated, to: format, output: out, model: destination) })
+            warnAboutMissingFiles(
+                try CommandFailure.exitOnError { try LayoutConversion.convert(migrated, to: format, output: out, model: destination) })
             var converted = result
             converted.outputPath = out
             return try report(converted)
         }
-        warnAboutMissingFiles(try CommandFailure.exitOnError { try LayoutConversion.convert(store, to: format, output: out, model: destination) })
+        warnAboutMissingFiles(
+            try CommandFailure.exitOnError { try LayoutConversion.convert(store, to: format, output: out, model: destination) })
         if json {
             print(JSONValue.object(["output": .string(out), "from": .string(layout.name), "to": .string(format.name)]).prettyText)
         } else {

@@ -19,7 +19,8 @@ struct ModelCommand: ParsableCommand {
 
         func run() throws {
             let model = try models.loadMerged()
-            print(models.json ? String(decoding: model.canonicalJSON(), as: UTF8.self) : model.summary(), terminator: models.json ? "" : "\n")
+            print(
+                models.json ? String(decoding: model.canonicalJSON(), as: UTF8.self) : model.summary(), terminator: models.json ? "" : "\n")
         }
     }
 
@@ -55,7 +56,8 @@ struct ModelCommand: ParsableCommand {
                     "versionHashesDigest": model.versionHashesDigest,
                     "entities": hashes.mapValues { ["hex": $0.hexString, "base64": $0.base64EncodedString()] },
                 ]
-                let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
+                let data = try JSONSerialization.data(
+                    withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
                 print(String(decoding: data, as: UTF8.self))
             } else {
                 for name in hashes.keys.sorted() {
@@ -68,7 +70,10 @@ struct ModelCommand: ParsableCommand {
 
 /// The model paths and output form shared by the `model` subcommands.
 struct ModelOptions: ParsableArguments {
-    @Argument(help: "Models to load and merge: .xcdatamodeld bundles, .xcdatamodel folders, JSON files, compiled .momd folders or .mom files, or a Core Data store (the model cached in it).")
+    @Argument(
+        help:
+            "Models to load and merge: .xcdatamodeld bundles, .xcdatamodel folders, JSON files, compiled .momd folders or .mom files, or a Core Data store (the model cached in it)."
+    )
     var paths: [String]
 
     @Flag(help: "Print JSON instead of text.")
@@ -83,7 +88,8 @@ struct ModelOptions: ParsableArguments {
         var models: [Model] = []
         for path in paths {
             // A Core Data store carries the model it was last opened with in Z_MODELCACHE.
-            let model = StoreFile.isSQLite(path)
+            let model =
+                StoreFile.isSQLite(path)
                 ? try CommandFailure.exitOnError { try CoreDataStoreFile.cachedModel(at: URL(fileURLWithPath: path)) }
                 : try CommandFailure.exitOnError { () throws(ModelError) in try ModelLoader.load(path) }
             _ = try CommandFailure.exitOnError { () throws(ModelError) in try model.validated() }

@@ -39,16 +39,17 @@ final class ProgressDisplay: @unchecked Sendable {
     /// An install's step (`seedbuild fetch`): bytes with a bar while downloading (a delta or the
     /// artifact) and inflating.
     func update(_ progress: InstallProgress) {
-        let label = switch progress.phase {
-        case .checkingRelease: "checking the release"
-        case .downloadingDelta: "downloading the delta"
-        case .copyingStore: "copying the installed store (this file system cannot clone it)"
-        case .applyingDelta: "applying the delta"
-        case .downloading: "downloading"
-        case .inflating: "inflating"
-        case .checkingStore: "checking the store"
-        case .installed: "installed"
-        }
+        let label =
+            switch progress.phase {
+            case .checkingRelease: "checking the release"
+            case .downloadingDelta: "downloading the delta"
+            case .copyingStore: "copying the installed store (this file system cannot clone it)"
+            case .applyingDelta: "applying the delta"
+            case .downloading: "downloading"
+            case .inflating: "inflating"
+            case .checkingStore: "checking the store"
+            case .installed: "installed"
+            }
         if [.downloadingDelta, .copyingStore, .downloading, .inflating].contains(progress.phase) {
             updateBytes(label, done: progress.completedBytes, total: progress.totalBytes ?? 0)
         } else {
@@ -123,7 +124,9 @@ final class ProgressDisplay: @unchecked Sendable {
     }
 
     static func seconds(_ value: Double) -> String {
-        value < 60 ? String(format: "%.0fs", value) : String(format: "%.0fm%02.0fs", (value / 60).rounded(.down), value.truncatingRemainder(dividingBy: 60))
+        value < 60
+            ? String(format: "%.0fs", value)
+            : String(format: "%.0fm%02.0fs", (value / 60).rounded(.down), value.truncatingRemainder(dividingBy: 60))
     }
 
     static func grouped(_ number: Int) -> String {

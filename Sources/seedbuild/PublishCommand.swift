@@ -12,25 +12,39 @@ struct PublishCommand: ParsableCommand {
     @Argument(help: "The build's output folder (default: seedbuild.json's \"out\", else build/seed).")
     var outputDirectory: String?
 
-    @Option(help: "The destination: a folder, file://…, http(s)://… accepting WebDAV PUT and MOVE, or s3://bucket/prefix (default: seedbuild.json's \"publish\", else dist).")
+    @Option(
+        help:
+            "The destination: a folder, file://…, http(s)://… accepting WebDAV PUT and MOVE, or s3://bucket/prefix (default: seedbuild.json's \"publish\", else dist)."
+    )
     var to: String?
 
     @Option(help: "Keep only the newest N releases on the destination.")
     var keep: Int?
 
-    @Option(name: .customLong("s3-endpoint"), help: "The endpoint for s3:// destinations (default: AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, else AWS in AWS_REGION).")
+    @Option(
+        name: .customLong("s3-endpoint"),
+        help: "The endpoint for s3:// destinations (default: AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, else AWS in AWS_REGION).")
     var s3Endpoint: String?
 
     @Option(name: .customLong("s3-acl"), help: "A canned ACL for S3 uploads, e.g. public-read so apps can download without credentials.")
     var s3ACL: String?
 
-    @Option(name: .customLong("pointer-max-age"), help: ArgumentHelp("Seconds a CDN or proxy may serve latest.json before asking the server again (s3:// stores it as Cache-Control; default 0: every time). Artifacts and manifests are cached for a year.", valueName: "seconds"))
+    @Option(
+        name: .customLong("pointer-max-age"),
+        help: ArgumentHelp(
+            "Seconds a CDN or proxy may serve latest.json before asking the server again (s3:// stores it as Cache-Control; default 0: every time). Artifacts and manifests are cached for a year.",
+            valueName: "seconds"))
     var pointerMaxAge: Int?
 
-    @Flag(name: .customLong("allow-unsigned"), help: "Publish an unsigned manifest even where the current release is signed (apps that trust its key will refuse it).")
+    @Flag(
+        name: .customLong("allow-unsigned"),
+        help: "Publish an unsigned manifest even where the current release is signed (apps that trust its key will refuse it).")
     var allowUnsigned = false
 
-    @Option(help: ArgumentHelp("Write the publish's figures to this file in Prometheus's text format (for node-exporter's textfile collector), also when it fails.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Write the publish's figures to this file in Prometheus's text format (for node-exporter's textfile collector), also when it fails.",
+            valueName: "file"))
     var metrics: String?
 
     @Flag(help: "Print a JSON summary instead of text, and no progress.")
@@ -51,10 +65,14 @@ struct PublishCommand: ParsableCommand {
     }
 
     private func publish() throws -> Publisher.Result {
-        let project = try CommandFailure.exitOnError { () throws in try ProjectFile.load(inDirectory: FileManager.default.currentDirectoryPath) }
+        let project = try CommandFailure.exitOnError { () throws in
+            try ProjectFile.load(inDirectory: FileManager.default.currentDirectoryPath)
+        }
         let directory = outputDirectory ?? project?.out ?? BuildOptions.defaultOutputDirectory
         let destination = try PublishStep.destination(to, project: project)
-        if !destination.hasPrefix("s3://"), let name = s3Endpoint != nil ? "--s3-endpoint" : s3ACL != nil ? "--s3-acl" : pointerMaxAge != nil ? "--pointer-max-age" : nil {
+        if !destination.hasPrefix("s3://"),
+            let name = s3Endpoint != nil ? "--s3-endpoint" : s3ACL != nil ? "--s3-acl" : pointerMaxAge != nil ? "--pointer-max-age" : nil
+        {
             CommandFailure.printError("error: \(name) applies to s3:// destinations only, not \(destination)")
             throw ExitCode(64)
         }
@@ -99,7 +117,8 @@ enum PublishStep {
         switch result.outcome {
         case .published: print("published data version \(result.dataVersion) to \(result.channel)\(expires)")
         case .refreshed: print("refreshed data version \(result.dataVersion) at \(result.channel): \(result.reason ?? "")")
-        case .unchanged: print("already published: \(result.channel) has this content (data version \(result.dataVersion))\(expires); nothing to do")
+        case .unchanged:
+            print("already published: \(result.channel) has this content (data version \(result.dataVersion))\(expires); nothing to do")
         }
         if result.outcome == .unchanged, let reason = result.reason { CommandFailure.printError("warning: \(reason)") }
         if result.outcome != .unchanged {

@@ -16,19 +16,31 @@ struct QueryCommand: ParsableCommand {
                 Postcode --where "postcode BEGINSWITH 'CT'" --fetched ratings
             """)
 
-    @Option(name: .customLong("store"), help: ArgumentHelp("A store to add: PATH[:CONFIGURATION][:ro] (repeatable). Without a configuration, the one in its metadata.", valueName: "path[:configuration][:ro]"))
+    @Option(
+        name: .customLong("store"),
+        help: ArgumentHelp(
+            "A store to add: PATH[:CONFIGURATION][:ro] (repeatable). Without a configuration, the one in its metadata.",
+            valueName: "path[:configuration][:ro]"))
     var stores: [String] = []
 
-    @Option(name: .customLong("model"), help: "A model to merge: .xcdatamodeld, .xcdatamodel, JSON, .momd or .mom (repeatable; default: the first store's own, as seedbuild embedded it or Core Data cached it).")
+    @Option(
+        name: .customLong("model"),
+        help:
+            "A model to merge: .xcdatamodeld, .xcdatamodel, JSON, .momd or .mom (repeatable; default: the first store's own, as seedbuild embedded it or Core Data cached it)."
+    )
     var models: [String] = []
 
     @Argument(help: "The entity to fetch.")
     var entity: String
 
-    @Option(name: .customLong("where"), help: ArgumentHelp("A predicate in NSPredicate format, such as \"postcode BEGINSWITH[c] 'ct'\".", valueName: "predicate"))
+    @Option(
+        name: .customLong("where"),
+        help: ArgumentHelp("A predicate in NSPredicate format, such as \"postcode BEGINSWITH[c] 'ct'\".", valueName: "predicate"))
     var predicate: String?
 
-    @Option(name: .customLong("arg"), help: ArgumentHelp("A value for the next placeholder of --where (%@, %K, %d, %f), in order (repeatable).", valueName: "value"))
+    @Option(
+        name: .customLong("arg"),
+        help: ArgumentHelp("A value for the next placeholder of --where (%@, %K, %d, %f), in order (repeatable).", valueName: "value"))
     var arguments: [String] = []
 
     @Option(name: .customLong("var"), help: ArgumentHelp("A value for $NAME in --where (repeatable).", valueName: "name=value"))
@@ -40,7 +52,8 @@ struct QueryCommand: ParsableCommand {
     @Option(help: "Print at most this many objects.")
     var limit: Int?
 
-    @Option(name: .customLong("fetched"), help: ArgumentHelp("A fetched property to resolve for each object (repeatable).", valueName: "name"))
+    @Option(
+        name: .customLong("fetched"), help: ArgumentHelp("A fetched property to resolve for each object (repeatable).", valueName: "name"))
     var fetched: [String] = []
 
     @Flag(help: "Print JSON Lines (the default when standard output is not a terminal).")
@@ -52,7 +65,9 @@ struct QueryCommand: ParsableCommand {
             throw ValidationError("--sort takes KEY, KEY:asc or KEY:desc, got \"\(key)\"")
         }
         if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
-        if predicate == nil, !arguments.isEmpty || !variables.isEmpty { throw ValidationError("--arg and --var fill placeholders of --where; give --where too") }
+        if predicate == nil, !arguments.isEmpty || !variables.isEmpty {
+            throw ValidationError("--arg and --var fill placeholders of --where; give --where too")
+        }
         var names: Set<String> = []
         for variable in variables {
             guard let equals = variable.firstIndex(of: "="), equals != variable.startIndex else {
@@ -69,10 +84,11 @@ struct QueryCommand: ParsableCommand {
             query.stores = try stores.map { argument throws(IngestError) in try StoreQuery.StoreArgument(argument) }
             query.predicate = predicate
             query.arguments = arguments
-            query.variables = Dictionary(uniqueKeysWithValues: variables.map { variable in
-                let equals = variable.firstIndex(of: "=")!
-                return (String(variable[..<equals]), String(variable[variable.index(after: equals)...]))
-            })
+            query.variables = Dictionary(
+                uniqueKeysWithValues: variables.map { variable in
+                    let equals = variable.firstIndex(of: "=")!
+                    return (String(variable[..<equals]), String(variable[variable.index(after: equals)...]))
+                })
             query.sortDescriptors = sort.compactMap(FetchSortDescriptor.init(argument:))
             query.limit = limit
             query.fetchedProperties = fetched

@@ -30,9 +30,13 @@ struct ReportCommand: ParsableCommand {
             do {
                 try Data(html.utf8).write(to: URL(fileURLWithPath: out), options: .atomic)
             } catch {
-                throw IngestError(.cannotCreateOutput, file: out, "cannot write the page: \(error.localizedDescription); check the folder exists and is writable")
+                throw IngestError(
+                    .cannotCreateOutput, file: out,
+                    "cannot write the page: \(error.localizedDescription); check the folder exists and is writable")
             }
         }
-        print("wrote \(out): \(history.releases.count) releases of \(history.dataset), current data version \(history.releases.first?.dataVersion ?? 0)")
+        print(
+            "wrote \(out): \(history.releases.count) releases of \(history.dataset), current data version \(history.releases.first?.dataVersion ?? 0)"
+        )
     }
 }

@@ -22,20 +22,29 @@ struct RunCommand: ParsableCommand {
         let publishes = !flags.noPublish && !flags.noCompress
         let destination = try report.stage("publish") { () throws -> String? in
             guard publishes else { return nil }
-            let project = try CommandFailure.exitOnError { () throws in try ProjectFile.load(inDirectory: FileManager.default.currentDirectoryPath) }
+            let project = try CommandFailure.exitOnError { () throws in
+                try ProjectFile.load(inDirectory: FileManager.default.currentDirectoryPath)
+            }
             return try PublishStep.destination(flags.publish, project: project)
         }
         let (built, lock, compressed) = try report.stage("build") { try BuildStep.run(flags, publishingTo: destination) }
         defer { withExtendedLifetime(lock) {} }
         report.record("build", status: "ok")
         report.metrics.record(built: built)
-        let packaged = try compressed.map { compressed in try report.stage("compress") { try PackageStep.run(built, compressed: compressed, flags: flags) } }
-        report.record("compress", status: packaged == nil ? "skipped" : "ok", details: BuildReport.object(built, packaged: packaged), key: "build")
+        let packaged = try compressed.map { compressed in
+            try report.stage("compress") { try PackageStep.run(built, compressed: compressed, flags: flags) }
+        }
+        report.record(
+            "compress", status: packaged == nil ? "skipped" : "ok", details: BuildReport.object(built, packaged: packaged), key: "build")
         if let packaged { report.metrics.record(packaged: packaged) }
         BuildReport.print(built, packaged: packaged, flags: flags, printsJSON: false)
         // Verify what apps will download: the manifest and its artifact, or the bare store.
         let verification = try report.stage("verify") {
-            try flags.showingStatus("verifying") { try VerifyStep.run(packaged?.manifestPath ?? built.storePath, model: flags.model, userModels: flags.userModels, allVersions: flags.allVersions) }
+            try flags.showingStatus("verifying") {
+                try VerifyStep.run(
+                    packaged?.manifestPath ?? built.storePath, model: flags.model, userModels: flags.userModels,
+                    allVersions: flags.allVersions)
+            }
         }
         report.record("verify", status: verification.passed ? "passed" : "failed", details: RunReport.verify(verification))
         if !verification.passed {
@@ -43,7 +52,9 @@ struct RunCommand: ParsableCommand {
             report.finish(passed: false)
             throw ExitCode(70)
         }
-        if !flags.quiet && !flags.json { print("verified: \(verification.result?.rawValue ?? "") under \(verification.models.first?.version ?? "the model")") }
+        if !flags.quiet && !flags.json {
+            print("verified: \(verification.result?.rawValue ?? "") under \(verification.models.first?.version ?? "the model")")
+        }
         guard let packaged, let destination else {
             report.record("publish", status: "skipped")
             report.finish(passed: true)

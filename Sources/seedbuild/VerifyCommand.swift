@@ -42,16 +42,24 @@ struct VerifyModelOptions: ParsableArguments {
     @Option(help: "The seed model (default: seedbuild.json's \"model\").")
     var model: String?
 
-    @Option(name: .customLong("user-model"), help: "The app's user models to merge with it (repeatable; default: seedbuild.json's \"userModels\").")
+    @Option(
+        name: .customLong("user-model"),
+        help: "The app's user models to merge with it (repeatable; default: seedbuild.json's \"userModels\").")
     var userModels: [String] = []
 
-    @Flag(name: .customLong("all-versions"), help: "Check every version of the seed and user model bundles (each app model version) and print whether Core Data opens the seed directly, after the installer stamps it, only after a migration, or not at all.")
+    @Flag(
+        name: .customLong("all-versions"),
+        help:
+            "Check every version of the seed and user model bundles (each app model version) and print whether Core Data opens the seed directly, after the installer stamps it, only after a migration, or not at all."
+    )
     var allVersions = false
 }
 
 /// Runs the verify stage, turning failures into messages and exit statuses.
 enum VerifyStep {
-    static func run(_ artifact: String, model: String?, userModels explicitUserModels: [String], allVersions: Bool) throws -> VerificationReport {
+    static func run(_ artifact: String, model: String?, userModels explicitUserModels: [String], allVersions: Bool) throws
+        -> VerificationReport
+    {
         let project = try CommandFailure.exitOnError { () throws in
             try ProjectFile.load(inDirectory: FileManager.default.currentDirectoryPath)
         }

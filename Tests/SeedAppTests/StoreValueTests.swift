@@ -37,7 +37,8 @@ struct StoreValueByNameTests {
         let model = try ModelLoader.load(json: Data(Self.modelJSON.utf8), source: ModelSource(file: "Values.json"))
         let sample = Sample(
             id: UUID(), price: Decimal(string: "1234.125")!, photo: Data([0, 1, 2, 255]), active: true, ratio: 0.1,
-            link: URL(string: "https://example.com/a?b=c")!, when: Date(timeIntervalSince1970: 1_700_000_000.25), count: Int64.max, name: "Ångström")
+            link: URL(string: "https://example.com/a?b=c")!, when: Date(timeIntervalSince1970: 1_700_000_000.25), count: Int64.max,
+            name: "Ångström")
 
         let url = folder.appendingPathComponent("values.sqlite")
         let coordinator = StoreCoordinator(model: model)

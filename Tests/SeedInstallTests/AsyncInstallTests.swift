@@ -23,7 +23,8 @@ struct AsyncInstallTests {
         var generator = SystemRandomNumberGenerator()
         var lines = ["postcode,county_code,latitude"]
         for index in 0..<count {
-            lines.append("ZZ\(index) \(UInt32.random(in: 0...UInt32.max, using: &generator)),KEN,\(Double.random(in: 50...56, using: &generator))")
+            lines.append(
+                "ZZ\(index) \(UInt32.random(in: 0...UInt32.max, using: &generator)),KEN,\(Double.random(in: 50...56, using: &generator))")
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -46,9 +47,12 @@ struct AsyncInstallTests {
         for report in seen where phases.last != report.phase { phases.append(report.phase) }
         #expect(phases == [.checkingRelease, .downloading, .inflating, .checkingStore, .installed])
         let downloaded = seen.last { $0.phase == .downloading }
-        #expect(downloaded?.completedBytes == artifact.bytes && downloaded?.totalBytes == artifact.bytes && downloaded?.fractionCompleted == 1)
+        #expect(
+            downloaded?.completedBytes == artifact.bytes && downloaded?.totalBytes == artifact.bytes && downloaded?.fractionCompleted == 1)
         #expect(seen.last { $0.phase == .inflating }?.completedBytes == store.bytes)
-        #expect(seen.filter { $0.phase == .downloading }.map(\.completedBytes) == seen.filter { $0.phase == .downloading }.map(\.completedBytes).sorted())
+        #expect(
+            seen.filter { $0.phase == .downloading }.map(\.completedBytes)
+                == seen.filter { $0.phase == .downloading }.map(\.completedBytes).sorted())
 
         let again = try await installer.install(from: published.channel, to: app)
         #expect(again.outcome == .alreadyInstalled)
@@ -62,7 +66,8 @@ struct AsyncInstallTests {
         _ = try Publisher().publish(try packagedRelease(directory, version: 7), to: server.root)
         _ = try await installer.install(from: channel, to: app)
         let newer = try packagedRelease(directory, version: 8, postcodes: manyPostcodes(20_000))
-        let artifactBytes = try #require(try Manifest(data: try Data(contentsOf: URL(fileURLWithPath: newer + "/manifest.json")), path: "m").artifact?.bytes)
+        let artifactBytes = try #require(
+            try Manifest(data: try Data(contentsOf: URL(fileURLWithPath: newer + "/manifest.json")), path: "m").artifact?.bytes)
         let wholeDownload = Double(artifactBytes) / (32 * 1024)
         #expect(wholeDownload > 8, "the artifact takes seconds at the server's rate")
         _ = try Publisher().publish(newer, to: server.root)

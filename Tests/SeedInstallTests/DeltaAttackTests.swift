@@ -1,10 +1,12 @@
 import Foundation
-@testable import SeedInstall
 import SeedPipeline
 import SeedTestSupport
 import Testing
+
+@testable import SeedInstall
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Deltas a server (or a careless publisher) gets wrong: each is refused, the release comes whole by
@@ -39,7 +41,8 @@ struct DeltaAttackTests {
         try bytes.write(to: URL(fileURLWithPath: deltaFile(entry)))
         let server = try HostileServer(root: fixture.dist, target: "no-such-object", attack: .endless)
         defer { withExtendedLifetime(server) {} }
-        _ = try expectFallback(.checksum, saying: "it was changed or damaged", from: server, before: snapshot(fixture.directory.path, except: fixture.app))
+        _ = try expectFallback(
+            .checksum, saying: "it was changed or damaged", from: server, before: snapshot(fixture.directory.path, except: fixture.app))
     }
 
     @Test func aTruncatedDeltaIsRefused() throws {
@@ -49,7 +52,9 @@ struct DeltaAttackTests {
         try handle.close()
         let server = try HostileServer(root: fixture.dist, target: "no-such-object", attack: .endless)
         defer { withExtendedLifetime(server) {} }
-        _ = try expectFallback(.checksum, saying: "\(entry.bytes / 2) bytes with SHA-256", from: server, before: snapshot(fixture.directory.path, except: fixture.app))
+        _ = try expectFallback(
+            .checksum, saying: "\(entry.bytes / 2) bytes with SHA-256", from: server,
+            before: snapshot(fixture.directory.path, except: fixture.app))
     }
 
     /// A server sending more than the manifest states is cut off at its Content-Length, before the body.
@@ -57,7 +62,9 @@ struct DeltaAttackTests {
         let entry = try fixture.sevenInstalledEightWithDelta()
         let server = try HostileServer(root: fixture.dist, target: ".delta.gz", attack: .oversized)
         defer { withExtendedLifetime(server) {} }
-        _ = try expectFallback(.tooLarge, saying: "larger than \(entry.bytes) bytes", from: server, before: snapshot(fixture.directory.path, except: fixture.app))
+        _ = try expectFallback(
+            .tooLarge, saying: "larger than \(entry.bytes) bytes", from: server,
+            before: snapshot(fixture.directory.path, except: fixture.app))
     }
 
     /// The entry claims the installed release, but its delta was made from another store of that data version.
@@ -73,7 +80,9 @@ struct DeltaAttackTests {
         try rewriteManifest(in: fixture.channel, version: 8) { values, _ in values["deltas"] = .array([lying.jsonValue]) }
         let server = try HostileServer(root: fixture.dist, target: "no-such-object", attack: .endless)
         defer { withExtendedLifetime(server) {} }
-        _ = try expectFallback(.wrongBase, saying: "the delta starts from data version 70", from: server, before: snapshot(fixture.directory.path, except: fixture.app))
+        _ = try expectFallback(
+            .wrongBase, saying: "the delta starts from data version 70", from: server,
+            before: snapshot(fixture.directory.path, except: fixture.app))
     }
 
     /// Release 9 lists the delta from 7 that release 8 listed: as its older manifest had it (it ends
@@ -90,10 +99,14 @@ struct DeltaAttackTests {
         let server = try HostileServer(root: fixture.dist, target: "no-such-object", attack: .endless)
         defer { withExtendedLifetime(server) {} }
         let (result, log) = try fixture.install(from: server.url + "postcodes/1/")
-        #expect(result.via == .full && result.dataVersion == 9 && result.fallback?.reason == .wrongTarget, "\(String(describing: result.fallback))")
+        #expect(
+            result.via == .full && result.dataVersion == 9 && result.fallback?.reason == .wrongTarget,
+            "\(String(describing: result.fallback))")
         let expected = claimingThisRelease ? "the delta ends at data version 8" : "leads to content digest"
         #expect(result.fallback?.message.contains(expected) == true, "\(String(describing: result.fallback?.message))")
-        #expect(server.requests.contains { $0.contains("/deltas/") } == claimingThisRelease, "an entry for another release is refused before downloading")
+        #expect(
+            server.requests.contains { $0.contains("/deltas/") } == claimingThisRelease,
+            "an entry for another release is refused before downloading")
         let installed = try #require(StoreMetadata.read(at: URL(fileURLWithPath: fixture.app + "/postcodes-9.sqlite")).contentDigest)
         #expect(installed == nine.values["contentDigest"]?.stringValue)
         #expect(try installedFiles(fixture.app) == ["postcodes-9.sqlite", "postcodes.current"])
@@ -109,7 +122,9 @@ struct DeltaAttackTests {
         try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: installed)
         let server = try HostileServer(root: fixture.dist, target: "no-such-object", attack: .endless)
         defer { withExtendedLifetime(server) {} }
-        let result = try expectFallback(.storeModified, saying: "the store was changed after it was installed", from: server, before: snapshot(fixture.directory.path, except: fixture.app))
+        let result = try expectFallback(
+            .storeModified, saying: "the store was changed after it was installed", from: server,
+            before: snapshot(fixture.directory.path, except: fixture.app))
         #expect(!server.requests.contains { $0.contains("/deltas/") }, "no delta is downloaded for a changed store")
         #expect(result.fallback?.message.contains(installed) == true)
     }

@@ -1,8 +1,9 @@
 import Foundation
-@testable import SeedInstall
 import SeedPipeline
 import SeedTestSupport
 import Testing
+
+@testable import SeedInstall
 
 /// Deltas whose shape or size would hold an install (and its folder lock) for long: refused before
 /// any statement or byte, or stopped by the apply's deadline or a cancel. Past a refusal or the
@@ -15,7 +16,9 @@ struct DeltaBoundsTests {
     /// Writes a delta made from release 8's genuine one by `forge` (the header it states, then its
     /// operations in apply order), and lists it in manifest 8 in the genuine one's place (its size
     /// and SHA-256), as the server of an unsigned channel can.
-    private func forged(_ entry: Manifest.DeltaEntry, header: (DeltaHeader) -> DeltaHeader, _ forge: (Delta, DeltaWriter) throws -> Void) throws {
+    private func forged(_ entry: Manifest.DeltaEntry, header: (DeltaHeader) -> DeltaHeader, _ forge: (Delta, DeltaWriter) throws -> Void)
+        throws
+    {
         let genuine = try DeltaReader.read(fixture.channel + "/" + ReleasePointer.deltaPath(sha256: entry.sha256))
         let path = fixture.directory.path("forged.delta.gz")
         let writer = try DeltaWriter(path: path, header: header(genuine.header))
@@ -48,18 +51,24 @@ struct DeltaBoundsTests {
         let entry = try fixture.sevenInstalledEightWithDelta()
         let postcodes = try postcodes()
         var index = 0
-        try forged(entry, header: { header in
-            var header = header
-            index = header.tables.firstIndex { $0.name == "ZPOSTCODE" }!
-            var byPostcode = header.tables[index]
-            byPostcode.keyColumns = [byPostcode.columns.firstIndex(of: "ZPOSTCODE")!]
-            header.tables.insert(byPostcode, at: index)
-            return header
-        }) { genuine, writer in
+        try forged(
+            entry,
+            header: { header in
+                var header = header
+                index = header.tables.firstIndex { $0.name == "ZPOSTCODE" }!
+                var byPostcode = header.tables[index]
+                byPostcode.keyColumns = [byPostcode.columns.firstIndex(of: "ZPOSTCODE")!]
+                header.tables.insert(byPostcode, at: index)
+                return header
+            }
+        ) { genuine, writer in
             for operation in genuine.operations {
                 switch operation {
                 case .delete(index, let key):
-                    guard case .integer(let pk) = key.first, let postcode = postcodes[pk] else { Issue.record("no postcode for \(key)"); return }
+                    guard case .integer(let pk) = key.first, let postcode = postcodes[pk] else {
+                        Issue.record("no postcode for \(key)")
+                        return
+                    }
                     try writer.write(.delete(table: index, key: [.text(postcode)]))
                 default:
                     try writer.write(operation.moved(to: operation.table >= index ? operation.table + 1 : operation.table))
@@ -77,12 +86,15 @@ struct DeltaBoundsTests {
         let entry = try fixture.sevenInstalledEightWithDelta()
         let postcodes = try postcodes()
         var index = 0
-        try forged(entry, header: { header in
-            var header = header
-            index = header.tables.firstIndex { $0.name == "ZPOSTCODE" }!
-            header.tables[index].keyColumns = [header.tables[index].columns.firstIndex(of: "ZPOSTCODE")!]
-            return header
-        }) { genuine, writer in
+        try forged(
+            entry,
+            header: { header in
+                var header = header
+                index = header.tables.firstIndex { $0.name == "ZPOSTCODE" }!
+                header.tables[index].keyColumns = [header.tables[index].columns.firstIndex(of: "ZPOSTCODE")!]
+                return header
+            }
+        ) { genuine, writer in
             let byPostcode = { (key: [DeltaValue]) -> [DeltaValue] in
                 guard case .integer(let pk) = key.first, let postcode = postcodes[pk] else { return key }
                 return [.text(postcode)]
@@ -96,7 +108,8 @@ struct DeltaBoundsTests {
             }
         }
         let (result, _) = try fixture.install(from: fixture.channel)
-        try expectFallback(result, .corrupt, saying: "the delta keys table ZPOSTCODE by (ZPOSTCODE), but its primary key in the installed store is (Z_PK)")
+        try expectFallback(
+            result, .corrupt, saying: "the delta keys table ZPOSTCODE by (ZPOSTCODE), but its primary key in the installed store is (Z_PK)")
     }
 
     /// The manifest states a delta larger than the installer reads into memory: not one byte of it is
@@ -108,10 +121,13 @@ struct DeltaBoundsTests {
         var installer = fixture.installer()
         installer.maxDeltaBytes = Int(entry.bytes) - 1
         let (result, _) = try fixture.install(from: server.url + "postcodes/1/", with: installer)
-        try expectFallback(result, .tooLarge, saying: "is \(entry.bytes) bytes, more than the \(entry.bytes - 1) this installer reads into memory")
+        try expectFallback(
+            result, .tooLarge, saying: "is \(entry.bytes) bytes, more than the \(entry.bytes - 1) this installer reads into memory")
         #expect(!server.requests.contains { $0.contains("/deltas/") }, "\(server.requests)")
-        let release = try FileDigest(of: fixture.channel + "/latest.json").bytes + FileDigest(of: fixture.channel + "/manifests/8.json").bytes
-        #expect(result.downloadedBytes == release + (result.manifest.artifact?.bytes ?? 0), "the pointer, the manifest and the artifact only")
+        let release =
+            try FileDigest(of: fixture.channel + "/latest.json").bytes + FileDigest(of: fixture.channel + "/manifests/8.json").bytes
+        #expect(
+            result.downloadedBytes == release + (result.manifest.artifact?.bytes ?? 0), "the pointer, the manifest and the artifact only")
     }
 
     /// Two million deletes of a key no row has, each cheap, all together far longer than the deadline
@@ -120,10 +136,13 @@ struct DeltaBoundsTests {
         // 200,000 rows: a store large enough that a delta inflating to 28 MB is within its bound.
         let entry = try fixture.sevenInstalledEightWithDelta(rows: 200_000)
         var index = 0
-        try forged(entry, header: { header in
-            index = header.tables.firstIndex { $0.name == "ZPOSTCODE" }!
-            return header
-        }) { genuine, writer in
+        try forged(
+            entry,
+            header: { header in
+                index = header.tables.firstIndex { $0.name == "ZPOSTCODE" }!
+                return header
+            }
+        ) { genuine, writer in
             var added = false
             for operation in genuine.operations {
                 // After the table's own deletes, before its inserts.
@@ -140,7 +159,9 @@ struct DeltaBoundsTests {
         try expectFallback(result, .timedOut, saying: "at its deadline of 2.0 s (SeedInstaller.deltaApplyTimeout)")
         fixture.expectSevenInUseUntilChecked(log)
         let phases = log.entries.map(\.phase)
-        #expect((phases.firstIndex(of: .downloadingDelta) ?? .max) < (phases.firstIndex(of: .inflating) ?? -1), "the artifact after the delta: \(phases)")
+        #expect(
+            (phases.firstIndex(of: .downloadingDelta) ?? .max) < (phases.firstIndex(of: .inflating) ?? -1),
+            "the artifact after the delta: \(phases)")
     }
 
     /// A single statement of the apply that would run for hours is interrupted at the deadline
@@ -154,7 +175,9 @@ struct DeltaBoundsTests {
         let (result, log) = try fixture.install(from: fixture.channel, with: installer)
         try expectFallback(result, .timedOut, saying: "at its deadline of 1.0 s (SeedInstaller.deltaApplyTimeout)")
         let phases = log.entries.map(\.phase)
-        #expect((phases.firstIndex(of: .applyingDelta) ?? .max) < (phases.firstIndex(of: .inflating) ?? -1), "stopped while applying: \(phases)")
+        #expect(
+            (phases.firstIndex(of: .applyingDelta) ?? .max) < (phases.firstIndex(of: .inflating) ?? -1), "stopped while applying: \(phases)"
+        )
     }
 
     /// A trigger in the installed store that joins ZPOSTCODE with itself three times after each delete

@@ -1,8 +1,9 @@
 import Foundation
-@testable import SeedInstall
 import SeedPipeline
 import SeedTestSupport
 import Testing
+
+@testable import SeedInstall
 
 /// The phases an install reported, each with the store `.current` named at that moment.
 final class PhaseLog: @unchecked Sendable {
@@ -32,14 +33,17 @@ struct DeltaChannelFixture {
     /// `rows` generated postcodes (`P100000`…) of two counties; those `changed` says get another latitude.
     static func postcodes(_ rows: Range<Int>, changed: (Int) -> Bool = { _ in false }) -> String {
         "postcode,county_code,latitude,active,introduced,country_code\n"
-            + rows.map { "P\(100_000 + $0),\($0 % 2 == 0 ? "KEN" : "EDI"),\(changed($0) ? "52.5" : "51.\($0 % 1000)"),yes,,E92000001\n" }.joined()
+            + rows.map { "P\(100_000 + $0),\($0 % 2 == 0 ? "KEN" : "EDI"),\(changed($0) ? "52.5" : "51.\($0 % 1000)"),yes,,E92000001\n" }
+            .joined()
     }
 
     /// Builds and packages a release into `out-<version>`, following the release in `out-<base>`.
     /// The build writes no delta of its own: each test lists the deltas it means (``TestDeltas``),
     /// forged ones included. `DeltaCommandTests` installs the deltas the nightly job writes.
     @discardableResult
-    func release(_ version: Int64, _ postcodes: String, layout: StoreLayout, base: Int64? = nil, sign key: SigningKey? = nil) throws -> String {
+    func release(_ version: Int64, _ postcodes: String, layout: StoreLayout, base: Int64? = nil, sign key: SigningKey? = nil) throws
+        -> String
+    {
         writeTestInputs(directory, postcodes: postcodes)
         let built = try buildTestStore(directory) {
             $0.dataVersion = version
@@ -67,7 +71,8 @@ struct DeltaChannelFixture {
         installer.now = { Date(timeIntervalSince1970: 1_700_000_000 + 86_400) }
         installer.allowUnsigned = true
         installer.deadline = 120
-        installer.transport = HTTPTransport(retryPolicy: .init(attempts: 2, initialDelay: 0.01, maxDelay: 0.05), limits: TransferLimits(idleTimeout: 10))
+        installer.transport = HTTPTransport(
+            retryPolicy: .init(attempts: 2, initialDelay: 0.01, maxDelay: 0.05), limits: TransferLimits(idleTimeout: 10))
         return installer
     }
 
@@ -117,7 +122,9 @@ struct DeltaChannelFixture {
     /// Until the new store was checked, `.current` named release 7.
     func expectSevenInUseUntilChecked(_ log: PhaseLog) {
         let before = log.entries.prefix { $0.phase != .installed }
-        #expect(!before.isEmpty && before.allSatisfy { $0.current == "postcodes-7.sqlite" }, "\(log.entries.map { "\($0.phase) \($0.current)" })")
+        #expect(
+            !before.isEmpty && before.allSatisfy { $0.current == "postcodes-7.sqlite" },
+            "\(log.entries.map { "\($0.phase) \($0.current)" })")
         #expect(log.entries.last?.phase == .installed)
     }
 
@@ -127,7 +134,8 @@ struct DeltaChannelFixture {
         var result: [String: [String]] = [:]
         let metadata: Set<String> = ["Z_METADATA", "Z_PRIMARYKEY", "Z_MODELCACHE", "seed_metadata", "seed_model"]
         for table in try DeltaApplier.tables(of: store) where !metadata.contains(table.name) {
-            let values = table.columns.map { "typeof(\(quoteIdentifier($0))) || ':' || quote(\(quoteIdentifier($0)))" }.joined(separator: " || '|' || ")
+            let values = table.columns.map { "typeof(\(quoteIdentifier($0))) || ':' || quote(\(quoteIdentifier($0)))" }.joined(
+                separator: " || '|' || ")
             result[table.name] = try store.strings("SELECT \(values) FROM \(quoteIdentifier(table.name)) ORDER BY 1")
         }
         return result

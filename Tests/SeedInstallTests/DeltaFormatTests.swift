@@ -24,7 +24,8 @@ struct DeltaFormatTests {
         let writer = try DeltaWriter(path: path, header: header)
         for key in 1...40 { try writer.write(.delete(table: 0, key: [.integer(Int64(key))])) }
         for key in 41...80 {
-            try writer.write(.insert(table: 0, row: [.integer(Int64(key)), .text("Book \(key) é"), .real(Double(key) / 3), .blob([0, 1, UInt8(key)])]))
+            try writer.write(
+                .insert(table: 0, row: [.integer(Int64(key)), .text("Book \(key) é"), .real(Double(key) / 3), .blob([0, 1, UInt8(key)])]))
         }
         for key in 81...120 {
             try writer.write(.update(table: 0, key: [.integer(Int64(key))], changes: [DeltaChange(column: 2, value: .null)]))

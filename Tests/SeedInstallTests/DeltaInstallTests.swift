@@ -1,9 +1,10 @@
 import Foundation
-@testable import SeedInstall
 import SeedModel
 import SeedPipeline
 import SeedTestSupport
 import Testing
+
+@testable import SeedInstall
 
 @Suite("Installing a release by its delta", .serialized)
 struct DeltaInstallTests {
@@ -30,7 +31,9 @@ struct DeltaInstallTests {
         #expect(phases.contains(.downloadingDelta) && phases.contains(.applyingDelta) && phases.contains(.checkingStore))
         #expect(!phases.contains(.downloading) && !phases.contains(.inflating), "the artifact is never fetched")
         let requests = server.requests.dropFirst(earlier)
-        #expect(!requests.contains { $0.contains("/artifacts/") } && requests.contains { $0.hasPrefix("GET") && $0.contains("/deltas/") }, "\(requests)")
+        #expect(
+            !requests.contains { $0.contains("/artifacts/") } && requests.contains { $0.hasPrefix("GET") && $0.contains("/deltas/") },
+            "\(requests)")
 
         let artifact = try #require(result.manifest.artifact)
         func size(_ file: String) throws -> Int64 { try FileDigest(of: fixture.channel + "/" + file).bytes }
@@ -44,7 +47,9 @@ struct DeltaInstallTests {
         let new = try fixture.primaryKeys(installed, table: table, key: key)
         let surviving = Set(old.keys).intersection(new.keys)
         #expect(surviving.count >= 2 && surviving.allSatisfy { old[$0] == new[$0] }, "every surviving row keeps its Z_PK")
-        #expect(try StoreMetadata.read(at: URL(fileURLWithPath: installed)).storeUUID == StoreMetadata.read(at: URL(fileURLWithPath: seven)).storeUUID)
+        #expect(
+            try StoreMetadata.read(at: URL(fileURLWithPath: installed)).storeUUID
+                == StoreMetadata.read(at: URL(fileURLWithPath: seven)).storeUUID)
         #expect(snapshot(fixture.directory.path, except: fixture.app) == before, "nothing outside the folder changes")
 
         let again = try fixture.installer().install(from: url, to: fixture.app)
@@ -59,11 +64,13 @@ struct DeltaInstallTests {
     func aStoreRestampedForTheAppsModel(userEntity: String) throws {
         try fixture.release(7, DeltaChannelFixture.postcodes(0..<300), layout: .coreData)
         try fixture.publish(7)
-        let user = #"{"name": "User", "versionIdentifiers": ["1"], "configurations": [{"name": "UserConf", "entities": ["ENTITY"]}], "entities": [{"name": "ENTITY", "attributes": [{"name": "note", "type": "String"}]}]}"#
+        let user =
+            #"{"name": "User", "versionIdentifiers": ["1"], "configurations": [{"name": "UserConf", "entities": ["ENTITY"]}], "entities": [{"name": "ENTITY", "attributes": [{"name": "note", "type": "String"}]}]}"#
         var installer = fixture.installer()
         installer.model = try Model.merged([
             ModelLoader.load(json: Data(testModelJSON.utf8), source: ModelSource(file: "model.json", version: "1")),
-            ModelLoader.load(json: Data(user.replacingOccurrences(of: "ENTITY", with: userEntity).utf8), source: ModelSource(file: "user.json")),
+            ModelLoader.load(
+                json: Data(user.replacingOccurrences(of: "ENTITY", with: userEntity).utf8), source: ModelSource(file: "user.json")),
         ])
         #expect(try installer.install(from: fixture.channel, to: fixture.app).restamped)
         try fixture.release(8, DeltaChannelFixture.postcodes(5..<310) { $0 % 50 == 0 }, layout: .coreData, base: 7)
@@ -84,7 +91,9 @@ struct DeltaInstallTests {
         #expect(metadata.dataVersion == 8 && metadata[StoreMetadata.Key.restampedFrom] != nil)
         #expect(metadata.versionHashes.keys.contains(userEntity), "stamped for the app's model again")
         let sha256 = try FileDigest(of: result.storePath).sha256
-        #expect(InstallRecord(directory: fixture.app, dataset: "postcodes").current?.storeSHA256 == sha256, "the re-stamped file is what a next delta's base must be")
+        #expect(
+            InstallRecord(directory: fixture.app, dataset: "postcodes").current?.storeSHA256 == sha256,
+            "the re-stamped file is what a next delta's base must be")
         #expect(try installedFiles(fixture.app) == ["postcodes-8.sqlite", "postcodes.current"])
         fixture.expectSevenInUseUntilChecked(log)
     }
@@ -122,8 +131,10 @@ struct DeltaInstallTests {
         #expect(result.via == .full && result.fallback?.reason == .noDelta, "\(String(describing: result.fallback))")
         #expect(result.fallback?.message.contains("no delta from the installed data version 7 (none)") == true)
         let artifact = try #require(result.manifest.artifact)
-        let release = try FileDigest(of: fixture.channel + "/latest.json").bytes + FileDigest(of: fixture.channel + "/manifests/8.json").bytes
-        #expect(result.downloadedBytes == release + artifact.bytes, "the artifact, read from the folder channel, the pointer and the manifest")
+        let release =
+            try FileDigest(of: fixture.channel + "/latest.json").bytes + FileDigest(of: fixture.channel + "/manifests/8.json").bytes
+        #expect(
+            result.downloadedBytes == release + artifact.bytes, "the artifact, read from the folder channel, the pointer and the manifest")
         try fixture.expectEightInstalled(result)
         fixture.expectSevenInUseUntilChecked(log)
     }

@@ -1,8 +1,9 @@
 import Foundation
-@testable import SeedInstall
-@testable import SeedPipeline
 import SeedTestSupport
 import Testing
+
+@testable import SeedInstall
+@testable import SeedPipeline
 
 /// A delta that changes a table away from the release — a metadata table a Core Data app reads, not
 /// only the entity tables the content digest covers — is refused by the set digest, and the release
@@ -14,13 +15,20 @@ struct DeltaSetDigestTests {
     @Test(arguments: ["Z_PRIMARYKEY", "Z_MODELCACHE"])
     func aDeltaThatAlsoRewritesAMetadataTableIsRefused(table: String) throws {
         let entry = try fixture.sevenInstalledEightWithDelta()
-        #expect(InstallRecord(directory: fixture.app, dataset: "postcodes").current?.setDigest != nil, "release 7's set digest recorded at install")
+        #expect(
+            InstallRecord(directory: fixture.app, dataset: "postcodes").current?.setDigest != nil,
+            "release 7's set digest recorded at install")
         var delta = try DeltaReader.read(fixture.channel + "/" + ReleasePointer.deltaPath(sha256: entry.sha256))
         let index = try #require(delta.header.tables.firstIndex { $0.name == table })
         let columns = delta.header.tables[index].columns
-        let forged: [DeltaOperation] = table == "Z_PRIMARYKEY"
+        let forged: [DeltaOperation] =
+            table == "Z_PRIMARYKEY"
             // Entity 1's Z_MAX raised, as an attacker rewriting the delta from its documented format did.
-            ? [.update(table: index, key: [.integer(1)], changes: [DeltaChange(column: try #require(columns.firstIndex(of: "Z_MAX")), value: .integer(999_999))])]
+            ? [
+                .update(
+                    table: index, key: [.integer(1)],
+                    changes: [DeltaChange(column: try #require(columns.firstIndex(of: "Z_MAX")), value: .integer(999_999))])
+            ]
             // The cached model replaced by other bytes (the table has no key: replaced whole).
             : [.clear(table: index), .insert(table: index, row: [.blob(Array("not the model".utf8))])]
         delta.operations = (delta.operations + forged).enumerated().sorted {
@@ -36,7 +44,9 @@ struct DeltaSetDigestTests {
 
         let (result, _) = try fixture.install(from: fixture.channel)
         #expect(result.via == .full && result.fallback?.reason == .wrongResult, "\(String(describing: result.fallback))")
-        #expect(result.fallback?.message.contains("the set digest after the delta is not the release's") == true, "\(String(describing: result.fallback?.message))")
+        #expect(
+            result.fallback?.message.contains("the set digest after the delta is not the release's") == true,
+            "\(String(describing: result.fallback?.message))")
         try fixture.expectEightInstalled(result)
     }
 

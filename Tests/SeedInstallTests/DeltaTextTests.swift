@@ -1,8 +1,9 @@
 import Foundation
-@testable import SeedInstall
 import SeedPipeline
 import SeedTestSupport
 import Testing
+
+@testable import SeedInstall
 
 /// Values a delta carries byte for byte, through the diff, the file, the reader and the apply.
 @Suite("Delta values, exactly")
@@ -15,12 +16,15 @@ struct DeltaTextTests {
         let path = directory.path(name)
         #expect(FileManager.default.createFile(atPath: path, contents: nil))
         let store = try StoreConnection(path: path, mode: .writable)
-        try store.execute("PRAGMA application_id = \(StoreMetadata.applicationID); PRAGMA user_version = \(StoreMetadata.storeFormatVersion)")
+        try store.execute(
+            "PRAGMA application_id = \(StoreMetadata.applicationID); PRAGMA user_version = \(StoreMetadata.storeFormatVersion)")
         try store.execute("CREATE TABLE \(StoreMetadata.tableName) (key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID")
         try store.execute("CREATE TABLE place (id INTEGER PRIMARY KEY, name TEXT, code BLOB)")
         for row in rows { try store.execute("INSERT INTO place VALUES (\(row))") }
         let digest = try ContentDigest.compute(store, tables: DeltaApplier.plainContentDumps(try DeltaApplier.tables(of: store)))
-        try store.execute("INSERT INTO \(StoreMetadata.tableName) VALUES ('dataVersion', ?), ('contentDigest', ?)", [.text("\(version)"), .text("\"\(digest)\"")])
+        try store.execute(
+            "INSERT INTO \(StoreMetadata.tableName) VALUES ('dataVersion', ?), ('contentDigest', ?)",
+            [.text("\(version)"), .text("\"\(digest)\"")])
         return path
     }
 
@@ -34,10 +38,13 @@ struct DeltaTextTests {
     /// first NUL as a C string would be: the result has the next release's rows and content digest.
     @Test func textHoldingUPlus0000RoundTrips() throws {
         let base = try store("1.sqlite", version: 1, rows: ["1, 'Kent', X'01'", "2, 'Leeds', NULL"])
-        let next = try store("2.sqlite", version: 2, rows: [
-            "1, CAST(X'4B00656E74' AS TEXT), X'0100'", "2, 'Leeds', X''", "3, CAST(X'00' AS TEXT), NULL", "4, CAST(X'0041' AS TEXT), X'00'",
-            "5, CAST(X'4100' AS TEXT), ''",
-        ])
+        let next = try store(
+            "2.sqlite", version: 2,
+            rows: [
+                "1, CAST(X'4B00656E74' AS TEXT), X'0100'", "2, 'Leeds', X''", "3, CAST(X'00' AS TEXT), NULL",
+                "4, CAST(X'0041' AS TEXT), X'00'",
+                "5, CAST(X'4100' AS TEXT), ''",
+            ])
         let file = directory.path("1-2.delta.gz")
         try StoreDiff().write(base: base, new: next, to: file)
         let delta = try DeltaReader.read(file)

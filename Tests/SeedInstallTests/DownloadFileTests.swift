@@ -1,8 +1,9 @@
 import Crypto
 import Foundation
-@testable import SeedInstall
 import SeedTestSupport
 import Testing
+
+@testable import SeedInstall
 
 /// A download's digest is hashed as it is written when the file was written in order from its start,
 /// and read back otherwise: either way it is the file's.
@@ -49,7 +50,8 @@ struct DownloadFileTests {
     @Test func aCopyWhereNoCloneIsPossibleReportsItsProgress() throws {
         let shm = "/dev/shm"
         var status = stat()
-        let folder = stat(shm, &status) == 0 ? shm + "/seedbuild-copy-\(getpid())-\(UInt32.random(in: 0...UInt32.max))" : directory.path("copy")
+        let folder =
+            stat(shm, &status) == 0 ? shm + "/seedbuild-copy-\(getpid())-\(UInt32.random(in: 0...UInt32.max))" : directory.path("copy")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // Larger than one 16 MiB step, and not a multiple of it.

@@ -2,8 +2,9 @@ import Foundation
 import SeedInstall
 import SeedTestSupport
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `seedbuild fetch` by a delta: what `--json` says, and a fetch killed while it applies one.
@@ -58,7 +59,8 @@ struct FetchDeltaCommandTests {
         try Data(#"{"store": "postcodes-7.sqlite", "dataVersion": 7, "contentDigest": "\#(digest)", "storeSHA256": "\#(sha256)"}"#.utf8)
             .write(to: URL(fileURLWithPath: fixture.app + "/postcodes.current"))
         let second = try summary()
-        #expect(second["outcome"] as? String == "installed" && second["via"] as? String == "delta" && second["fallback"] == nil, "\(second)")
+        #expect(
+            second["outcome"] as? String == "installed" && second["via"] as? String == "delta" && second["fallback"] == nil, "\(second)")
         let bytes = try #require(second["downloadedBytes"] as? Int)
         #expect(bytes > Int(entry.bytes) && bytes * 4 < Int(artifact.bytes), "\(bytes) bytes by delta, the artifact is \(artifact.bytes)")
         let again = try summary()
@@ -86,7 +88,9 @@ struct FetchDeltaCommandTests {
         while fetch.isRunning {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: fixture.app)) ?? []
             let copies = names.filter { $0.hasPrefix(".postcodes-8.sqlite.tmp-") }
-            let sizes = copies.map { (try? FileManager.default.attributesOfItem(atPath: fixture.app + "/" + $0)[.size] as? Int).flatMap { $0 } }
+            let sizes = copies.map {
+                (try? FileManager.default.attributesOfItem(atPath: fixture.app + "/" + $0)[.size] as? Int).flatMap { $0 }
+            }
             if sizes.contains(Int(seven.bytes)) {
                 kill(fetch.processIdentifier, SIGKILL)
                 killedMidApply = true

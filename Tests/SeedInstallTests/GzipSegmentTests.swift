@@ -1,11 +1,12 @@
 import CZlib
 import Crypto
 import Foundation
-@testable import SeedInstall
 import SeedModel
 import SeedPipeline
 import SeedTestSupport
 import Testing
+
+@testable import SeedInstall
 
 /// The artifact's independent segments: each starts with no reference to what comes before, the
 /// table lists where, and an inflater given it on any number of threads gives the same bytes or
@@ -73,11 +74,15 @@ struct GzipSegmentTests {
                 let input32 = open(artifact, O_RDONLY)
                 let outputPath = artifact + ".out-\(threads)"
                 let output32 = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-                defer { close(input32); close(output32) }
+                defer {
+                    close(input32)
+                    close(output32)
+                }
                 var hasher = SHA256()
                 let (written, read) = try GzipInflater.inflate(
                     segments: segments, input: input32, path: artifact, inputBytes: result.outputBytes, outputBytes: Int64(size),
-                    to: output32, outputPath: outputPath, hashInput: true, threads: threads) { hasher.update(bufferPointer: $0) }
+                    to: output32, outputPath: outputPath, hashInput: true, threads: threads
+                ) { hasher.update(bufferPointer: $0) }
                 #expect(written == Int64(size))
                 #expect(Data(hasher.finalize()).hexString == result.inputSHA256)
                 #expect(read == FileDigest(bytes: result.outputBytes, sha256: result.outputSHA256))
@@ -91,11 +96,15 @@ struct GzipSegmentTests {
             for checksCRC in [true, false] {
                 let input32 = open(damagedPath, O_RDONLY)
                 let output32 = open(damagedPath + ".out", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-                defer { close(input32); close(output32) }
+                defer {
+                    close(input32)
+                    close(output32)
+                }
                 let outcome = Result { () throws(GzipError) in
                     try GzipInflater.inflate(
                         segments: segments, input: input32, path: damagedPath, inputBytes: result.outputBytes, outputBytes: Int64(size),
-                        to: output32, outputPath: damagedPath + ".out", hashInput: false, checksCRC: checksCRC, observe: nil).written
+                        to: output32, outputPath: damagedPath + ".out", hashInput: false, checksCRC: checksCRC, observe: nil
+                    ).written
                 }
                 switch outcome {
                 case .success(let written): #expect(!checksCRC && written == Int64(size), "size \(size)")
@@ -112,7 +121,8 @@ struct GzipSegmentTests {
         let good = result.segments
         func outcome(_ table: GzipSegments, file: String? = nil, outputBytes: Int64? = nil) -> String {
             do {
-                try GzipInflater.inflate(file ?? artifact, to: directory.path("out"), maxOutputBytes: outputBytes ?? Int64(size), segments: table)
+                try GzipInflater.inflate(
+                    file ?? artifact, to: directory.path("out"), maxOutputBytes: outputBytes ?? Int64(size), segments: table)
                 return "inflated"
             } catch {
                 return error.description
@@ -142,7 +152,9 @@ struct GzipSegmentTests {
         #expect(GzipSegments.segmentBytes(forInput: 10 << 30, blockSize: ParallelGzip.blockSize) == 8 << 20, "at most 2,048 segments")
         #expect(GzipSegments.segmentBytes(forInput: 1 << 40, blockSize: ParallelGzip.blockSize) == GzipSegments.maximumBytes)
         // The stated size one byte short: the last segment would write more than it.
-        #expect(outcome(good, outputBytes: Int64(size) - 1).contains("more than \(size - 1) bytes"), "\(outcome(good, outputBytes: Int64(size) - 1))")
+        #expect(
+            outcome(good, outputBytes: Int64(size) - 1).contains("more than \(size - 1) bytes"),
+            "\(outcome(good, outputBytes: Int64(size) - 1))")
 
         // Another artifact of the same size with this table; and this artifact damaged in segment 2.
         let (other, _) = try compressed("other", sample(size, compressible: true, seed: 2).map { $0 == 0x20 ? 0x2C : $0 })
@@ -185,7 +197,9 @@ struct GzipSegmentTests {
         wrong.offsets[1] += 1
         try rewrite(wrong.jsonValue)
         let refused = #expect(throws: InstallError.self) { try installer.install(from: channel, to: directory.path("app")) }
-        #expect(refused?.kind == .checksum && refused?.message.contains("segment 0 of \(table.offsets.count)") == true, "\(String(describing: refused))")
+        #expect(
+            refused?.kind == .checksum && refused?.message.contains("segment 0 of \(table.offsets.count)") == true,
+            "\(String(describing: refused))")
         #expect(try installedFiles(directory.path("app")).isEmpty)
 
         // A manifest from before the table (or with one that cannot describe the file): one pass.
@@ -194,11 +208,15 @@ struct GzipSegmentTests {
             let app = directory.path("app-\(segments == nil ? "none" : "unusable")")
             let installed = try installer.install(from: channel, to: app)
             #expect(installed.outcome == .installed)
-            #expect(try Data(contentsOf: URL(fileURLWithPath: installed.storePath)) == Data(contentsOf: URL(fileURLWithPath: out + "/postcodes.sqlite")))
+            #expect(
+                try Data(contentsOf: URL(fileURLWithPath: installed.storePath))
+                    == Data(contentsOf: URL(fileURLWithPath: out + "/postcodes.sqlite")))
         }
         try rewrite(table.jsonValue)
         let installed = try installer.install(from: channel, to: directory.path("app"))
-        #expect(try Data(contentsOf: URL(fileURLWithPath: installed.storePath)) == Data(contentsOf: URL(fileURLWithPath: out + "/postcodes.sqlite")))
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: installed.storePath))
+                == Data(contentsOf: URL(fileURLWithPath: out + "/postcodes.sqlite")))
 
         // `verify` (the nightly job's step before publishing) refuses a table that does not fit.
         let model = try ModelLoader.load(directory.path("model.json"))
@@ -213,8 +231,11 @@ struct GzipSegmentTests {
             let report = try Verifier().verify(path, seedModels: [model], userModels: [])
             let inflate = report.checks.first { $0.name == "inflate" }
             #expect(!report.passed && inflate?.passed == false, "\(report.text)")
-            #expect(inflate?.detail.contains(index == 0 ? "segment 0 of" : "the segment table does not fit the file") == true, "\(report.text)")
+            #expect(
+                inflate?.detail.contains(index == 0 ? "segment 0 of" : "the segment table does not fit the file") == true, "\(report.text)")
         }
-        #expect(try Data(contentsOf: URL(fileURLWithPath: installed.storePath)) == Data(contentsOf: URL(fileURLWithPath: out + "/postcodes.sqlite")))
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: installed.storePath))
+                == Data(contentsOf: URL(fileURLWithPath: out + "/postcodes.sqlite")))
     }
 }

@@ -10,8 +10,11 @@ func snapshot(_ root: String, except app: String) -> [String: String] {
     var files: [String: String] = [:]
     for case let name as String in FileManager.default.enumerator(atPath: root) ?? FileManager.DirectoryEnumerator() {
         let path = (root as NSString).appendingPathComponent(name)
-        guard !path.hasPrefix(app + "/"), path != app, let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { continue }
-        files[name] = "\(attributes[.type] ?? "") \(attributes[.size] ?? "") \((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)"
+        guard !path.hasPrefix(app + "/"), path != app, let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
+            continue
+        }
+        files[name] =
+            "\(attributes[.type] ?? "") \(attributes[.size] ?? "") \((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)"
     }
     return files
 }
@@ -26,7 +29,9 @@ struct HostileFetchTests {
         try packagedRelease(directory, version: version, postcodes: postcodes)
     }
 
-    private func installer(deadline: TimeInterval = 60, limits: TransferLimits = TransferLimits(idleTimeout: 10), attempts: Int = 2) -> SeedInstaller {
+    private func installer(deadline: TimeInterval = 60, limits: TransferLimits = TransferLimits(idleTimeout: 10), attempts: Int = 2)
+        -> SeedInstaller
+    {
         var installer = SeedInstaller()
         installer.now = { Date(timeIntervalSince1970: 1_700_000_000 + 86_400) }
         installer.allowUnsigned = true
@@ -45,7 +50,9 @@ struct HostileFetchTests {
     }
 
     private func expectSevenStillInstalled() throws {
-        #expect(try String(contentsOfFile: app + "/postcodes.current", encoding: .utf8).contains("postcodes-7.sqlite"), "the old install is kept")
+        #expect(
+            try String(contentsOfFile: app + "/postcodes.current", encoding: .utf8).contains("postcodes-7.sqlite"),
+            "the old install is kept")
         #expect(FileManager.default.fileExists(atPath: app + "/postcodes-7.sqlite"))
     }
 
@@ -58,7 +65,8 @@ struct HostileFetchTests {
         _ = try installer().install(from: server.url + "postcodes/1/", to: app)
         let gets = server.requests.filter { $0.hasPrefix("GET") }
         #expect(gets.contains { $0.contains("latest.json") && $0.contains("cache=no-cache") }, "\(gets)")
-        #expect(gets.filter { $0.contains("/artifacts/") || $0.contains("/manifests/") }.allSatisfy { $0.contains("cache=None") }, "\(gets)")
+        #expect(
+            gets.filter { $0.contains("/artifacts/") || $0.contains("/manifests/") }.allSatisfy { $0.contains("cache=None") }, "\(gets)")
         #expect(gets.contains { $0.contains("/artifacts/") })
     }
 
@@ -100,7 +108,9 @@ struct HostileFetchTests {
             #expect(error?.description.contains("Content-Encoding gzip, which was not asked for") == true, "\(String(describing: error))")
         }
         #expect(error?.url.contains("/artifacts/") == true)
-        #expect(server.requests.filter { $0.hasPrefix("GET") && $0.contains("/artifacts/") }.count == 1, "refused, not retried: \(server.requests)")
+        #expect(
+            server.requests.filter { $0.hasPrefix("GET") && $0.contains("/artifacts/") }.count == 1,
+            "refused, not retried: \(server.requests)")
         try expectSevenStillInstalled()
         #expect(!FileManager.default.fileExists(atPath: app + "/.postcodes-8.sqlite.gz.part"), "nothing past the stated size is kept")
         #expect(snapshot(directory.path, except: app) == before)
@@ -113,7 +123,10 @@ struct HostileFetchTests {
         let start = Date()
         let error = #expect(throws: TransferError.self) { try installer(deadline: 3).install(from: server.url + "postcodes/1/", to: app) }
         let elapsed = Date().timeIntervalSince(start)
-        guard case .timedOut(let why) = error?.kind else { Issue.record("not a timeout: \(String(describing: error))"); return }
+        guard case .timedOut(let why) = error?.kind else {
+            Issue.record("not a timeout: \(String(describing: error))")
+            return
+        }
         #expect(why.contains("deadline of 3 s") && why.contains("bytes received"), "\(why)")
         #expect(error?.url.contains("/artifacts/") == true && error?.description.contains("--deadline") == true)
         #expect(elapsed < 6, "\(elapsed) s")
@@ -127,7 +140,10 @@ struct HostileFetchTests {
         let start = Date()
         let slow = installer(deadline: 60, limits: TransferLimits(idleTimeout: 10, minimumRate: 1000, rateWindow: 2))
         let error = #expect(throws: TransferError.self) { try slow.install(from: server.url + "postcodes/1/", to: app) }
-        guard case .tooSlow(let why) = error?.kind else { Issue.record("not too slow: \(String(describing: error))"); return }
+        guard case .tooSlow(let why) = error?.kind else {
+            Issue.record("not too slow: \(String(describing: error))")
+            return
+        }
         #expect(why.contains("below the minimum of 1000 bytes/s") && why.contains("bytes received"), "\(why)")
         #expect(Date().timeIntervalSince(start) < 8)
         try expectSevenStillInstalled()
@@ -140,7 +156,10 @@ struct HostileFetchTests {
         let start = Date()
         let stalled = installer(deadline: 60, limits: TransferLimits(idleTimeout: 1, minimumRate: 0), attempts: 2)
         let error = #expect(throws: TransferError.self) { try stalled.install(from: server.url + "postcodes/1/", to: app) }
-        guard case .timedOut(let why) = error?.kind else { Issue.record("not a timeout: \(String(describing: error))"); return }
+        guard case .timedOut(let why) = error?.kind else {
+            Issue.record("not a timeout: \(String(describing: error))")
+            return
+        }
         #expect(why.contains("nothing received for 1 s"), "\(why)")
         #expect(Date().timeIntervalSince(start) < 8, "two tries of 1 s idle each")
         try expectSevenStillInstalled()

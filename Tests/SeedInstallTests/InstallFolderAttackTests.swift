@@ -19,7 +19,8 @@ struct InstallFolderAttackTests {
     private func installer(_ configure: (inout SeedInstaller) -> Void = { $0.allowUnsigned = true }) -> SeedInstaller {
         var installer = SeedInstaller()
         installer.now = { Date(timeIntervalSince1970: 1_700_000_000 + 86_400) }
-        installer.transport = HTTPTransport(retryPolicy: .init(attempts: 2, initialDelay: 0.01, maxDelay: 0.05), limits: TransferLimits(idleTimeout: 10))
+        installer.transport = HTTPTransport(
+            retryPolicy: .init(attempts: 2, initialDelay: 0.01, maxDelay: 0.05), limits: TransferLimits(idleTimeout: 10))
         configure(&installer)
         return installer
     }
@@ -28,7 +29,8 @@ struct InstallFolderAttackTests {
         _ = try Publisher().publish(try release(7), to: destination)
         _ = try installer().install(from: directory.path("dist/postcodes/1"), to: app)
         for version in versions {
-            _ = try Publisher().publish(try release(version, postcodes: "postcode,county_code\nCT1 1AA,KEN\nCT9 \(version)ZZ,EDI\n"), to: destination)
+            _ = try Publisher().publish(
+                try release(version, postcodes: "postcode,county_code\nCT1 1AA,KEN\nCT9 \(version)ZZ,EDI\n"), to: destination)
         }
     }
 
@@ -37,7 +39,9 @@ struct InstallFolderAttackTests {
     }
 
     private func expectSevenStillInstalled() throws {
-        #expect(try String(contentsOfFile: app + "/postcodes.current", encoding: .utf8).contains("postcodes-7.sqlite"), "the old install is kept")
+        #expect(
+            try String(contentsOfFile: app + "/postcodes.current", encoding: .utf8).contains("postcodes-7.sqlite"),
+            "the old install is kept")
     }
 
     @Test func symlinkOrHardLinkAtThePartialFileIsNeverWrittenThrough() throws {
@@ -70,7 +74,10 @@ struct InstallFolderAttackTests {
         }
         let error = #expect(throws: InstallError.self) { try installer().install(from: channel, to: app) }
         #expect(error?.message.contains("\"./../escaped\" is not a plain name") == true, "\(String(describing: error))")
-        #expect(snapshot(directory.path, except: app).filter { $0.key != "dist/postcodes/1/latest.json" && !$0.key.hasPrefix("dist/postcodes/1/manifests") }
+        #expect(
+            snapshot(directory.path, except: app).filter {
+                $0.key != "dist/postcodes/1/latest.json" && !$0.key.hasPrefix("dist/postcodes/1/manifests")
+            }
                 == before.filter { $0.key != "dist/postcodes/1/latest.json" && !$0.key.hasPrefix("dist/postcodes/1/manifests") })
         #expect(!FileManager.default.fileExists(atPath: directory.path("escaped.current")))
 
@@ -93,18 +100,26 @@ struct InstallFolderAttackTests {
         #expect((#expect(throws: InstallError.self) { try installer().install(from: channel, to: app) })?.kind == .expired)
 
         // Another build's store swapped in, its sizes and hashes written into the manifest.
-        let other = try Manifest(data: try Data(contentsOf: URL(fileURLWithPath: try release(9, postcodes: "postcode,county_code\nCT1 1AB,KEN\n") + "/manifest.json")), path: "m")
+        let other = try Manifest(
+            data: try Data(
+                contentsOf: URL(fileURLWithPath: try release(9, postcodes: "postcode,county_code\nCT1 1AB,KEN\n") + "/manifest.json")),
+            path: "m")
         _ = try Publisher().publish(directory.path("out-9"), to: directory.path("dist9"))
         let otherArtifact = ReleasePointer.artifactPath(sha256: other.artifact!.sha256)
-        try FileManager.default.copyItem(atPath: directory.path("dist9/postcodes/1") + "/" + otherArtifact, toPath: channel + "/" + otherArtifact)
+        try FileManager.default.copyItem(
+            atPath: directory.path("dist9/postcodes/1") + "/" + otherArtifact, toPath: channel + "/" + otherArtifact)
         try rewriteManifest(8) { manifest, _ in
             manifest["expires"] = "2023-12-01T00:00:00Z"
             manifest["artifact"] = other.values["artifact"]
             manifest["store"] = other.values["store"]
         }
         let swapped = #expect(throws: InstallError.self) { try installer().install(from: channel, to: app) }
-        #expect(swapped?.message.contains("the store inside does not match its manifest (dataVersion: manifest 8, store 9;") == true, "\(String(describing: swapped))")
-        #expect(swapped?.message.contains("rowCounts: manifest {\"County\":2,\"Postcode\":2}, store {\"County\":2,\"Postcode\":1}") == true, "\(String(describing: swapped))")
+        #expect(
+            swapped?.message.contains("the store inside does not match its manifest (dataVersion: manifest 8, store 9;") == true,
+            "\(String(describing: swapped))")
+        #expect(
+            swapped?.message.contains("rowCounts: manifest {\"County\":2,\"Postcode\":2}, store {\"County\":2,\"Postcode\":1}") == true,
+            "\(String(describing: swapped))")
         #expect(swapped?.message.contains("; contentDigest") == true, "\(String(describing: swapped))")
         try expectSevenStillInstalled()
         #expect(try installedFiles(app) == ["postcodes-7.sqlite", "postcodes.current"])
@@ -119,7 +134,9 @@ struct InstallFolderAttackTests {
             manifest["rowCounts"] = .object(["County": .integer(13), "Postcode": .integer(1)])
         }
         let refused = #expect(throws: InstallError.self) { try installer().install(from: channel, to: app) }
-        #expect(refused?.message.contains("does not match its manifest (rowCounts: manifest {\"County\":13,\"Postcode\":1}, store {\"County\":") == true, "\(String(describing: refused))")
+        #expect(
+            refused?.message.contains("does not match its manifest (rowCounts: manifest {\"County\":13,\"Postcode\":1}, store {\"County\":")
+                == true, "\(String(describing: refused))")
         try expectSevenStillInstalled()
 
         let built = directory.path("out-8")
@@ -129,7 +146,10 @@ struct InstallFolderAttackTests {
         try manifest.fileData.write(to: URL(fileURLWithPath: manifestPath))
         let report = try Verifier().verify(manifestPath, seedModels: [try ModelLoader.load(directory.path("model.json"))], userModels: [])
         #expect(!report.passed)
-        #expect(report.checks.contains { $0.name == "manifest metadata" && !$0.passed && $0.detail.contains("rowCounts: manifest {\"County\":13") }, "\(report.text)")
+        #expect(
+            report.checks.contains {
+                $0.name == "manifest metadata" && !$0.passed && $0.detail.contains("rowCounts: manifest {\"County\":13")
+            }, "\(report.text)")
     }
 
     /// A channel with nothing published says so with the server's status.

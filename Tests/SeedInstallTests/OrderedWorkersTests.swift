@@ -1,6 +1,7 @@
 import Foundation
-@testable import SeedInstall
 import Testing
+
+@testable import SeedInstall
 
 /// The one worker pool of inflating and compressing: results come back in the order jobs were
 /// submitted whatever thread finishes first, a job's error reaches the caller at that job, and
@@ -17,7 +18,7 @@ struct OrderedWorkersTests {
     }
 
     /// What the threads did, under a lock: the jobs started, the per-thread states made and released.
-    final class Journal: @unchecked Sendable {  // Safe to share: every var is read and written under `lock`.
+    final class Journal: @unchecked Sendable { // Safe to share: every var is read and written under `lock`.
         private let lock = NSLock()
         private var startedJobs: [Int] = []
         private var made = 0

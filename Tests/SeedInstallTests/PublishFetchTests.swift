@@ -84,17 +84,22 @@ struct PublishFetchTests {
         try bad.write(to: URL(fileURLWithPath: artifact))
         // Read where it lies (a folder channel): inflating may fail first, the message still names the checksum.
         let flipped = #expect(throws: InstallError.self) { try trusted.install(from: channel, to: app) }
-        #expect(flipped?.kind == .checksum && flipped?.message.contains("the artifact was changed or damaged") == true, "\(String(describing: flipped))")
+        #expect(
+            flipped?.kind == .checksum && flipped?.message.contains("the artifact was changed or damaged") == true,
+            "\(String(describing: flipped))")
         try (good + Data([0])).write(to: URL(fileURLWithPath: artifact))
         let longer = #expect(throws: InstallError.self) { try trusted.install(from: channel, to: app) }
-        #expect(longer?.kind == .checksum && longer?.message.contains("\(good.count + 1) bytes, the manifest says \(good.count) bytes") == true, "\(String(describing: longer))")
+        #expect(
+            longer?.kind == .checksum && longer?.message.contains("\(good.count + 1) bytes, the manifest says \(good.count) bytes") == true,
+            "\(String(describing: longer))")
         try good.write(to: URL(fileURLWithPath: artifact))
 
         // A changed manifest no longer matches latest.json.
         let manifestFile = channel + "/manifests/8.json"
         let text = try String(contentsOfFile: manifestFile, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: manifestFile)
-        try text.replacingOccurrences(of: "\"dataVersion\" : 8", with: "\"dataVersion\" : 9").write(toFile: manifestFile, atomically: true, encoding: .utf8)
+        try text.replacingOccurrences(of: "\"dataVersion\" : 8", with: "\"dataVersion\" : 9").write(
+            toFile: manifestFile, atomically: true, encoding: .utf8)
         #expect((#expect(throws: InstallError.self) { try trusted.install(from: channel, to: app) })?.kind == .checksum)
         try text.write(toFile: manifestFile, atomically: true, encoding: .utf8)
 
@@ -106,7 +111,8 @@ struct PublishFetchTests {
         let later = installer { $0.now = { Date().addingTimeInterval(15 * 86_400) } }
         #expect((#expect(throws: InstallError.self) { try later.install(from: channel, to: app) })?.kind == .expired)
 
-        #expect(try String(contentsOfFile: app + "/postcodes.current", encoding: .utf8).contains("postcodes-7.sqlite"), "still the old seed")
+        #expect(
+            try String(contentsOfFile: app + "/postcodes.current", encoding: .utf8).contains("postcodes-7.sqlite"), "still the old seed")
         #expect(try trusted.install(from: channel, to: app).dataVersion == 8, "the untouched release installs")
     }
 
@@ -141,8 +147,10 @@ struct PublishFetchTests {
         }
         let refused = #expect(throws: InstallError.self) { try installer().install(from: channel, to: app) }
         #expect(refused?.kind == .checksum)
-        #expect(refused?.message.contains("the inflated store has") == true && refused?.message.contains("with SHA-256 \(real), the manifest says") == true,
-                "\(String(describing: refused))")
+        #expect(
+            refused?.message.contains("the inflated store has") == true
+                && refused?.message.contains("with SHA-256 \(real), the manifest says") == true,
+            "\(String(describing: refused))")
         #expect(!FileManager.default.fileExists(atPath: app + "/postcodes.current"))
         #expect((try? FileManager.default.contentsOfDirectory(atPath: app))?.filter { $0.contains(".sqlite") } ?? [] == [])
     }
@@ -179,7 +187,9 @@ struct PublishFetchTests {
         try artifact.prefix(artifact.count / 2).write(to: URL(fileURLWithPath: app + "/.postcodes-7.sqlite.gz.part"))
         let result = try installer().install(from: published.channel, to: app)
         #expect(result.outcome == .installed)
-        #expect(try StoreMetadata.read(at: URL(fileURLWithPath: result.storePath)).contentDigest == manifest.values["contentDigest"]?.stringValue)
+        #expect(
+            try StoreMetadata.read(at: URL(fileURLWithPath: result.storePath)).contentDigest
+                == manifest.values["contentDigest"]?.stringValue)
         #expect(!FileManager.default.fileExists(atPath: app + "/.postcodes-7.sqlite.gz.part"))
 
         // A newer release over WebDAV replaces latest.json; the old release's files stay valid.
@@ -194,7 +204,8 @@ struct PublishFetchTests {
         let pruned = try keeping.publish(try release(9, postcodes: "postcode,county_code\nCT1 1AB,KEN\n"), to: server.url)
         #expect(pruned.pruned.filter { $0.hasPrefix("manifests/") }.sorted() == ["manifests/7.json", "manifests/8.json"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: server.root + "/postcodes/1/manifests") == ["9.json"])
-        let pointer = try ReleasePointer(data: try Data(contentsOf: URL(fileURLWithPath: server.root + "/postcodes/1/latest.json")), source: "p")
+        let pointer = try ReleasePointer(
+            data: try Data(contentsOf: URL(fileURLWithPath: server.root + "/postcodes/1/latest.json")), source: "p")
         #expect(pointer.releases == [9])
     }
 

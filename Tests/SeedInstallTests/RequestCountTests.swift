@@ -1,7 +1,8 @@
 import Foundation
-@testable import SeedInstall
 import SeedTestSupport
 import Testing
+
+@testable import SeedInstall
 
 /// What a fetch asks the server for: each object once, so a phone pays one round trip per object and a
 /// cache in front of the server pulls each object from the origin once.
@@ -30,7 +31,7 @@ struct RequestCountTests {
         let (result, _) = try fixture.install(from: server.url + "postcodes/1/")
         #expect(result.via == .full)
         let paths = server.requests.map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
-        #expect(paths.filter { $0.contains("/artifacts/") } .count == 1, "\(paths)")
+        #expect(paths.filter { $0.contains("/artifacts/") }.count == 1, "\(paths)")
         #expect(paths.allSatisfy { $0.hasPrefix("GET ") }, "no HEAD: \(paths)")
         withExtendedLifetime(server) {}
     }

@@ -39,10 +39,12 @@ struct RestampRenumberingTests {
         let seed = try ModelLoader.load(json: Data(Self.seedModelJSON.utf8), source: ModelSource(file: "Atlas.json"))
         let entities = account ? "\"Account\", \"Note\"" : "\"Note\""
         let account = account ? #"{"name": "Account", "attributes": [{"name": "email", "type": "String"}]},"# : ""
-        let user = try ModelLoader.load(json: Data("""
-            {"name": "Notes", "configurations": [{"name": "User", "entities": [\(entities)]}],
-             "entities": [\(account) {"name": "Note", "attributes": [{"name": "text", "type": "String"}]}]}
-            """.utf8), source: ModelSource(file: "Notes.json"))
+        let user = try ModelLoader.load(
+            json: Data(
+                """
+                {"name": "Notes", "configurations": [{"name": "User", "entities": [\(entities)]}],
+                 "entities": [\(account) {"name": "Note", "attributes": [{"name": "text", "type": "String"}]}]}
+                """.utf8), source: ModelSource(file: "Notes.json"))
         return try Model.merged([seed, user])
     }
 
@@ -50,7 +52,8 @@ struct RestampRenumberingTests {
     private func makeStore(_ name: String, model: Model) throws -> String {
         let url = directory.url(name)
         let coordinator = StoreCoordinator(model: model)
-        let store = try coordinator.addStore(StoreDescription(url: url, configuration: "Seed", sqliteJournalMode: .delete, storeLayout: .coreData))
+        let store = try coordinator.addStore(
+            StoreDescription(url: url, configuration: "Seed", sqliteJournalMode: .delete, storeLayout: .coreData))
         let context = ObjectContext(coordinator: coordinator)
         func insert(_ entity: String, _ name: String) throws -> ManagedObject {
             let object = try context.insert(entity: entity)
@@ -61,7 +64,9 @@ struct RestampRenumberingTests {
         let red = try insert("Tag", "red"), blue = try insert("Tag", "blue")
         let arena = try insert("Venue", "Arena"), bowl = try insert("Stadium", "Bowl")
         bowl["seats"] = .integer(30_000)
-        for (town, region, venue, tags) in [("Ayton", north, arena, [red, blue]), ("Byton", south, arena, [blue]), ("Cyton", north, nil, [])] {
+        for (town, region, venue, tags) in [
+            ("Ayton", north, arena, [red, blue]), ("Byton", south, arena, [blue]), ("Cyton", north, nil, []),
+        ] {
             let object = try insert("Town", town)
             try object.setObject(region, forRelationship: "region")
             try object.setObject(venue, forRelationship: "venue")
@@ -78,9 +83,14 @@ struct RestampRenumberingTests {
         let queue = try StoreDatabase.openReadOnly(path)
         defer { try? queue.close() }
         return try queue.read { db in
-            let schema = try Row.fetchAll(db, sql: "SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite%' ORDER BY type, name").map(\.description)
+            let schema = try Row.fetchAll(
+                db, sql: "SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite%' ORDER BY type, name"
+            ).map(\.description)
             var rows: [String: [String]] = [:]
-            for table in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'Z%' AND name NOT IN ('Z_METADATA', 'Z_MODELCACHE')") {
+            for table in try String.fetchAll(
+                db,
+                sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'Z%' AND name NOT IN ('Z_METADATA', 'Z_MODELCACHE')"
+            ) {
                 rows[table] = try Row.fetchAll(db, sql: "SELECT * FROM \(table) ORDER BY 1, 2").map(\.description)
             }
             return (schema, rows)
@@ -98,13 +108,18 @@ struct RestampRenumberingTests {
         #expect(before.schema != expected.schema, "the app's model numbers the seed's entities otherwise")
         #expect(after.schema == expected.schema)
         #expect(after.rows == expected.rows)
-        for (names, schema) in [(["Z_3TOWNS", "Z_FOK_3TAGS", "Z5_VENUE", "Z2HIGHLIGHTS"], before.schema), (["Z_4TOWNS", "Z_FOK_4TAGS", "Z6_VENUE", "Z3HIGHLIGHTS"], after.schema)] {
+        for (names, schema) in [
+            (["Z_3TOWNS", "Z_FOK_3TAGS", "Z5_VENUE", "Z2HIGHLIGHTS"], before.schema),
+            (["Z_4TOWNS", "Z_FOK_4TAGS", "Z6_VENUE", "Z3HIGHLIGHTS"], after.schema),
+        ] {
             #expect(names.allSatisfy { name in schema.contains { $0.contains(name) } }, "\(names)")
         }
 
         #expect(metadata.hashDifferences(from: app, embeddedModel: nil).isEmpty)
         for path in [restamped, made] {
-            let digest = try StoreDatabase.openReadOnly(path).read { db in try ContentDigest.compute(db, schema: StoreDatabase.embeddedSchema(db, path: path)) }
+            let digest = try StoreDatabase.openReadOnly(path).read { db in
+                try ContentDigest.compute(db, schema: StoreDatabase.embeddedSchema(db, path: path))
+            }
             #expect(digest == metadata.contentDigest, "\(path)")
         }
 
@@ -112,11 +127,13 @@ struct RestampRenumberingTests {
         let coordinator = StoreCoordinator(model: app)
         try coordinator.addStore(StoreDescription(url: URL(fileURLWithPath: restamped), configuration: "Seed", isReadOnly: true))
         let context = ObjectContext(coordinator: coordinator)
-        let ayton = try #require(try context.fetch(FetchRequest(entity: "Town", predicate: try FetchPredicate("name == %@", "Ayton"))).first)
+        let ayton = try #require(
+            try context.fetch(FetchRequest(entity: "Town", predicate: try FetchPredicate("name == %@", "Ayton"))).first)
         #expect(try ayton.object(forRelationship: "region")?.string("name") == "North")
         #expect(try ayton.object(forRelationship: "venue")?.string("name") == "Arena")
         #expect(try ayton.objects(forRelationship: "tags").map { try $0.string("label") } == ["red", "blue"])
-        let north = try #require(try context.fetch(FetchRequest(entity: "Region", predicate: try FetchPredicate("name == %@", "North"))).first)
+        let north = try #require(
+            try context.fetch(FetchRequest(entity: "Region", predicate: try FetchPredicate("name == %@", "North"))).first)
         #expect(try north.objects(forRelationship: "highlights").map { try $0.string("name") } == ["Arena"])
         let stadium = try #require(try context.fetch(FetchRequest(entity: "Stadium")).first)
         #expect(try stadium.integer("seats") == 30_000 && context.count(FetchRequest(entity: "Venue")) == 2)

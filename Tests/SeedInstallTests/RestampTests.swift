@@ -42,7 +42,9 @@ struct RestampTests {
 
         let result = try installer(app).install(from: channel, to: directory.path("app"))
         #expect(result.outcome == .installed && result.migration == nil && result.restamped)
-        #expect(try installedFiles(directory.path("app")) == ["postcodes-3.sqlite", "postcodes.current"], "no temporary file of the re-stamp is left")
+        #expect(
+            try installedFiles(directory.path("app")) == ["postcodes-3.sqlite", "postcodes.current"],
+            "no temporary file of the re-stamp is left")
         let installed = URL(fileURLWithPath: result.storePath)
         let metadata = try StoreMetadata.read(at: installed)
         #expect(metadata.hashDifferences(from: app, embeddedModel: nil).isEmpty)
@@ -51,7 +53,9 @@ struct RestampTests {
         // Numbered as the app's model numbers entities: Account 1, County 2, Postcode 3, Rating 4.
         let queue = try StoreDatabase.openReadOnly(installed.path)
         try queue.read { db in
-            let numbers = try Row.fetchAll(db, sql: "SELECT Z_NAME, Z_ENT FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { "\($0[0] as String)=\($0[1] as Int)" }
+            let numbers = try Row.fetchAll(db, sql: "SELECT Z_NAME, Z_ENT FROM Z_PRIMARYKEY ORDER BY Z_ENT").map {
+                "\($0[0] as String)=\($0[1] as Int)"
+            }
             #expect(numbers == ["Account=1", "County=2", "Postcode=3", "Rating=4"])
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM ZPOSTCODE WHERE Z_ENT = 3") == 311)
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM ZCOUNTY WHERE Z_ENT = 2") == 12)
@@ -81,7 +85,9 @@ struct RestampTests {
         // A seed entity changed: the data does not carry it, so no re-stamp; a lightweight migration instead.
         let result = try installer(app).install(from: channel, to: directory.path("app"))
         #expect(result.migration?.changes.map(\.kind).contains(.addAttribute) == true && !result.restamped)
-        let error = try #require(throws: StoreError.self) { try StoreRestamp.restamp(seed, for: app, output: directory.path("restamped.sqlite")) }
+        let error = try #require(throws: StoreError.self) {
+            try StoreRestamp.restamp(seed, for: app, output: directory.path("restamped.sqlite"))
+        }
         #expect(error.kind == .refused && error.message.contains("Postcode"))
         #expect(!FileManager.default.fileExists(atPath: directory.path("restamped.sqlite")))
     }

@@ -1,13 +1,16 @@
 import Foundation
-@testable import SeedInstall
 import SeedTestSupport
 import Testing
+
+@testable import SeedInstall
 
 /// The set digest's arithmetic and its reading of a whole store.
 @Suite("The set digest")
 struct SetDigestTests {
     @Test func addingAndRemovingAreInverseAndOrderFree() throws {
-        let rows = (0..<50).map { SetDigest.Element.row(table: "t", columns: ["a", "b"], values: [.integer(Int64($0)), .text("row \($0)")]) }
+        let rows = (0..<50).map {
+            SetDigest.Element.row(table: "t", columns: ["a", "b"], values: [.integer(Int64($0)), .text("row \($0)")])
+        }
         var forward = SetDigest()
         for row in rows { forward.insert(row) }
         var backward = SetDigest()
@@ -47,7 +50,9 @@ struct SetDigestTests {
                 expected.insert(SetDigest.Element.row(table: table.name, columns: table.columns, values: row))
             }
         }
-        for row in try store.rows("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'") {
+        for row in try store.rows(
+            "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
+        {
             let text = row.map { value -> String in if case .text(let text) = value { text } else { "" } }
             expected.insert(SetDigest.Element.schema(type: text[0], name: text[1], table: text[2], sql: text[3]))
         }

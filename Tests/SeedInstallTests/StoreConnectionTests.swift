@@ -1,12 +1,13 @@
 import Foundation
-@testable import SeedInstall
 import SeedTestSupport
 import Testing
 
+@testable import SeedInstall
+
 #if canImport(SQLite3)
-import SQLite3
+    import SQLite3
 #else
-import CSQLite
+    import CSQLite
 #endif
 
 /// The one checked raw-SQLite helper: every failure is a ``StoreError`` with SQLite's code, its
@@ -70,7 +71,10 @@ struct StoreConnectionTests {
         for (index, value) in values.enumerated() { try store.execute("INSERT INTO item VALUES (?, ?)", [.integer(Int64(index)), value]) }
         let stored = try store.rows("SELECT value FROM item ORDER BY id").map { $0[0] }
         #expect(stored == values)
-        #expect(try store.strings("SELECT typeof(value) FROM item ORDER BY id") == ["null", "integer", "real", "text", "text", "text", "blob", "blob"])
+        #expect(
+            try store.strings("SELECT typeof(value) FROM item ORDER BY id") == [
+                "null", "integer", "real", "text", "text", "text", "blob", "blob",
+            ])
         #expect(try store.strings("SELECT length(CAST(value AS BLOB)) FROM item WHERE id = 4") == ["3"])
     }
 
@@ -78,7 +82,9 @@ struct StoreConnectionTests {
     /// SQLite stores it, not as Swift would call two values equal.
     @Test func valuesReadBackCompareExactly() throws {
         let store = try newStore()
-        try store.execute("INSERT INTO item VALUES (1, ?), (2, ?), (3, ?), (4, ?), (5, 1), (6, 1.0)", [.text("\u{E9}"), .text("e\u{301}"), .real(0.0), .real(-0.0)])
+        try store.execute(
+            "INSERT INTO item VALUES (1, ?), (2, ?), (3, ?), (4, ?), (5, 1), (6, 1.0)",
+            [.text("\u{E9}"), .text("e\u{301}"), .real(0.0), .real(-0.0)])
         let values = try store.rows("SELECT value FROM item ORDER BY id").map { $0[0] }
         #expect(values[0] != values[1], "composed and decomposed é are different text")
         #expect(values[2] != values[3], "0.0 and -0.0 are different reals")

@@ -33,7 +33,8 @@ struct TransferFaultTests {
         defer { withExtendedLifetime((server, proxy)) {} }
         let result = try publisher().publish(try release(7), to: proxy.url)
         #expect(result.outcome == .published)
-        #expect(proxy.requests.prefix(3).allSatisfy { $0.hasPrefix("GET /postcodes/1/latest.json") }, "the first request was tried three times")
+        #expect(
+            proxy.requests.prefix(3).allSatisfy { $0.hasPrefix("GET /postcodes/1/latest.json") }, "the first request was tried three times")
         #expect(try installer().install(from: proxy.url + "postcodes/1/", to: directory.path("app")).outcome == .installed)
     }
 
@@ -69,7 +70,8 @@ struct TransferFaultTests {
         let newer = try release(8, postcodes: "postcode,county_code\nCT1 1AA,KEN\n")
         let error = #expect(throws: PublishError.self) { try publisher().publish(newer, to: proxy.url) }
         #expect(error?.isTransient == true && error?.method == "PUT")
-        let pointer = try ReleasePointer(data: try Data(contentsOf: URL(fileURLWithPath: server.root + "/postcodes/1/latest.json")), source: "p")
+        let pointer = try ReleasePointer(
+            data: try Data(contentsOf: URL(fileURLWithPath: server.root + "/postcodes/1/latest.json")), source: "p")
         #expect(pointer.dataVersion == 7, "latest.json still names the old release")
         let again = try installer().install(from: server.url + "postcodes/1/", to: app)
         #expect(again.outcome == .alreadyInstalled && again.dataVersion == 7)

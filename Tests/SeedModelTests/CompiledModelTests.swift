@@ -1,7 +1,8 @@
 import Foundation
-@testable import SeedModel
 import SeedTestSupport
 import Testing
+
+@testable import SeedModel
 
 /// Compiled models (`.mom`, `.momd`) read from the oracles Apple's tools wrote
 /// (`Tests/Fixtures/oracles`), and damaged archives refused.
@@ -58,8 +59,9 @@ struct CompiledModelTests {
             #expect(other.renamingIdentifier == entity.renamingIdentifier, "\(entity.name)")
             #expect(other.representedClassName == entity.representedClassName && other.userInfo == entity.userInfo, "\(entity.name)")
             #expect(other.fetchedProperties == entity.fetchedProperties, "\(entity.name)")
-            #expect(other.uniquenessConstraints.sorted { $0.lexicographicallyPrecedes($1) }
-                == entity.uniquenessConstraints.sorted { $0.lexicographicallyPrecedes($1) }, "\(entity.name)")
+            #expect(
+                other.uniquenessConstraints.sorted { $0.lexicographicallyPrecedes($1) }
+                    == entity.uniquenessConstraints.sorted { $0.lexicographicallyPrecedes($1) }, "\(entity.name)")
             #expect(other.attributes == entity.attributes, "\(entity.name)")
             #expect(other.relationships == entity.relationships, "\(entity.name)")
             #expect(other.indexes.map(\.elements) == entity.indexes.map(\.elements), "\(entity.name)")
@@ -92,11 +94,12 @@ struct CompiledModelTests {
             Issue.record("Hotel.mom is not an archive")
             return
         }
-        archive["$objects"] = .array(objects.map { object in
-            guard case .dictionary(var fields) = object else { return object }
-            fields["_P"] = nil
-            return .dictionary(fields)
-        })
+        archive["$objects"] = .array(
+            objects.map { object in
+                guard case .dictionary(var fields) = object else { return object }
+                fields["_P"] = nil
+                return .dictionary(fields)
+            })
         let bytes = BinaryPropertyListWriter.write(.dictionary(archive))
         let old = try ModelLoader.load(compiledModel: Data(bytes), name: "Hotel", source: ModelSource(file: "Hotel.mom"))
         #expect(old.entityVersionHashes == model.entityVersionHashes)
@@ -109,11 +112,16 @@ struct CompiledModelTests {
         (Array("<?xml version=\"1.0\"?><plist><dict/></plist>".utf8), "not a binary property list"),
         (Array("SQLite format 3\0".utf8) + [UInt8](repeating: 7, count: 100), "not a binary property list"),
         (BinaryPropertyListWriter.write(.dictionary(["NSEntities": .array([])])), "not an NSKeyedArchiver archive"),
-        (BinaryPropertyListWriter.write(.dictionary([
-            "$top": .dictionary(["root": .uid(1)]), "$archiver": .string("NSKeyedArchiver"),
-            "$objects": .array([.string("$null"), .dictionary(["$class": .uid(2)]),
-                .dictionary(["$classname": .string("NSArray"), "$classes": .array([.string("NSArray")])])]),
-        ])), "not an NSManagedObjectModel"),
+        (
+            BinaryPropertyListWriter.write(
+                .dictionary([
+                    "$top": .dictionary(["root": .uid(1)]), "$archiver": .string("NSKeyedArchiver"),
+                    "$objects": .array([
+                        .string("$null"), .dictionary(["$class": .uid(2)]),
+                        .dictionary(["$classname": .string("NSArray"), "$classes": .array([.string("NSArray")])]),
+                    ]),
+                ])), "not an NSManagedObjectModel"
+        ),
         (BinaryPropertyListWriter.write(.array([.uid(0)])), "not an NSKeyedArchiver archive"),
     ])
     func damagedArchivesAreRefusedNamingTheFile(bytes: [UInt8], reason: String) {
@@ -135,10 +143,18 @@ struct CompiledModelTests {
             object(11, ["NS.objects": .array([.uid(3), .uid(8)])]),
             object(12, ["NSEntityName": .string("E"), "NSProperties": .uid(4)]),
             object(11, ["NS.objects": .array([.uid(5)])]),
-            object(13, ["NSPropertyName": .string("d"), "NSAttributeType": .integer(300), "_P": .integer(247),
-                "NSDerivationExpression": .uid(6)]),
-            object(14, ["NSExpressionType": .integer(4), "NSSelectorName": .string("count:"), "NSArguments": .uid(15),
-                "NSOperand": .uid(0)]),
+            object(
+                13,
+                [
+                    "NSPropertyName": .string("d"), "NSAttributeType": .integer(300), "_P": .integer(247),
+                    "NSDerivationExpression": .uid(6),
+                ]),
+            object(
+                14,
+                [
+                    "NSExpressionType": .integer(4), "NSSelectorName": .string("count:"), "NSArguments": .uid(15),
+                    "NSOperand": .uid(0),
+                ]),
             object(16, ["values": .uid(7), "searchMapping": .uid(7), "emptyToken": .string("x")]),
             object(12, ["NSEntityName": .uid(9)]),
             object(17, ["NS.string": .uid(9)]),
@@ -153,7 +169,8 @@ struct CompiledModelTests {
             _ = try ModelLoader.load(compiledModel: archive(objects), name: "Loop", source: ModelSource(file: "Loop.mom"))
             Issue.record("a looping archive loaded")
         } catch {
-            #expect(error.description.contains("Loop.mom: E.d: error: the derivation uses expressions nested more than 64 deep"), "\(error)")
+            #expect(
+                error.description.contains("Loop.mom: E.d: error: the derivation uses expressions nested more than 64 deep"), "\(error)")
             #expect(error.description.contains("an entity has no name"), "\(error)")
         }
     }
@@ -168,12 +185,20 @@ struct CompiledModelTests {
             object(21, ["NSEntityName": .string("Book"), "NSProperties": .uid(4)]),
             object(22, ["NS.keys": .array([.string("title")]), "NS.objects": .array([.uid(6)])]),
             object(22, ["NS.keys": .array([.string("byTitle")]), "NS.objects": .array([.uid(7)])]),
-            object(23, ["NSPropertyName": .string("title"), "NSAttributeType": .integer(700), "_P": .integer(241),
-                "NSDefaultValue": .string("Untitled"), "NSRenamingIdentifier": .string("name")]),
+            object(
+                23,
+                [
+                    "NSPropertyName": .string("title"), "NSAttributeType": .integer(700), "_P": .integer(241),
+                    "NSDefaultValue": .string("Untitled"), "NSRenamingIdentifier": .string("name"),
+                ]),
             object(24, ["NSEntity": .uid(3), "NSPredicate": .uid(8)]),
             object(25, ["NSLeftExpression": .uid(9), "NSRightExpression": .uid(10), "NSPredicateOperator": .uid(11)]),
-            object(26, ["NSExpressionType": .integer(3), "NSSelectorName": .string("valueForKey:"), "NSOperand": .uid(12),
-                "NSArguments": .uid(14)]),
+            object(
+                26,
+                [
+                    "NSExpressionType": .integer(3), "NSSelectorName": .string("valueForKey:"), "NSOperand": .uid(12),
+                    "NSArguments": .uid(14),
+                ]),
             object(29, ["NSExpressionType": .integer(2), "NSVariable": .string("TITLE")]),
             object(30, ["NSOperatorType": .integer(8), "NSOptions": .integer(3), "NSModifier": .integer(0)]),
             object(27, ["NSExpressionType": .integer(1)]),
@@ -189,7 +214,9 @@ struct CompiledModelTests {
         ].map { type($0, "NSObject") }
         let objects = instances + Array(repeating: .null, count: 20 - instances.count) + classes
         let model = try ModelLoader.load(compiledModel: archive(objects), name: "Books", source: ModelSource(file: "Books.mom"))
-        #expect(model.fetchRequestTemplates == [FetchRequestTemplate(name: "byTitle", entity: "Book", predicate: "title BEGINSWITH[cd] $TITLE")])
+        #expect(
+            model.fetchRequestTemplates == [FetchRequestTemplate(name: "byTitle", entity: "Book", predicate: "title BEGINSWITH[cd] $TITLE")]
+        )
         #expect(model.versionIdentifiers == ["7"])
         let title = try #require(model.entity(named: "Book")?.attribute(named: "title"))
         #expect(title.defaultValue == "Untitled" && !title.isOptional && title.renamingIdentifier == "name")
@@ -205,18 +232,33 @@ struct CompiledModelTests {
             object(11, ["NSEntityName": .string("ReadingSession"), "NSProperties": .uid(6)]),
             object(12, ["NS.keys": .array([.string("sessions")]), "NS.objects": .array([.uid(7)])]),
             object(12, ["NS.keys": .array([.string("book"), .string("favourite")]), "NS.objects": .array([.uid(8), .uid(9)])]),
-            object(13, ["NSPropertyName": .string("sessions"), "_NSDestinationEntityName": .string("ReadingSession"),
-                "_NSInverseRelationshipName": .string("book"), "NSMaxCount": .integer(0), "NSDeleteRule": .integer(1), "_P": .integer(10)]),
-            object(13, ["NSPropertyName": .string("book"), "_NSDestinationEntityName": .string("Book"),
-                "_NSInverseRelationshipName": .string("sessions"), "NSMaxCount": .integer(1), "NSDeleteRule": .integer(1), "_P": .integer(10)]),
-            object(13, ["NSPropertyName": .string("favourite"), "_NSDestinationEntityName": .string("Book"),
-                "NSMaxCount": .integer(1), "NSDeleteRule": .integer(1), "_P": .integer(2)]),
+            object(
+                13,
+                [
+                    "NSPropertyName": .string("sessions"), "_NSDestinationEntityName": .string("ReadingSession"),
+                    "_NSInverseRelationshipName": .string("book"), "NSMaxCount": .integer(0), "NSDeleteRule": .integer(1),
+                    "_P": .integer(10),
+                ]),
+            object(
+                13,
+                [
+                    "NSPropertyName": .string("book"), "_NSDestinationEntityName": .string("Book"),
+                    "_NSInverseRelationshipName": .string("sessions"), "NSMaxCount": .integer(1), "NSDeleteRule": .integer(1),
+                    "_P": .integer(10),
+                ]),
+            object(
+                13,
+                [
+                    "NSPropertyName": .string("favourite"), "_NSDestinationEntityName": .string("Book"),
+                    "NSMaxCount": .integer(1), "NSDeleteRule": .integer(1), "_P": .integer(2),
+                ]),
         ]
         let classes = [
             type("NSManagedObjectModel", "NSObject"), type("NSEntityDescription", "NSObject"), type("NSDictionary", "NSObject"),
             type("NSRelationshipDescription", "NSPropertyDescription", "NSObject"), type("NSArray", "NSObject"),
         ]
-        let model = try ModelLoader.load(compiledModel: archive(instances + classes), name: "Reading", source: ModelSource(file: "Reading.mom"))
+        let model = try ModelLoader.load(
+            compiledModel: archive(instances + classes), name: "Reading", source: ModelSource(file: "Reading.mom"))
         let session = try #require(model.entity(named: "ReadingSession"))
         #expect(session.relationship(named: "book")?.isTransient == true && session.relationship(named: "book")?.isToMany == false)
         #expect(session.relationship(named: "favourite")?.isTransient == false)
@@ -234,7 +276,8 @@ struct CompiledModelTests {
         }
         let table = bytes.count
         for offset in offsets { bytes += withUnsafeBytes(of: UInt64(offset).bigEndian, Array.init) }
-        bytes += [0, 0, 0, 0, 0, 0, 8, 4] + withUnsafeBytes(of: UInt64(count).bigEndian, Array.init)
+        bytes +=
+            [0, 0, 0, 0, 0, 0, 8, 4] + withUnsafeBytes(of: UInt64(count).bigEndian, Array.init)
             + [UInt8](repeating: 0, count: 8) + withUnsafeBytes(of: UInt64(table).bigEndian, Array.init)
         do {
             _ = try ModelLoader.load(compiledModel: Data(bytes), name: "Deep", source: ModelSource(file: "Deep.mom"))
@@ -300,7 +343,9 @@ private func type(_ names: String...) -> PropertyListValue {
 
 /// The bytes of an NSKeyedArchiver archive of these objects, rooted at object 1.
 private func archive(_ objects: [PropertyListValue]) -> Data {
-    Data(BinaryPropertyListWriter.write(.dictionary([
-        "$archiver": .string("NSKeyedArchiver"), "$top": .dictionary(["root": .uid(1)]), "$objects": .array(objects),
-    ])))
+    Data(
+        BinaryPropertyListWriter.write(
+            .dictionary([
+                "$archiver": .string("NSKeyedArchiver"), "$top": .dictionary(["root": .uid(1)]), "$objects": .array(objects),
+            ])))
 }

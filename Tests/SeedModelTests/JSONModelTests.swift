@@ -1,6 +1,7 @@
 import Foundation
 import SeedTestSupport
 import Testing
+
 @testable import SeedModel
 
 @Suite("The JSON form of a model")
@@ -17,11 +18,13 @@ struct JSONModelTests {
 
     @Test func canonicalBytesIgnoreElementOrder() throws {
         let directory = TemporaryDirectory()
-        let forward = try loadXML("""
+        let forward = try loadXML(
+            """
             <entity name="B"><attribute name="y" attributeType="String"/><attribute name="x" optional="YES" attributeType="Double"/></entity>
             <entity name="A"><attribute name="z" attributeType="String"/></entity>
             """, in: directory, name: "M1")
-        let reversed = try loadXML("""
+        let reversed = try loadXML(
+            """
             <entity name="A"><attribute name="z" attributeType="String"/></entity>
             <entity name="B"><attribute name="x" optional="YES" attributeType="Double"/><attribute name="y" attributeType="String"/></entity>
             """, in: directory, name: "M1")
@@ -33,28 +36,29 @@ struct JSONModelTests {
             name: "Tiny", versionIdentifiers: ["3"],
             entities: [Entity(name: "A", attributes: [Attribute(name: "x", type: .integer16, isOptional: false, defaultValue: "1")])])
         let text = String(decoding: model.canonicalJSON(), as: UTF8.self)
-        #expect(text == """
-            {
-              "entities" : [
+        #expect(
+            text == """
                 {
-                  "attributes" : [
+                  "entities" : [
                     {
-                      "default" : "1",
-                      "name" : "x",
-                      "optional" : false,
-                      "type" : "Integer 16"
+                      "attributes" : [
+                        {
+                          "default" : "1",
+                          "name" : "x",
+                          "optional" : false,
+                          "type" : "Integer 16"
+                        }
+                      ],
+                      "name" : "A"
                     }
                   ],
-                  "name" : "A"
+                  "name" : "Tiny",
+                  "versionIdentifiers" : [
+                    "3"
+                  ]
                 }
-              ],
-              "name" : "Tiny",
-              "versionIdentifiers" : [
-                "3"
-              ]
-            }
 
-            """)
+                """)
     }
 
     @Test func configurationRestrictedForm() throws {
@@ -77,14 +81,18 @@ struct JSONModelTests {
                 return error.description
             }
         }
-        #expect(error(#"{"entities": [{"name": "A", "attributes": [{"name": "x", "type": "Text"}]}]}"#)
-            .contains("A.x: error: unknown attribute type \"Text\""))
-        #expect(error(#"{"entities": [{"name": "A", "attributes": [{"name": "x", "type": "String", "optinal": true}]}]}"#)
-            .contains("A.x: error: unknown key \"optinal\""))
-        #expect(error(#"{"entities": [{"name": "A", "attributes": [{"name": "x", "type": "String", "optional": "yes"}]}]}"#)
-            .contains("\"optional\" must be true or false"))
-        #expect(error(#"{"entities": [{"name": "A", "relationships": [{"name": "r", "destination": "A", "deleteRule": "Explode"}]}]}"#)
-            .contains("A.r: error: unknown delete rule \"Explode\""))
+        #expect(
+            error(#"{"entities": [{"name": "A", "attributes": [{"name": "x", "type": "Text"}]}]}"#)
+                .contains("A.x: error: unknown attribute type \"Text\""))
+        #expect(
+            error(#"{"entities": [{"name": "A", "attributes": [{"name": "x", "type": "String", "optinal": true}]}]}"#)
+                .contains("A.x: error: unknown key \"optinal\""))
+        #expect(
+            error(#"{"entities": [{"name": "A", "attributes": [{"name": "x", "type": "String", "optional": "yes"}]}]}"#)
+                .contains("\"optional\" must be true or false"))
+        #expect(
+            error(#"{"entities": [{"name": "A", "relationships": [{"name": "r", "destination": "A", "deleteRule": "Explode"}]}]}"#)
+                .contains("A.r: error: unknown delete rule \"Explode\""))
         #expect(error(#"{"entities": [{"attributes": []}]}"#).contains("missing \"name\""))
         #expect(error("{not json").contains("not valid JSON"))
         #expect(error(#"{"name": "M"}"#).contains("missing \"entities\""))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SeedModel
 
 @Suite("Inferring a lightweight migration (DESIGN §4 rule table)")
@@ -11,13 +12,16 @@ struct MappingInferenceTests {
         uniquenessConstraints: [["code"]])
     private let postcode = Entity(
         name: "Postcode",
-        attributes: [Attribute(name: "postcode", type: .string, isOptional: false), Attribute(name: "latitude", type: .double),
-                     Attribute(name: "district", type: .string)],
+        attributes: [
+            Attribute(name: "postcode", type: .string, isOptional: false), Attribute(name: "latitude", type: .double),
+            Attribute(name: "district", type: .string),
+        ],
         relationships: [Relationship(name: "county", destination: "County", inverse: "postcodes")],
         uniquenessConstraints: [["postcode"]])
 
     private func model(_ entities: [Entity], configurations: [Configuration]? = nil) -> Model {
-        Model(name: "M", entities: entities, configurations: configurations ?? [Configuration(name: "Seed", entities: entities.map(\.name))])
+        Model(
+            name: "M", entities: entities, configurations: configurations ?? [Configuration(name: "Seed", entities: entities.map(\.name))])
     }
 
     private var base: Model { model([county, postcode]) }
@@ -43,14 +47,22 @@ struct MappingInferenceTests {
 
     @Test func entities() throws {
         let rating = Entity(name: "Rating", attributes: [Attribute(name: "stars", type: .integer16)])
-        #expect(kinds(try MappingInference.infer(from: base, to: model([county, postcode, rating]), configuration: "Seed")) == ["addEntity Rating"])
-        #expect(kinds(try MappingInference.infer(from: model([county, postcode, rating]), to: base, configuration: "Seed")) == ["removeEntity Rating"])
+        #expect(
+            kinds(try MappingInference.infer(from: base, to: model([county, postcode, rating]), configuration: "Seed")) == [
+                "addEntity Rating"
+            ])
+        #expect(
+            kinds(try MappingInference.infer(from: model([county, postcode, rating]), to: base, configuration: "Seed")) == [
+                "removeEntity Rating"
+            ])
         var region = county
         region.name = "Region"
         region.renamingIdentifier = "County"
         var pointed = postcode
         pointed.relationships = [Relationship(name: "county", destination: "Region", inverse: "postcodes")]
-        region.relationships = [Relationship(name: "postcodes", destination: "Postcode", inverse: "county", isToMany: true, deleteRule: .cascade)]
+        region.relationships = [
+            Relationship(name: "postcodes", destination: "Postcode", inverse: "county", isToMany: true, deleteRule: .cascade)
+        ]
         let renamed = try MappingInference.infer(from: base, to: model([region, pointed]), configuration: "Seed")
         // Postcode.county now names Region: its hash changes, its table does not (SQLite renames references).
         #expect(kinds(renamed) == ["changeVersionHashOnly Postcode", "renameEntity Region"], "the relationship follows the renamed entity")
@@ -65,39 +77,56 @@ struct MappingInferenceTests {
         do {
             _ = try MappingInference.infer(from: base, to: model([region, postcode]), configuration: "Seed")
         } catch {
-            #expect(error.reasons.contains { $0.entity == "County" && $0.message.contains("disappeared while Region, with the same properties, appeared without a renaming identifier") })
+            #expect(
+                error.reasons.contains {
+                    $0.entity == "County"
+                        && $0.message.contains("disappeared while Region, with the same properties, appeared without a renaming identifier")
+                })
         }
     }
 
     @Test func attributesAddedRemovedRenamed() throws {
         #expect(kinds(try plan { _, p in p.attributes.append(Attribute(name: "ward", type: .string)) }) == ["addAttribute Postcode.ward"])
-        let withDefault = try plan { _, p in p.attributes.append(Attribute(name: "active", type: .boolean, isOptional: false, defaultValue: "YES")) }
+        let withDefault = try plan { _, p in
+            p.attributes.append(Attribute(name: "active", type: .boolean, isOptional: false, defaultValue: "YES"))
+        }
         #expect(kinds(withDefault) == ["addAttribute Postcode.active"])
         #expect(withDefault.changes[0].detail.contains("NOT NULL DEFAULT YES"))
-        #expect(refusal { _, p in p.attributes.append(Attribute(name: "active", type: .boolean, isOptional: false)) }
-            == ["Postcode.active is new and non-optional without a default value; stored rows would have no value. Give it a default value or make it optional."])
+        #expect(
+            refusal { _, p in p.attributes.append(Attribute(name: "active", type: .boolean, isOptional: false)) }
+                == [
+                    "Postcode.active is new and non-optional without a default value; stored rows would have no value. Give it a default value or make it optional."
+                ])
         #expect(kinds(try plan { _, p in p.attributes.removeAll { $0.name == "latitude" } }) == ["removeAttribute Postcode.latitude"])
         let renamed = try plan { _, p in
             p.attributes.removeAll { $0.name == "district" }
             p.attributes.append(Attribute(name: "area", type: .string, renamingIdentifier: "district"))
         }
         #expect(kinds(renamed) == ["renameAttribute Postcode.area"])
-        #expect(refusal { _, p in
-            p.attributes.removeAll { $0.name == "district" }
-            p.attributes.append(Attribute(name: "area", type: .string))
-        }.first?.contains("disappeared while area (String) appeared without a renaming identifier") == true)
+        #expect(
+            refusal { _, p in
+                p.attributes.removeAll { $0.name == "district" }
+                p.attributes.append(Attribute(name: "area", type: .string))
+            }.first?.contains("disappeared while area (String) appeared without a renaming identifier") == true)
     }
 
     @Test func optionality() throws {
         #expect(kinds(try plan { c, _ in c.attributes[0].isOptional = true }) == ["makeOptional County.code"])
-        #expect(kinds(try plan { c, _ in c.attributes[1].isOptional = false; c.attributes[1].defaultValue = "Unknown" }) == ["makeRequired County.name"])
-        #expect(refusal { c, _ in c.attributes[1].isOptional = false }.first?.contains("became non-optional without a default value") == true)
+        #expect(
+            kinds(
+                try plan { c, _ in
+                    c.attributes[1].isOptional = false
+                    c.attributes[1].defaultValue = "Unknown"
+                }) == ["makeRequired County.name"])
+        #expect(
+            refusal { c, _ in c.attributes[1].isOptional = false }.first?.contains("became non-optional without a default value") == true)
     }
 
     @Test func typeChangeIsRefusedNamingBothTypes() {
-        #expect(refusal { _, p in p.attributes[1].type = .string } == [
-            "Postcode.latitude changed type from Double to String; lightweight migration cannot change a type. Add a new attribute instead and keep the old one, or ship a new model version with a data step.",
-        ])
+        #expect(
+            refusal { _, p in p.attributes[1].type = .string } == [
+                "Postcode.latitude changed type from Double to String; lightweight migration cannot change a type. Add a new attribute instead and keep the old one, or ship a new model version with a data step."
+            ])
     }
 
     @Test func relationships() throws {
@@ -121,13 +150,17 @@ struct MappingInferenceTests {
         #expect(kinds(try plan { c, _ in c.relationships[0].isOrdered = true }) == ["changeCardinality County.postcodes"])
         #expect(kinds(try plan { c, _ in c.relationships[0].deleteRule = .deny }) == ["changeRelationshipRules County.postcodes"])
         #expect(kinds(try plan { c, _ in c.relationships[0].minCount = 1 }) == ["changeRelationshipRules County.postcodes"])
-        #expect(refusal { _, p in p.relationships[0].destination = "Postcode" }.first?.contains("changed destination from County to Postcode") == true)
+        #expect(
+            refusal { _, p in p.relationships[0].destination = "Postcode" }.first?.contains("changed destination from County to Postcode")
+                == true)
     }
 
     @Test func movingConfigurationIsNotAMigration() {
-        let destination = model([county, postcode], configurations: [
-            Configuration(name: "Seed", entities: ["Postcode"]), Configuration(name: "Other", entities: ["County"]),
-        ])
+        let destination = model(
+            [county, postcode],
+            configurations: [
+                Configuration(name: "Seed", entities: ["Postcode"]), Configuration(name: "Other", entities: ["County"]),
+            ])
         do {
             _ = try MappingInference.infer(from: base, to: destination, configuration: "Seed")
             Issue.record("expected a refusal")
@@ -164,9 +197,20 @@ struct MappingInferenceTests {
 
     @Test func twoRenamesFromV1ToV3() throws {
         let v1 = model([Entity(name: "Place", attributes: [Attribute(name: "district", type: .string)])])
-        let v3 = model([Entity(name: "Site", attributes: [Attribute(name: "zone", type: .string, renamingIdentifier: "district")], renamingIdentifier: "Place")])
-        let v2 = model([Entity(name: "Locality", attributes: [Attribute(name: "area", type: .string, renamingIdentifier: "district")], renamingIdentifier: "Place")])
-        #expect(kinds(try MappingInference.infer(from: v1, to: v3, configuration: "Seed")) == ["renameEntity Site", "renameAttribute Site.zone"])
+        let v3 = model([
+            Entity(
+                name: "Site", attributes: [Attribute(name: "zone", type: .string, renamingIdentifier: "district")],
+                renamingIdentifier: "Place")
+        ])
+        let v2 = model([
+            Entity(
+                name: "Locality", attributes: [Attribute(name: "area", type: .string, renamingIdentifier: "district")],
+                renamingIdentifier: "Place")
+        ])
+        #expect(
+            kinds(try MappingInference.infer(from: v1, to: v3, configuration: "Seed")) == [
+                "renameEntity Site", "renameAttribute Site.zone",
+            ])
         let v2tov3 = try MappingInference.infer(from: v2, to: v3, configuration: "Seed")
         #expect(v2tov3.changes.map(\.oldName) == ["Locality", "area"])
     }
@@ -176,6 +220,9 @@ struct MappingInferenceTests {
         let storeModel = try versions[0].restricted(to: "PostCodesConf")
         let plan = try MappingInference.infer(from: storeModel, to: versions[1], configuration: "PostCodesConf")
         #expect(kinds(plan) == ["renameAttribute Postcode.area", "addAttribute Postcode.ward"])
-        #expect(try MappingInference.infer(from: try versions[1].restricted(to: "PostCodesConf"), to: versions[1], configuration: "PostCodesConf").isEmpty)
+        #expect(
+            try MappingInference.infer(
+                from: try versions[1].restricted(to: "PostCodesConf"), to: versions[1], configuration: "PostCodesConf"
+            ).isEmpty)
     }
 }

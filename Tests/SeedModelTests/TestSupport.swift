@@ -10,7 +10,9 @@ extension TemporaryDirectory {
             write("\(name).xcdatamodeld/\(version).xcdatamodel/contents", contents)
         }
         if let current {
-            write("\(name).xcdatamodeld/.xccurrentversion", """
+            write(
+                "\(name).xcdatamodeld/.xccurrentversion",
+                """
                 <?xml version="1.0" encoding="UTF-8"?>
                 <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
                 <plist version="1.0">

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import SeedTestSupport
 import Testing
+
 @testable import SeedModel
 
 @Suite("Entity version hashes")
@@ -35,36 +36,42 @@ struct VersionHashTests {
         let tagsR = sha(tagsP + Array("Tag".utf8) + Array("items".utf8) + le(UInt32(0)) + le(UInt32(0)) + [1, 0])
         let expected = sha(Array("Item".utf8) + [0] + labelA + noteA + tagsR + Array("label".utf8))
 
-        let model = Model(name: "M", entities: [
-            Entity(
-                name: "Item",
-                attributes: [
-                    Attribute(name: "label", type: .string, isOptional: false),
-                    Attribute(name: "note", type: .binary, versionHashModifier: "v2", allowsExternalBinaryDataStorage: true),
-                    Attribute(name: "scratch", type: .undefined, isTransient: true),
-                ],
-                relationships: [Relationship(name: "tags", destination: "Tag", inverse: "items", isToMany: true, isOrdered: true)],
-                uniquenessConstraints: [["label"]]),
-            Entity(name: "Tag", relationships: [Relationship(name: "items", destination: "Item", inverse: "tags", isToMany: true)]),
-        ])
+        let model = Model(
+            name: "M",
+            entities: [
+                Entity(
+                    name: "Item",
+                    attributes: [
+                        Attribute(name: "label", type: .string, isOptional: false),
+                        Attribute(name: "note", type: .binary, versionHashModifier: "v2", allowsExternalBinaryDataStorage: true),
+                        Attribute(name: "scratch", type: .undefined, isTransient: true),
+                    ],
+                    relationships: [Relationship(name: "tags", destination: "Tag", inverse: "items", isToMany: true, isOrdered: true)],
+                    uniquenessConstraints: [["label"]]),
+                Entity(name: "Tag", relationships: [Relationship(name: "items", destination: "Item", inverse: "tags", isToMany: true)]),
+            ])
         #expect(model.entityVersionHashes["Item"] == Data(expected))
         let checksum = sha(Array(model.entityVersionHashes["Item"]!) + Array(model.entityVersionHashes["Tag"]!))
         #expect(model.versionChecksum == Data(checksum).base64EncodedString())
     }
 
     @Test func goldenHashes() throws {
-        #expect(try hashes(base) == [
-            "County": "ab64c707d6c59eef7131d546b31d1af95a1068feb8e5e4f280e77e432354431c",
-            "Postcode": "ecaa20c1f73e59c89f2bfe9c4b63b0158bb0379dac6ccb2c6a326bd8eddb8bb5",
-        ])
+        #expect(
+            try hashes(base) == [
+                "County": "ab64c707d6c59eef7131d546b31d1af95a1068feb8e5e4f280e77e432354431c",
+                "Postcode": "ecaa20c1f73e59c89f2bfe9c4b63b0158bb0379dac6ccb2c6a326bd8eddb8bb5",
+            ])
     }
 
     @Test func unchangedByWhatDoesNotShapeTheStore() throws {
         let original = try hashes(base)
-        let cosmetic = base
+        let cosmetic =
+            base
             .replacingOccurrences(of: #"representedClassName="Postcode""#, with: #"representedClassName="PostcodeMO""#)
             .replacingOccurrences(of: #"defaultValueString="0.0""#, with: #"defaultValueString="51.5" minValueString="-90""#)
-            .replacingOccurrences(of: #"<attribute name="code" attributeType="String"/>"#, with: #"<attribute name="code" attributeType="String"><userInfo><entry key="a" value="b"/></userInfo></attribute>"#)
+            .replacingOccurrences(
+                of: #"<attribute name="code" attributeType="String"/>"#,
+                with: #"<attribute name="code" attributeType="String"><userInfo><entry key="a" value="b"/></userInfo></attribute>"#)
         #expect(try hashes(cosmetic) == original)
 
         // Element order and layout.
@@ -83,11 +90,13 @@ struct VersionHashTests {
         #expect(try hashes(reordered) == original)
 
         // Indexes, constraints and fetched properties change no hash either.
-        let extras = base.replacingOccurrences(of: #"<attribute name="postcode" attributeType="String"/>"#, with: """
-            <attribute name="postcode" attributeType="String"/>
-            <fetchedProperty name="ratings" optional="YES"><fetchRequest name="f" entity="Rating" predicateString="postcode == $FETCH_SOURCE.postcode"/></fetchedProperty>
-            <fetchIndex name="byPostcode"><fetchIndexElement property="postcode" type="Binary" order="ascending"/></fetchIndex>
-            """)
+        let extras = base.replacingOccurrences(
+            of: #"<attribute name="postcode" attributeType="String"/>"#,
+            with: """
+                <attribute name="postcode" attributeType="String"/>
+                <fetchedProperty name="ratings" optional="YES"><fetchRequest name="f" entity="Rating" predicateString="postcode == $FETCH_SOURCE.postcode"/></fetchedProperty>
+                <fetchIndex name="byPostcode"><fetchIndexElement property="postcode" type="Binary" order="ascending"/></fetchIndex>
+                """)
         #expect(try hashes(extras) == original)
         // Delete rules are not hashed either, whatever Apple's old versioning guide says.
         #expect(try hashes(base.replacingOccurrences(of: #"deletionRule="Cascade""#, with: #"deletionRule="Deny""#)) == original)
@@ -95,10 +104,12 @@ struct VersionHashTests {
 
     /// Core Data leaves transient properties out of an entity's hash, relationships as attributes.
     @Test func transientRelationshipsAreNotHashed() throws {
-        let withTransient = base.replacingOccurrences(of: #"<attribute name="code" attributeType="String"/>"#, with: """
-            <attribute name="code" attributeType="String"/>
-            <relationship name="visited" optional="YES" toMany="YES" transient="YES" deletionRule="Nullify" destinationEntity="Postcode"/>
-            """)
+        let withTransient = base.replacingOccurrences(
+            of: #"<attribute name="code" attributeType="String"/>"#,
+            with: """
+                <attribute name="code" attributeType="String"/>
+                <relationship name="visited" optional="YES" toMany="YES" transient="YES" deletionRule="Nullify" destinationEntity="Postcode"/>
+                """)
         #expect(withTransient != base)
         #expect(try hashes(withTransient) == hashes(base))
         let persistent = try hashes(withTransient.replacingOccurrences(of: #" transient="YES""#, with: ""))
@@ -112,8 +123,15 @@ struct VersionHashTests {
         (#"<attribute name="latitude" optional="YES""#, #"<attribute name="latitude" optional="YES" transient="YES""#, "Postcode"),
         (#"<attribute name="latitude" optional="YES""#, #"<attribute name="latitude" optional="YES" versionHashModifier="2""#, "Postcode"),
         (#"<entity name="County" representedClassName="County""#, #"<entity name="County" versionHashModifier="x""#, "County"),
-        (#"<attribute name="code" attributeType="String"/>"#, #"<attribute name="code" attributeType="String"/><uniquenessConstraints><uniquenessConstraint><constraint value="code"/></uniquenessConstraint></uniquenessConstraints>"#, "County"),
-        (#"<attribute name="latitude" optional="YES""#, #"<attribute name="latitude" optional="YES" allowsExternalBinaryDataStorage="YES""#, "Postcode"),
+        (
+            #"<attribute name="code" attributeType="String"/>"#,
+            #"<attribute name="code" attributeType="String"/><uniquenessConstraints><uniquenessConstraint><constraint value="code"/></uniquenessConstraint></uniquenessConstraints>"#,
+            "County"
+        ),
+        (
+            #"<attribute name="latitude" optional="YES""#,
+            #"<attribute name="latitude" optional="YES" allowsExternalBinaryDataStorage="YES""#, "Postcode"
+        ),
         (#"optional="YES" toMany="YES""#, #"optional="YES" toMany="YES" ordered="YES""#, "County"),
         (#"optional="YES" toMany="YES""#, #"optional="YES" toMany="YES" minCount="1""#, "County"),
     ])

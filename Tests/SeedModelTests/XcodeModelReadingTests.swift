@@ -1,6 +1,7 @@
 import Foundation
 import SeedTestSupport
 import Testing
+
 @testable import SeedModel
 
 /// Entity XML in the form Xcode 15 writes, with every element the reader must understand.
@@ -72,7 +73,10 @@ struct XcodeModelReadingTests {
         #expect(product.versionHashModifier == "v2")
         #expect(product.userInfo == ["owner": "catalogue"])
         #expect(product.uniquenessConstraints == [["sku"]])
-        #expect(product.indexes == [FetchIndex(name: "bySku", elements: [.init(property: "sku"), .init(property: "stock", isAscending: false)])])
+        #expect(
+            product.indexes == [
+                FetchIndex(name: "bySku", elements: [.init(property: "sku"), .init(property: "stock", isAscending: false)])
+            ])
 
         let sku = try #require(product.attribute(named: "sku"))
         #expect(sku.type == .string && !sku.isOptional && sku.renamingIdentifier == "code")
@@ -113,11 +117,13 @@ struct XcodeModelReadingTests {
 
     @Test func bundleLoadsCurrentVersionAndListsAll() throws {
         let directory = TemporaryDirectory()
-        let bundle = directory.writeBundle("Shop", versions: [
-            ("Shop", modelXML(#"<entity name="A"><attribute name="x" attributeType="String"/></entity>"#, identifier: "1")),
-            ("Shop 2", modelXML(#"<entity name="A"><attribute name="y" attributeType="String"/></entity>"#, identifier: "2")),
-            ("Shop 10", modelXML(#"<entity name="A"><attribute name="z" attributeType="String"/></entity>"#, identifier: "10")),
-        ], current: "Shop 2")
+        let bundle = directory.writeBundle(
+            "Shop",
+            versions: [
+                ("Shop", modelXML(#"<entity name="A"><attribute name="x" attributeType="String"/></entity>"#, identifier: "1")),
+                ("Shop 2", modelXML(#"<entity name="A"><attribute name="y" attributeType="String"/></entity>"#, identifier: "2")),
+                ("Shop 10", modelXML(#"<entity name="A"><attribute name="z" attributeType="String"/></entity>"#, identifier: "10")),
+            ], current: "Shop 2")
 
         let current = try ModelLoader.load(bundle)
         #expect(current.name == "Shop")
@@ -154,20 +160,25 @@ struct XcodeModelReadingTests {
     @Test func markerNamingNoVersionLoadsTheLatestWithAWarning() throws {
         let directory = TemporaryDirectory()
         let old = modelXML(#"<entity name="A"><attribute name="x" attributeType="String"/></entity>"#)
-        let newer = modelXML(#"<entity name="A"><attribute name="x" attributeType="String"/><attribute name="y" attributeType="String"/></entity>"#)
+        let newer = modelXML(
+            #"<entity name="A"><attribute name="x" attributeType="String"/><attribute name="y" attributeType="String"/></entity>"#)
         let bundle = directory.writeBundle("Empty", versions: [("Empty", old), ("Empty 2", newer)], current: nil)
-        directory.write("Empty.xcdatamodeld/.xccurrentversion", #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict/></plist>"#)
+        directory.write(
+            "Empty.xcdatamodeld/.xccurrentversion", #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict/></plist>"#)
         let model = try ModelLoader.load(bundle)
         #expect(model.entity(named: "A")?.attributes.count == 2, "the latest version, as Xcode builds it")
-        #expect(model.validate().map(\.description) == [
-            "\(bundle): warning: .xccurrentversion names no current version; using the latest, Empty 2.xcdatamodel, as Xcode does. Set the current version in Xcode to be sure",
-        ])
+        #expect(
+            model.validate().map(\.description) == [
+                "\(bundle): warning: .xccurrentversion names no current version; using the latest, Empty 2.xcdatamodel, as Xcode does. Set the current version in Xcode to be sure"
+            ])
     }
 
     @Test func unknownAttributeTypeIsNamed() throws {
         let directory = TemporaryDirectory()
         let error = #expect(throws: ModelError.self) {
-            try loadXML(#"<entity name="A"><attribute name="blob" attributeType="Blob"/><attribute name="n" attributeType="Int"/></entity>"#, in: directory)
+            try loadXML(
+                #"<entity name="A"><attribute name="blob" attributeType="Blob"/><attribute name="n" attributeType="Int"/></entity>"#,
+                in: directory)
         }
         let text = try #require(error).description
         #expect(text.contains("A.blob: error: unknown attribute type \"Blob\""))
@@ -194,7 +205,8 @@ struct XcodeModelReadingTests {
 
     @Test func olderXcodeForms() throws {
         let directory = TemporaryDirectory()
-        let model = try loadXML("""
+        let model = try loadXML(
+            """
             <entity name="A" syncable="YES">
                 <attribute name="born" optional="YES" attributeType="Date" defaultValueString="2001-01-02 00:00:00 +0000" defaultDateTimeInterval="86400" syncable="YES"/>
                 <attribute name="x" optional="YES" attributeType="String" syncable="YES"/>
@@ -218,7 +230,8 @@ struct XcodeModelReadingTests {
     @Test func layoutAndUnknownAttributesAreIgnored() throws {
         let directory = TemporaryDirectory()
         let plain = try loadXML(#"<entity name="A"><attribute name="x" attributeType="String"/></entity>"#, in: directory, name: "P")
-        let decorated = try loadXML("""
+        let decorated = try loadXML(
+            """
             <entity name="A" syncable="YES" futureFlag="1"><attribute name="x" attributeType="String" spotlightIndexingEnabled="YES" someNewThing="z"/></entity>
             <elements><element name="A" positionX="1" positionY="2" width="3" height="4"/></elements>
             """, in: directory, name: "P2")

@@ -47,7 +47,8 @@ struct CSVReaderTests {
     }
 
     @Test func crlfBomAndMissingFinalNewline() throws {
-        #expect(try records("\u{FEFF}id,name\r\n1,a\r\n2,\"b\r\nc\"\r\n3,d") == [["id", "name"], ["1", "a"], ["2", "b\r\nc"], ["3", "d"]])
+        #expect(
+            try records("\u{FEFF}id,name\r\n1,a\r\n2,\"b\r\nc\"\r\n3,d") == [["id", "name"], ["1", "a"], ["2", "b\r\nc"], ["3", "d"]])
         #expect(try records("a\n1\n\n") == [["a"], ["1"]], "one blank final line is ignored")
         #expect(try records("a,b\n1,\n") == [["a", "b"], ["1", ""]])
         #expect(try records("a,b\n1,") == [["a", "b"], ["1", ""]])
@@ -74,7 +75,10 @@ struct CSVReaderTests {
         let found = error("a,b\n1,2\n3,\"open\n4,5\n6,7\n")
         #expect(found?.kind == .unterminatedQuote)
         #expect(found?.line == 3 && found?.column == 2 && found?.field == "b")
-        #expect(found?.description.hasSuffix(".csv:3:2 (field \"b\"): a quoted field starts here and never ends; close the quote (a quote inside a quoted field is written \"\")") == true)
+        #expect(
+            found?.description.hasSuffix(
+                ".csv:3:2 (field \"b\"): a quoted field starts here and never ends; close the quote (a quote inside a quoted field is written \"\")"
+            ) == true)
         #expect(found?.isRecoverable == false)
     }
 
@@ -92,7 +96,9 @@ struct CSVReaderTests {
         let reader = try CSVReader(path: path)
         #expect(throws: CSVError(path: path, line: 2, column: 3, kind: .tooManyFields(expected: 2, found: 3))) { try reader.next() }
         #expect(reader.lastRecordBytes == Array("1,2,3".utf8))
-        #expect(throws: CSVError(path: path, line: 3, column: 2, field: "b", kind: .tooFewFields(expected: 2, found: 1))) { try reader.next() }
+        #expect(throws: CSVError(path: path, line: 3, column: 2, field: "b", kind: .tooFewFields(expected: 2, found: 1))) {
+            try reader.next()
+        }
         let record = try #require(try reader.next())
         #expect(record.line == 4 && record.string(1) == "6")
         #expect(try reader.next() == nil)

@@ -1,6 +1,7 @@
 import Foundation
-@testable import SeedPipeline
 import Testing
+
+@testable import SeedPipeline
 
 /// The reader skips plain bytes eight at a time; the first byte it stops at must be the first one
 /// the byte-class table calls special, or a comma, quote or line end would be read as text.
@@ -31,7 +32,9 @@ struct CSVWordScanTests {
 
     /// Words mixing the bytes a borrow can confuse (0x00, 0x01, 0x2B–0x2D, 0x80, 0xFF and the like).
     @Test func randomWordsStopWhereTheByteLoopWould() {
-        let tricky: [UInt8] = [0x00, 0x01, 0x02, 0x0A, 0x0B, 0x0D, 0x0E, 0x21, 0x22, 0x23, 0x2B, 0x2C, 0x2D, 0x41, 0x7F, 0x80, 0x81, 0xC3, 0xFF]
+        let tricky: [UInt8] = [
+            0x00, 0x01, 0x02, 0x0A, 0x0B, 0x0D, 0x0E, 0x21, 0x22, 0x23, 0x2B, 0x2C, 0x2D, 0x41, 0x7F, 0x80, 0x81, 0xC3, 0xFF,
+        ]
         var state: UInt64 = 7
         for _ in 0..<200_000 {
             var bytes = [UInt8](repeating: 0, count: 8)

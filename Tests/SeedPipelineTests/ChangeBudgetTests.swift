@@ -58,10 +58,15 @@ struct ChangeBudgetTests {
         // Sample keys are the entity's unique key (the postcode), of rows that went.
         let removed = try #require(postcode.samples[.removed])
         #expect(removed.count == ChangeReport.sampleCount)
-        #expect(removed.allSatisfy { !Self.halfExport().contains("\n\($0),") && DeltaNights.postcodes(night: 1).contains("\n\($0),") }, "\(removed)")
+        #expect(
+            removed.allSatisfy { !Self.halfExport().contains("\n\($0),") && DeltaNights.postcodes(night: 1).contains("\n\($0),") },
+            "\(removed)")
         #expect(held.breaches.map(\.entity) == ["Postcode"])
         #expect(held.report["County"]?.hasChanges == false)
-        #expect(held.description.contains("Postcode: 1500 → 750 rows; 0 added, 750 removed (50.0%), 0 changed (0.0%) — 50.0% removed, more than the 5.0% allowed"), "\(held.description)")
+        #expect(
+            held.description.contains(
+                "Postcode: 1500 → 750 rows; 0 added, 750 removed (50.0%), 0 changed (0.0%) — 50.0% removed, more than the 5.0% allowed"),
+            "\(held.description)")
         #expect(held.description.contains("removed: \(removed.joined(separator: ", ")), …"), "\(held.description)")
         // Nothing replaced, nothing left behind: the same files, byte for byte.
         #expect(try outputFiles() == before)
@@ -70,7 +75,8 @@ struct ChangeBudgetTests {
     @Test func anEmptiedEntityIsHeldWhateverItsBudget() throws {
         _ = try nights.build("1", night: 1, base: nil)
         // The counties' export came broken (every row rejected, within --max-rejects), and no postcode names one.
-        let postcodes = DeltaNights.postcodes(night: 1).replacingOccurrences(of: ",KEN,", with: ",,").replacingOccurrences(of: ",EDI,", with: ",,")
+        let postcodes = DeltaNights.postcodes(night: 1).replacingOccurrences(of: ",KEN,", with: ",,").replacingOccurrences(
+            of: ",EDI,", with: ",,")
         writeTestInputs(directory, postcodes: postcodes, counties: "code,name,population\nKEN,Kent,many\nEDI,Edinburgh,several\n")
         var project = ProjectFile()
         project.changeBudget = ChangeBudget(removed: 1, changed: 1)
@@ -105,7 +111,8 @@ struct ChangeBudgetTests {
         let built = try buildOverNightOne(Self.halfExport(), project: project)
         #expect(built.changes?["Postcode"]?.removed == 750)
 
-        let strict = try ProjectFile.load(directory.write("strict.json", #"{"changeBudget": {"entities": {"Postcode": {"removed": 0.4}}}}"#))
+        let strict = try ProjectFile.load(
+            directory.write("strict.json", #"{"changeBudget": {"entities": {"Postcode": {"removed": 0.4}}}}"#))
         _ = try nights.build("1", night: 1, base: nil)
         #expect(throws: ChangeBudgetExceeded.self) { try buildOverNightOne(Self.halfExport(), project: strict) }
 
@@ -148,7 +155,10 @@ struct ChangeBudgetTests {
         // The same from the artifacts and from the manifests, read as releases.
         for (a, b) in [(one.artifactPath, two.artifactPath), (one.manifestPath, two.manifestPath)] {
             let (base, new) = (try ReleaseSource.open(a), try ReleaseSource.open(b))
-            defer { base.close(); new.close() }
+            defer {
+                base.close()
+                new.close()
+            }
             let again = try StoreComparison().compare(base: base.path, new: new.path, from: a, to: b)
             #expect(again["Postcode"].map { ($0.added, $0.removed, $0.changed) } ?? (0, 0, 0) == (3, 15, 15))
             #expect(again.fromDataVersion == 1 && again.toDataVersion == 2)

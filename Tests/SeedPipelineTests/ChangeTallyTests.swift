@@ -1,10 +1,11 @@
 import Foundation
 import GRDB
 import SeedInstall
-@testable import SeedPipeline
 import SeedStore
 import SeedTestSupport
 import Testing
+
+@testable import SeedPipeline
 
 /// The change counts ride on the delta's diff: whichever way it reads a table (whole, in two halves
 /// at once, or again per kind when its changes are too many to hold), each row is counted once.

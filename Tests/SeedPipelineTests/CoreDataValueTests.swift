@@ -60,8 +60,10 @@ struct CoreDataValueTests {
 
     @Test func datesAreKeptAsTheSQLExpressionKeptThem() throws {
         // Whole and fractional seconds, before 1970 and between 1970 and 2001, offsets, in key order.
-        let texts = ["1969-07-20T20:17:40Z", "1970-01-01", "1999-12-31T23:59:59.5Z", "2001-01-01", "2001-01-01T00:00:00.001Z",
-                     "2024-05-01T12:30:00+02:00", "2024-05-01T12:30:00.75Z"]
+        let texts = [
+            "1969-07-20T20:17:40Z", "1970-01-01", "1999-12-31T23:59:59.5Z", "2001-01-01", "2001-01-01T00:00:00.001Z",
+            "2024-05-01T12:30:00+02:00", "2024-05-01T12:30:00.75Z",
+        ]
         let seconds: [Double] = [-14_182_940, 0, 946_684_799.5, 978_307_200, 978_307_200.001, 1_714_559_400, 1_714_566_600.75]
         let rows = texts.enumerated().map { "P\($0.offset),\($0.element),\($0.offset % 2 == 0 ? "" : $0.element)\n" }.joined()
         let built = try build("postcode,introduced,terminated\n" + rows)
@@ -83,7 +85,8 @@ struct CoreDataValueTests {
     /// compared as numbers: a fractional date below a whole one is below it, and a duplicate of an
     /// earlier fractional date is named by its own line, not the highest key's.
     @Test func wholeAndFractionalDateKeysCompareAsNumbers() throws {
-        let built = try build("""
+        let built = try build(
+            """
             postcode,introduced
             P1,2024-01-01
             P2,2024-01-01T00:00:00.5Z

@@ -16,7 +16,8 @@ struct CrossStoreVerifyTests {
 
     /// The current sample seed model with its `ratings` predicate replaced.
     private func seedModel(ratingsPredicate: String) throws -> Model {
-        let original = try String(contentsOfFile: repositoryPath("schemas/PostCodesModel.xcdatamodeld/PostCodesModel 2.xcdatamodel/contents"), encoding: .utf8)
+        let original = try String(
+            contentsOfFile: repositoryPath("schemas/PostCodesModel.xcdatamodeld/PostCodesModel 2.xcdatamodel/contents"), encoding: .utf8)
         let edited = original.replacingOccurrences(of: "postcode == $FETCH_SOURCE.postcode", with: ratingsPredicate)
         #expect(edited != original || ratingsPredicate == "postcode == $FETCH_SOURCE.postcode")
         return try ModelLoader.load(directory.write("edited/PostCodesModel.xcdatamodel/contents", edited))
@@ -27,7 +28,9 @@ struct CrossStoreVerifyTests {
     }
 
     @Test func sampleLinkResolves() throws {
-        let report = try Verifier().verify(try sampleStore(), seedModels: [try seedModel(ratingsPredicate: "postcode == $FETCH_SOURCE.postcode")], userModels: [try userModel()])
+        let report = try Verifier().verify(
+            try sampleStore(), seedModels: [try seedModel(ratingsPredicate: "postcode == $FETCH_SOURCE.postcode")],
+            userModels: [try userModel()])
         #expect(report.passed)
         let details = try #require(report.models.first?.details)
         #expect(details.contains("inserted one Rating into an empty user store beside the seed"))
@@ -35,16 +38,19 @@ struct CrossStoreVerifyTests {
     }
 
     @Test func userEntitiesWithRequiredRelationshipsAreInsertedLinked() throws {
-        let userModel = try ModelLoader.load(json: Data("""
-            {"name": "Notes", "configurations": [{"name": "UserConf", "entities": ["Folder", "Rating"]}],
-             "entities": [
-              {"name": "Folder", "attributes": [{"name": "name", "type": "String", "optional": false, "min": "3"}],
-               "relationships": [{"name": "ratings", "destination": "Rating", "inverse": "folder", "toMany": true}]},
-              {"name": "Rating", "attributes": [{"name": "postcode", "type": "String", "optional": false},
-                                               {"name": "stars", "type": "Integer 16", "optional": false, "min": "1", "max": "5"}],
-               "relationships": [{"name": "folder", "destination": "Folder", "inverse": "ratings", "optional": false}]}]}
-            """.utf8), source: ModelSource(file: "notes.json"))
-        let report = try Verifier().verify(try sampleStore(), seedModels: [try seedModel(ratingsPredicate: "postcode == $FETCH_SOURCE.postcode")], userModels: [userModel])
+        let userModel = try ModelLoader.load(
+            json: Data(
+                """
+                {"name": "Notes", "configurations": [{"name": "UserConf", "entities": ["Folder", "Rating"]}],
+                 "entities": [
+                  {"name": "Folder", "attributes": [{"name": "name", "type": "String", "optional": false, "min": "3"}],
+                   "relationships": [{"name": "ratings", "destination": "Rating", "inverse": "folder", "toMany": true}]},
+                  {"name": "Rating", "attributes": [{"name": "postcode", "type": "String", "optional": false},
+                                                   {"name": "stars", "type": "Integer 16", "optional": false, "min": "1", "max": "5"}],
+                   "relationships": [{"name": "folder", "destination": "Folder", "inverse": "ratings", "optional": false}]}]}
+                """.utf8), source: ModelSource(file: "notes.json"))
+        let report = try Verifier().verify(
+            try sampleStore(), seedModels: [try seedModel(ratingsPredicate: "postcode == $FETCH_SOURCE.postcode")], userModels: [userModel])
         #expect(report.passed, "\(report.models.map(\.details))")
         #expect(report.models.first?.details.contains("inserted one Folder, Rating into an empty user store beside the seed") == true)
     }
@@ -53,11 +59,13 @@ struct CrossStoreVerifyTests {
     /// relationship. The same relationship saved would cross stores, and is refused.
     @Test func aTransientRelationshipToASeedEntityPasses() throws {
         func userModel(transient: Bool) throws -> Model {
-            try ModelLoader.load(json: Data("""
-                {"name": "Visits", "configurations": [{"name": "UserConf", "entities": ["Rating"]}],
-                 "entities": [{"name": "Rating", "attributes": [{"name": "postcode", "type": "String", "optional": false}],
-                   "relationships": [{"name": "place", "destination": "Postcode", "transient": \(transient)}]}]}
-                """.utf8), source: ModelSource(file: "visits.json"))
+            try ModelLoader.load(
+                json: Data(
+                    """
+                    {"name": "Visits", "configurations": [{"name": "UserConf", "entities": ["Rating"]}],
+                     "entities": [{"name": "Rating", "attributes": [{"name": "postcode", "type": "String", "optional": false}],
+                       "relationships": [{"name": "place", "destination": "Postcode", "transient": \(transient)}]}]}
+                    """.utf8), source: ModelSource(file: "visits.json"))
         }
         let store = try sampleStore()
         let seed = try seedModel(ratingsPredicate: "postcode == $FETCH_SOURCE.postcode")
@@ -66,7 +74,9 @@ struct CrossStoreVerifyTests {
         #expect(report.models.first?.details.contains("inserted one Rating into an empty user store beside the seed") == true)
         let refused = try Verifier().verify(store, seedModels: [seed], userModels: [try userModel(transient: false)])
         #expect(!refused.passed)
-        #expect(refused.models.first?.details.contains { $0.contains("Rating.place") && $0.contains("the relationship crosses stores") } == true, "\(refused.models.map(\.details))")
+        #expect(
+            refused.models.first?.details.contains { $0.contains("Rating.place") && $0.contains("the relationship crosses stores") }
+                == true, "\(refused.models.map(\.details))")
     }
 
     @Test(arguments: [
@@ -76,7 +86,8 @@ struct CrossStoreVerifyTests {
         ("postcode BEGINS $FETCH_SOURCE.postcode", "expected a comparison operator"),
     ])
     func brokenLinkIsRefusedBeforePublishing(predicate: String, reason: String) throws {
-        let report = try Verifier().verify(try sampleStore(), seedModels: [try seedModel(ratingsPredicate: predicate)], userModels: [try userModel()])
+        let report = try Verifier().verify(
+            try sampleStore(), seedModels: [try seedModel(ratingsPredicate: predicate)], userModels: [try userModel()])
         #expect(!report.passed)
         let result = try #require(report.models.first)
         #expect(result.verdict == .refused)

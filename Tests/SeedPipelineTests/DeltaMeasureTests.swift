@@ -21,8 +21,11 @@ struct DeltaMeasureTests {
             let path = directory.path("\(deltas.count).delta.gz")
             let summary = try StoreDiff().write(base: base, new: new, to: path)
             let artifact = try Self.size(new + ".gz")
-            print(String(format: "delta %@ → %@: %d operations, %lld bytes, %.3f%% of the %lld-byte artifact, diffed in %@",
-                         base, new, summary.operations, summary.bytes, Double(summary.bytes) * 100 / Double(artifact), artifact, "\(ContinuousClock.now - clock)"))
+            print(
+                String(
+                    format: "delta %@ → %@: %d operations, %lld bytes, %.3f%% of the %lld-byte artifact, diffed in %@",
+                    base, new, summary.operations, summary.bytes, Double(summary.bytes) * 100 / Double(artifact), artifact,
+                    "\(ContinuousClock.now - clock)"))
             deltas.append(try DeltaReader.read(path))
         }
         let composed = try Delta.compose(deltas)
@@ -31,8 +34,10 @@ struct DeltaMeasureTests {
         for operation in composed.operations { try writer.write(operation) }
         try writer.finish()
         let (bytes, artifact) = (try Self.size(path), try Self.size(stores.last! + ".gz"))
-        print(String(format: "composed %d hops: %d operations, %lld bytes, %.3f%% of the artifact",
-                     deltas.count, composed.operations.count, bytes, Double(bytes) * 100 / Double(artifact)))
+        print(
+            String(
+                format: "composed %d hops: %d operations, %lld bytes, %.3f%% of the artifact",
+                deltas.count, composed.operations.count, bytes, Double(bytes) * 100 / Double(artifact)))
         #expect(composed.header.to == deltas.last?.header.to)
     }
 

@@ -1,10 +1,11 @@
 import Foundation
-import SeedInstall
 import GRDB
-@testable import SeedPipeline
+import SeedInstall
 import SeedStore
 import SeedTestSupport
 import Testing
+
+@testable import SeedPipeline
 
 /// Row deltas between releases of one channel: diffed, written, read back, composed and applied.
 @Suite("Row deltas")
@@ -75,7 +76,8 @@ struct DeltaTests {
         try StoreDatabase.openReadOnly(path).read { db in
             var result: [String: [String]] = [:]
             for table in try StoreDiff.tables(db) {
-                let values = table.columns.map { "typeof(\(quoteIdentifier($0))) || ':' || quote(\(quoteIdentifier($0)))" }.joined(separator: " || '|' || ")
+                let values = table.columns.map { "typeof(\(quoteIdentifier($0))) || ':' || quote(\(quoteIdentifier($0)))" }.joined(
+                    separator: " || '|' || ")
                 result[table.name] = try String.fetchAll(db, sql: "SELECT \(values) FROM \(quoteIdentifier(table.name)) ORDER BY 1")
             }
             return result
@@ -133,29 +135,41 @@ struct DeltaTests {
 
     @Test func composingRowByRow() throws {
         let table = DeltaTable(name: "T", columns: ["id", "a", "b"], keyColumns: [0])
-        let (a, b, c) = (DeltaRelease(dataVersion: 1, contentDigest: "a"), DeltaRelease(dataVersion: 2, contentDigest: "b"), DeltaRelease(dataVersion: 3, contentDigest: "c"))
+        let (a, b, c) = (
+            DeltaRelease(dataVersion: 1, contentDigest: "a"), DeltaRelease(dataVersion: 2, contentDigest: "b"),
+            DeltaRelease(dataVersion: 3, contentDigest: "c")
+        )
         func row(_ id: Int64, _ value: String) -> [DeltaValue] { [.integer(id), .text(value), .null] }
-        let first = Delta(header: DeltaHeader(from: a, to: b, tables: [table]), operations: [
-            .delete(table: 0, key: [.integer(1)]), .delete(table: 0, key: [.integer(2)]),
-            .insert(table: 0, row: row(10, "new")), .insert(table: 0, row: row(11, "gone")),
-            .update(table: 0, key: [.integer(3)], changes: [DeltaChange(column: 1, value: .text("x"))]),
-            .update(table: 0, key: [.integer(4)], changes: [DeltaChange(column: 1, value: .text("y"))]),
-        ])
-        let second = Delta(header: DeltaHeader(from: b, to: c, tables: [table]), operations: [
-            .delete(table: 0, key: [.integer(11)]), .delete(table: 0, key: [.integer(4)]),
-            .insert(table: 0, row: row(1, "back")),
-            .update(table: 0, key: [.integer(10)], changes: [DeltaChange(column: 2, value: .integer(5))]),
-            .update(table: 0, key: [.integer(3)], changes: [DeltaChange(column: 2, value: .real(1))]),
-        ])
+        let first = Delta(
+            header: DeltaHeader(from: a, to: b, tables: [table]),
+            operations: [
+                .delete(table: 0, key: [.integer(1)]), .delete(table: 0, key: [.integer(2)]),
+                .insert(table: 0, row: row(10, "new")), .insert(table: 0, row: row(11, "gone")),
+                .update(table: 0, key: [.integer(3)], changes: [DeltaChange(column: 1, value: .text("x"))]),
+                .update(table: 0, key: [.integer(4)], changes: [DeltaChange(column: 1, value: .text("y"))]),
+            ])
+        let second = Delta(
+            header: DeltaHeader(from: b, to: c, tables: [table]),
+            operations: [
+                .delete(table: 0, key: [.integer(11)]), .delete(table: 0, key: [.integer(4)]),
+                .insert(table: 0, row: row(1, "back")),
+                .update(table: 0, key: [.integer(10)], changes: [DeltaChange(column: 2, value: .integer(5))]),
+                .update(table: 0, key: [.integer(3)], changes: [DeltaChange(column: 2, value: .real(1))]),
+            ])
         let composed = try Delta.compose(first, second)
-        #expect(composed.operations == [
-            .delete(table: 0, key: [.integer(1)]), .delete(table: 0, key: [.integer(2)]), .delete(table: 0, key: [.integer(4)]),
-            .insert(table: 0, row: row(1, "back")), .insert(table: 0, row: [.integer(10), .text("new"), .integer(5)]),
-            .update(table: 0, key: [.integer(3)], changes: [DeltaChange(column: 1, value: .text("x")), DeltaChange(column: 2, value: .real(1))]),
-        ])
+        #expect(
+            composed.operations == [
+                .delete(table: 0, key: [.integer(1)]), .delete(table: 0, key: [.integer(2)]), .delete(table: 0, key: [.integer(4)]),
+                .insert(table: 0, row: row(1, "back")), .insert(table: 0, row: [.integer(10), .text("new"), .integer(5)]),
+                .update(
+                    table: 0, key: [.integer(3)],
+                    changes: [DeltaChange(column: 1, value: .text("x")), DeltaChange(column: 2, value: .real(1))]),
+            ])
         let twice = Delta(header: DeltaHeader(from: b, to: c, tables: [table]), operations: [.insert(table: 0, row: row(10, "again"))])
         let error = #expect(throws: DeltaError.self) { try Delta.compose(first, twice) }
-        #expect(error?.kind == .inconsistent && error?.message.contains("table T inserts the row id = 10") == true, "\(String(describing: error))")
+        #expect(
+            error?.kind == .inconsistent && error?.message.contains("table T inserts the row id = 10") == true,
+            "\(String(describing: error))")
     }
 
     @Test func aDeltaForAnotherStoreIsRefusedBeforeAnyWrite() throws {
@@ -201,7 +215,8 @@ struct DeltaTests {
         #expect(DeltaValue.real(-0.0) != .real(0) && DeltaValue.integer(1) != .real(1) && DeltaValue.text("é") != .text("e\u{301}"))
         #expect(DeltaValue.text("") != .null && DeltaValue.blob([]) != .text(""))
         let table = DeltaTable(name: "v", columns: ["id", "value"], keyColumns: [0])
-        let header = DeltaHeader(from: DeltaRelease(dataVersion: 1, contentDigest: "a"), to: DeltaRelease(dataVersion: 2, contentDigest: "b"), tables: [table])
+        let header = DeltaHeader(
+            from: DeltaRelease(dataVersion: 1, contentDigest: "a"), to: DeltaRelease(dataVersion: 2, contentDigest: "b"), tables: [table])
         let operations = values.enumerated().map { DeltaOperation.insert(table: 0, row: [.integer(Int64($0.offset)), $0.element]) }
         let writer = try DeltaWriter(path: directory.path("values.delta.gz"), header: header)
         for operation in operations { try writer.write(operation) }
@@ -214,7 +229,8 @@ struct DeltaTests {
         try queue.write { db in
             try db.execute(sql: "CREATE TABLE v (id INTEGER PRIMARY KEY, value)")
             let kept = values.filter { if case .text(let text) = $0 { !text.contains("\0") } else { true } }
-            let storable = Delta(header: header, operations: kept.enumerated().map { .insert(table: 0, row: [.integer(Int64($0.offset)), $0.element]) })
+            let storable = Delta(
+                header: header, operations: kept.enumerated().map { .insert(table: 0, row: [.integer(Int64($0.offset)), $0.element]) })
             for statement in try DeltaPlan.statements(for: storable, target: DeltaTarget(tables: [table], release: header.from)) {
                 try db.execute(sql: statement.sql, arguments: StatementArguments(statement.values.map(\.databaseValue)))
             }
@@ -230,7 +246,9 @@ struct DeltaTests {
     /// each delta gives the new table exactly.
     @Test(arguments: [(64 << 20, false), (64, false), (64 << 20, true), (64, true)])
     func theDiffMergesTablesInKeyOrder(maxHeldBytes: Int, inHalves: Bool) throws {
-        let (base, new) = (directory.path("base-\(maxHeldBytes)-\(inHalves).sqlite"), directory.path("new-\(maxHeldBytes)-\(inHalves).sqlite"))
+        let (base, new) = (
+            directory.path("base-\(maxHeldBytes)-\(inHalves).sqlite"), directory.path("new-\(maxHeldBytes)-\(inHalves).sqlite")
+        )
         let keys: [String] = ["-9.5", "-5", "0", "3", "2.5", "'A'", "'B'", "'a'", "'b'", "'é'", "'ab'", "x'00'", "x'0001'", "x'01'"]
         func rows(_ pick: (Int) -> Bool, value: (Int) -> String) -> String {
             keys.indices.filter(pick).flatMap { i in [1, 2].map { "(\(keys[i]), \($0), \(value(i)))" } }.joined(separator: ", ")
@@ -303,11 +321,12 @@ struct DeltaTests {
             #expect(try TableDiff(table: table, index: 0, db: db, writer: writer).run().operations == 3)
         }
         try writer.finish()
-        #expect(try DeltaReader.read(directory.path("t.delta.gz")).operations == [
-            .update(table: 0, key: [.integer(1)], changes: [DeltaChange(column: 1, value: .real(1))]),
-            .update(table: 0, key: [.integer(2)], changes: [DeltaChange(column: 1, value: .text(""))]),
-            .update(table: 0, key: [.integer(3)], changes: [DeltaChange(column: 1, value: .null)]),
-        ])
+        #expect(
+            try DeltaReader.read(directory.path("t.delta.gz")).operations == [
+                .update(table: 0, key: [.integer(1)], changes: [DeltaChange(column: 1, value: .real(1))]),
+                .update(table: 0, key: [.integer(2)], changes: [DeltaChange(column: 1, value: .text(""))]),
+                .update(table: 0, key: [.integer(3)], changes: [DeltaChange(column: 1, value: .null)]),
+            ])
     }
 }
 

@@ -13,9 +13,13 @@ struct DerivedValueTests {
     /// The test model with derived attributes added to County and Postcode.
     private func writeModel(countyExtras: String, postcodeExtras: String = "") {
         writeTestInputs(directory)
-        let json = testModelJSON
-            .replacingOccurrences(of: #"{"name": "population", "type": "Integer 32"}"#, with: #"{"name": "population", "type": "Integer 32"}"# + countyExtras)
-            .replacingOccurrences(of: #"{"name": "countryCode", "type": "String"}"#, with: #"{"name": "countryCode", "type": "String"}"# + postcodeExtras)
+        let json =
+            testModelJSON
+            .replacingOccurrences(
+                of: #"{"name": "population", "type": "Integer 32"}"#, with: #"{"name": "population", "type": "Integer 32"}"# + countyExtras
+            )
+            .replacingOccurrences(
+                of: #"{"name": "countryCode", "type": "String"}"#, with: #"{"name": "countryCode", "type": "String"}"# + postcodeExtras)
         directory.write("model.json", json)
     }
 
@@ -50,7 +54,10 @@ struct DerivedValueTests {
     }
 
     @Test func unsupportedDerivationIsRefusedNamingAttributeAndExpression() throws {
-        writeModel(countyExtras: #", {"name": "total", "type": "Double", "derivation": "postcodes.@sum.latitude"}, {"name": "odd", "type": "String", "derivation": "county.code"}"#)
+        writeModel(
+            countyExtras:
+                #", {"name": "total", "type": "Double", "derivation": "postcodes.@sum.latitude"}, {"name": "odd", "type": "String", "derivation": "county.code"}"#
+        )
         let error = #expect(throws: ModelError.self) { try buildTestStore(directory) }
         let text = error?.description ?? ""
         #expect(text.contains("County.total: error: the derivation \"postcodes.@sum.latitude\" cannot be computed"))

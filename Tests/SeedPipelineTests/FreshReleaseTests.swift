@@ -50,10 +50,14 @@ struct FreshReleaseTests {
             let fresh = try install(day: Double(day), into: directory.path("apps/day-\(day)"), key: key)
             #expect(fresh.outcome == .installed, "day \(day)")
             let expires = try #require(fresh.manifest.expires)
-            #expect(expires.timeIntervalSince(start.addingTimeInterval(Double(day) * 86_400)) >= 7 * 86_400, "day \(day): at least half the lifetime left")
+            #expect(
+                expires.timeIntervalSince(start.addingTimeInterval(Double(day) * 86_400)) >= 7 * 86_400,
+                "day \(day): at least half the lifetime left")
             // An app that installed on day 0 keeps working: installed already, or a refresh under a new data version.
             let kept = try install(day: Double(day), into: directory.path("apps/long-lived"), key: key)
-            #expect(kept.outcome == (day == 0 || (growingDataVersion && result.outcome == .refreshed) ? .installed : .alreadyInstalled), "day \(day)")
+            #expect(
+                kept.outcome == (day == 0 || (growingDataVersion && result.outcome == .refreshed) ? .installed : .alreadyInstalled),
+                "day \(day)")
             artifacts.formUnion(try FileManager.default.contentsOfDirectory(atPath: channel + "/artifacts"))
         }
         // 14-day manifests: refreshed when fewer than 7 days are left, i.e. on days 8, 16 and 24.
@@ -75,7 +79,9 @@ struct FreshReleaseTests {
         let signed = try nightly(day: 1, sign: key)
         #expect(signed.outcome == .refreshed)
         #expect(signed.reason?.contains("unsigned, this build's is signed by key \(key.publicKey.keyID)") == true)
-        #expect(try install(day: 1, into: directory.path("app"), key: key).outcome == .installed, "the trusted key accepts the refreshed release")
+        #expect(
+            try install(day: 1, into: directory.path("app"), key: key).outcome == .installed,
+            "the trusted key accepts the refreshed release")
 
         let unsigned = #expect(throws: IngestError.self) { try nightly(day: 2, sign: nil) }
         #expect(unsigned?.description.contains("is signed by key \(key.publicKey.keyID)") == true)

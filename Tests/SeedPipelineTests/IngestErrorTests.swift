@@ -65,7 +65,9 @@ struct IngestErrorTests {
     @Test func headerNamesEqualUpToCaseAreAnError() throws {
         let error = failure(postcodes: "postcode,county_code,POSTCODE\nCT1 1AA,KEN,CT1 1AB\n")
         #expect(error?.kind == .badData && error?.column == 3)
-        #expect(error?.description.contains("columns 1 \"postcode\" and 3 \"POSTCODE\" both name Postcode.postcode") == true, "\(String(describing: error))")
+        #expect(
+            error?.description.contains("columns 1 \"postcode\" and 3 \"POSTCODE\" both name Postcode.postcode") == true,
+            "\(String(describing: error))")
         let separators = failure(postcodes: "postcode,county_code,country_code,Country-Code\nCT1 1AA,KEN,E,F\n")
         #expect(separators?.description.contains("columns 3 \"country_code\" and 4 \"Country-Code\"") == true)
     }

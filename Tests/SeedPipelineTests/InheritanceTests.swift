@@ -32,12 +32,14 @@ struct InheritanceTests {
         """
 
     private func build() throws -> (BuiltStore, Model) {
-        let (built, modelPath) = try buildStore(Self.modelJSON, files: [
-            "towns.csv": "code,name,population\nCAN,Canterbury,55000\nASH,Ashford,83000\n",
-            "villages.csv": "code,name,parish\nCHI,Chilham,Chilham\nWYE,Wye,Wye with Hinxhill\n",
-            "hamlets.csv": "code,name,parish,farms\nYOC,Yockletts,Waltham,3\n",
-            "postcodes.csv": "postcode,place_code\nCT1 1AA,CAN\nCT4 8DB,CHI\nTN25 5AA,WYE\nCT4 6NU,YOC\nTN24 8AA,ASH\n",
-        ])
+        let (built, modelPath) = try buildStore(
+            Self.modelJSON,
+            files: [
+                "towns.csv": "code,name,population\nCAN,Canterbury,55000\nASH,Ashford,83000\n",
+                "villages.csv": "code,name,parish\nCHI,Chilham,Chilham\nWYE,Wye,Wye with Hinxhill\n",
+                "hamlets.csv": "code,name,parish,farms\nYOC,Yockletts,Waltham,3\n",
+                "postcodes.csv": "postcode,place_code\nCT1 1AA,CAN\nCT4 8DB,CHI\nTN25 5AA,WYE\nCT4 6NU,YOC\nTN24 8AA,ASH\n",
+            ])
         return (built, try ModelLoader.load(modelPath))
     }
 
@@ -57,7 +59,11 @@ struct InheritanceTests {
         let (built, model) = try build()
         #expect(built.rowCounts == ["Place": 0, "Town": 2, "Village": 2, "Hamlet": 1, "Postcode": 5])
         let tables = try query(built.storePath) { db in
-            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'seed_%' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+            try String.fetchAll(
+                db,
+                sql:
+                    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'seed_%' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+            )
         }
         #expect(tables == ["Place", "Postcode"])
         let rows = try query(built.storePath) { db in
@@ -77,18 +83,25 @@ struct InheritanceTests {
     @Test func fetchesReadSubEntitiesSortAndFilterAcrossTheTree() throws {
         let (built, model) = try build()
         let coordinator = StoreCoordinator(model: model)
-        try coordinator.addStore(StoreDescription(type: .sqlite, url: URL(fileURLWithPath: built.storePath), configuration: "Seed", isReadOnly: true))
+        try coordinator.addStore(
+            StoreDescription(type: .sqlite, url: URL(fileURLWithPath: built.storePath), configuration: "Seed", isReadOnly: true))
         let context = ObjectContext(coordinator: coordinator)
         let places = try context.fetch(FetchRequest(entity: "Place", sortDescriptors: [FetchSortDescriptor("name")]))
-        #expect(try places.map { "\($0.entity.name) \(try $0.string("name") ?? "")" } == [
-            "Town Ashford", "Town Canterbury", "Village Chilham", "Village Wye", "Hamlet Yockletts",
-        ])
-        let villages = try context.fetch(FetchRequest(entity: "Village", predicate: try FetchPredicate("parish BEGINSWITH 'W'"), sortDescriptors: [FetchSortDescriptor("code")]))
-        #expect(try villages.map { "\($0.entity.name) \(try $0.string("code") ?? "")" } == ["Village WYE", "Hamlet YOC"], "a fetch of Village includes Hamlets")
+        #expect(
+            try places.map { "\($0.entity.name) \(try $0.string("name") ?? "")" } == [
+                "Town Ashford", "Town Canterbury", "Village Chilham", "Village Wye", "Hamlet Yockletts",
+            ])
+        let villages = try context.fetch(
+            FetchRequest(
+                entity: "Village", predicate: try FetchPredicate("parish BEGINSWITH 'W'"), sortDescriptors: [FetchSortDescriptor("code")]))
+        #expect(
+            try villages.map { "\($0.entity.name) \(try $0.string("code") ?? "")" } == ["Village WYE", "Hamlet YOC"],
+            "a fetch of Village includes Hamlets")
         #expect(try context.count(FetchRequest(entity: "Town")) == 2)
         #expect(try context.count(FetchRequest(entity: "Place", predicate: try FetchPredicate("name CONTAINS 'e'"))) == 3)
 
-        let postcode = try #require(try context.fetch(FetchRequest(entity: "Postcode", predicate: try FetchPredicate("postcode == 'CT4 6NU'"))).first)
+        let postcode = try #require(
+            try context.fetch(FetchRequest(entity: "Postcode", predicate: try FetchPredicate("postcode == 'CT4 6NU'"))).first)
         let hamlet = try #require(try postcode.object(forRelationship: "place"))
         #expect(try hamlet.entity.name == "Hamlet" && hamlet["farms"] == 3 && hamlet.string("parish") == "Waltham")
         #expect(try hamlet.objects(forRelationship: "postcodes").map { try $0.string("postcode") } == ["CT4 6NU"])
@@ -137,8 +150,12 @@ struct InheritanceTests {
             of: #"{"name": "farms", "type": "Integer 16"}"#, with: #"{"name": "population", "type": "String"}"#)
         let model = try ModelLoader.load(json: Data(json.utf8), source: ModelSource(file: "places.json"))
         let error = #expect(throws: ModelError.self) { try StoreSchema(model: model, configuration: "Seed") }
-        #expect(error?.description.contains("Hamlet.population: error: Hamlet.population and another attribute of the same name in the Place tree differ in type") == true)
-        json = Self.modelJSON.replacingOccurrences(of: #"["Hamlet", "Place", "Postcode", "Town", "Village"]"#, with: #"["Hamlet", "Postcode"]"#)
+        #expect(
+            error?.description.contains(
+                "Hamlet.population: error: Hamlet.population and another attribute of the same name in the Place tree differ in type")
+                == true)
+        json = Self.modelJSON.replacingOccurrences(
+            of: #"["Hamlet", "Place", "Postcode", "Town", "Village"]"#, with: #"["Hamlet", "Postcode"]"#)
         let partial = try ModelLoader.load(json: Data(json.utf8), source: ModelSource(file: "places.json"))
         let configurationError = #expect(throws: ModelError.self) { try StoreSchema(model: partial, configuration: "Seed") }
         #expect(configurationError?.description.contains("the configuration holds Hamlet but not its parent entity Village") == true)
@@ -147,8 +164,12 @@ struct InheritanceTests {
     @Test func propertyMovedUpTheTreeMigratesWithValuesKept() throws {
         let (built, _) = try build()
         let moved = Self.modelJSON
-            .replacingOccurrences(of: #"{"name": "name", "type": "String", "optional": false}],"#, with: #"{"name": "name", "type": "String", "optional": false}, {"name": "parish", "type": "String"}],"#)
-            .replacingOccurrences(of: #""attributes": [{"name": "parish", "type": "String", "optional": false}]"#, with: #""attributes": []"#)
+            .replacingOccurrences(
+                of: #"{"name": "name", "type": "String", "optional": false}],"#,
+                with: #"{"name": "name", "type": "String", "optional": false}, {"name": "parish", "type": "String"}],"#
+            )
+            .replacingOccurrences(
+                of: #""attributes": [{"name": "parish", "type": "String", "optional": false}]"#, with: #""attributes": []"#)
         let destination = try ModelLoader.load(json: Data(moved.utf8), source: ModelSource(file: "places-2.json"))
         let output = directory.path("moved.sqlite")
         let result = try Migrator().migrate(built.storePath, to: destination, output: output)
@@ -190,10 +211,12 @@ struct InheritanceTests {
               ]
             }
             """
-        let (built, _) = try buildStore(v1, files: [
-            "towns.csv": "code,name,population\nCAN,Canterbury,55000\nASH,Ashford,83000\n",
-            "postcodes.csv": "postcode,town_code\nCT1 1AA,CAN\nTN24 8AA,ASH\nCT2 7AA,CAN\n",
-        ])
+        let (built, _) = try buildStore(
+            v1,
+            files: [
+                "towns.csv": "code,name,population\nCAN,Canterbury,55000\nASH,Ashford,83000\n",
+                "postcodes.csv": "postcode,town_code\nCT1 1AA,CAN\nTN24 8AA,ASH\nCT2 7AA,CAN\n",
+            ])
 
         let destination = try ModelLoader.load(json: Data(v2.utf8), source: ModelSource(file: "towns-2.json"))
         #expect(destination.entity(named: "Town")?.parentEntity == "Place" && destination.entity(named: "Town")?.attributes.count == 1)
@@ -203,11 +226,18 @@ struct InheritanceTests {
         #expect(result.plan.changes.contains { $0.kind == .addEntity && $0.entity == "Place" })
 
         let coordinator = StoreCoordinator(model: destination)
-        try coordinator.addStore(StoreDescription(type: .sqlite, url: URL(fileURLWithPath: output), configuration: "Seed", isReadOnly: true))
+        try coordinator.addStore(
+            StoreDescription(type: .sqlite, url: URL(fileURLWithPath: output), configuration: "Seed", isReadOnly: true))
         let context = ObjectContext(coordinator: coordinator)
         let places = try context.fetch(FetchRequest(entity: "Place", sortDescriptors: [FetchSortDescriptor("code")]))
-        #expect(try places.map { "\($0.entity.name) \(try $0.string("name") ?? "") \($0["population"].integerValue ?? 0)" } == ["Town Ashford 83000", "Town Canterbury 55000"])
-        let canterbury = try context.fetch(FetchRequest(entity: "Postcode", predicate: try FetchPredicate("town.code == 'CAN'"), sortDescriptors: [FetchSortDescriptor("postcode")]))
+        #expect(
+            try places.map { "\($0.entity.name) \(try $0.string("name") ?? "") \($0["population"].integerValue ?? 0)" } == [
+                "Town Ashford 83000", "Town Canterbury 55000",
+            ])
+        let canterbury = try context.fetch(
+            FetchRequest(
+                entity: "Postcode", predicate: try FetchPredicate("town.code == 'CAN'"), sortDescriptors: [FetchSortDescriptor("postcode")])
+        )
         #expect(try canterbury.map { try $0.string("postcode") } == ["CT1 1AA", "CT2 7AA"], "links kept")
     }
 }

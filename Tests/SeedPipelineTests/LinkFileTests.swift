@@ -44,7 +44,9 @@ struct LinkFileTests {
         "book_chapters.csv": "Book UUID,chapter-code,chapters_order\nb1,c1,2\nb1,c2,3\nb1,c3,1\nb2,c1,\n",
     ]
 
-    private func build(_ layout: StoreLayout, links: [String: String] = linkFiles, maxRejects: Int = 0, sources: [String: String] = [:]) throws -> (BuiltStore, Model) {
+    private func build(_ layout: StoreLayout, links: [String: String] = linkFiles, maxRejects: Int = 0, sources: [String: String] = [:])
+        throws -> (BuiltStore, Model)
+    {
         let modelPath = directory.write("model.json", Self.modelJSON)
         for (name, text) in Self.entityFiles.merging(links, uniquingKeysWith: { $1 }) { directory.write("in/\(name)", text) }
         var options = BuildOptions(files: [directory.path("in/books.csv")])
@@ -61,9 +63,11 @@ struct LinkFileTests {
     /// The books a predicate selects, by uuid, through the runtime opening the store read-only.
     private func books(_ predicate: String, in built: BuiltStore, model: Model, layout: StoreLayout) throws -> [String] {
         let coordinator = StoreCoordinator(model: model)
-        try coordinator.addStore(StoreDescription(type: .sqlite, url: URL(fileURLWithPath: built.storePath), isReadOnly: true, storeLayout: layout))
+        try coordinator.addStore(
+            StoreDescription(type: .sqlite, url: URL(fileURLWithPath: built.storePath), isReadOnly: true, storeLayout: layout))
         let context = ObjectContext(coordinator: coordinator)
-        let found = try context.fetch(FetchRequest(entity: "Book", predicate: try FetchPredicate(predicate), sortDescriptors: [FetchSortDescriptor("uuid")]))
+        let found = try context.fetch(
+            FetchRequest(entity: "Book", predicate: try FetchPredicate(predicate), sortDescriptors: [FetchSortDescriptor("uuid")]))
         return found.compactMap { $0["uuid"].stringValue }
     }
 
@@ -87,7 +91,8 @@ struct LinkFileTests {
     func orderedLinksKeepTheirOrder(_ layout: StoreLayout) throws {
         let (built, model) = try build(layout)
         let coordinator = StoreCoordinator(model: model)
-        try coordinator.addStore(StoreDescription(type: .sqlite, url: URL(fileURLWithPath: built.storePath), isReadOnly: true, storeLayout: layout))
+        try coordinator.addStore(
+            StoreDescription(type: .sqlite, url: URL(fileURLWithPath: built.storePath), isReadOnly: true, storeLayout: layout))
         let context = ObjectContext(coordinator: coordinator)
         let dune = try #require(try context.fetch(FetchRequest(entity: "Book", predicate: try FetchPredicate("uuid == 'b1'"))).first)
         #expect(try dune.objects(forRelationship: "chapters").map { $0["code"].stringValue } == ["c3", "c1", "c2"])
@@ -96,7 +101,8 @@ struct LinkFileTests {
     /// Unknown keys, pairs given twice, empty keys and bad order values are rejected rows naming the line.
     @Test func badLinksAreRejectedRows() throws {
         var links = Self.linkFiles.filter { $0.key != "books_similar.csv" }
-        links["book_genres.csv"] = "book_uuid,genres_name,genres_shelf\nb1,Science,1\nb9,Science,1\nb1,Poetry,4\nb1,Science,1\n,Fiction,2\nb2,Classic,x\n"
+        links["book_genres.csv"] =
+            "book_uuid,genres_name,genres_shelf\nb1,Science,1\nb9,Science,1\nb1,Poetry,4\nb1,Science,1\n,Fiction,2\nb2,Classic,x\n"
         links["book_chapters.csv"] = "book_uuid,chapter_code,chapters_order\nb1,c1,first\n"
         let (built, _) = try build(.plain, links: links, maxRejects: 10)
         let rejects = try String(contentsOfFile: try #require(built.rejectsPath), encoding: .utf8)
@@ -105,7 +111,8 @@ struct LinkFileTests {
         #expect(rejects.contains("no Genre with (name, shelf) \"\"Poetry, 4\"\""), "\(rejects)")
         #expect(rejects.contains("given twice: line 2 has it already"), "\(rejects)")
         #expect(rejects.contains("book_uuid is empty"), "\(rejects)")
-        #expect(rejects.contains("genres_shelf gives Genre.shelf (Integer 16): \"\"x\"\" is not a whole number; write digits"), "\(rejects)")
+        #expect(
+            rejects.contains("genres_shelf gives Genre.shelf (Integer 16): \"\"x\"\" is not a whole number; write digits"), "\(rejects)")
         #expect(rejects.contains("must be a whole number"), "\(rejects)")
         #expect(built.rejected == 6)
         #expect(built.sources.first { $0.entity == "Book.genres" }?.rowsLoaded == 1)
@@ -124,8 +131,14 @@ struct LinkFileTests {
         let cases: [([String: String], [String: String], String)] = [
             ([:], ["Book.title": "in/x.csv"], "Book has no relationship title"),
             (["book_genres.csv": "book_uuid,genres_name\nb1,Science\n"], [:], "need Genre's key: a column genres_name and genres_shelf"),
-            (["book_genres.csv": "book_uuid,genres_name,genres_shelf,note\nb1,Science,1,x\n"], [:], "note feeds nothing in the links of Book.genres"),
-            (["book_genres.csv": Self.linkFiles["book_genres.csv"]!, "genres_books.csv": "genre_name,genre_shelf,book_uuid\n"], [:], "feed the links of"),
+            (
+                ["book_genres.csv": "book_uuid,genres_name,genres_shelf,note\nb1,Science,1,x\n"], [:],
+                "note feeds nothing in the links of Book.genres"
+            ),
+            (
+                ["book_genres.csv": Self.linkFiles["book_genres.csv"]!, "genres_books.csv": "genre_name,genre_shelf,book_uuid\n"], [:],
+                "feed the links of"
+            ),
         ]
         for (links, sources, message) in cases {
             let folder = TemporaryDirectory()
@@ -159,7 +172,9 @@ struct LinkFileTests {
         options.outputDirectory = directory.path("out")
         let (request, _) = try options.resolve(project: nil)
         let error = #expect(throws: IngestError.self) { try SeedBuilder().build(request) }
-        #expect(error?.message.contains("Book.genres is a to-many relationship, which a link file feeds") == true, "\(String(describing: error))")
+        #expect(
+            error?.message.contains("Book.genres is a to-many relationship, which a link file feeds") == true,
+            "\(String(describing: error))")
         #expect(error?.message.contains("books_genres.csv") == true && error?.message.contains("--source Book.genres=FILE") == true)
     }
 
@@ -190,7 +205,8 @@ struct LinkFileTests {
         }
         func partsOfFirstBook(_ built: BuiltStore, _ layout: StoreLayout) throws -> [String?] {
             let coordinator = StoreCoordinator(model: try ModelLoader.load(json: Data(model.utf8), source: ModelSource(file: "L.json")))
-            try coordinator.addStore(StoreDescription(type: .sqlite, url: URL(fileURLWithPath: built.storePath), isReadOnly: true, storeLayout: layout))
+            try coordinator.addStore(
+                StoreDescription(type: .sqlite, url: URL(fileURLWithPath: built.storePath), isReadOnly: true, storeLayout: layout))
             let context = ObjectContext(coordinator: coordinator)
             let book = try #require(try context.fetch(FetchRequest(entity: "Book", predicate: try FetchPredicate("uuid == 'b1'"))).first)
             return try withExtendedLifetime(context) { try book.objects(forRelationship: "parts").map { $0["code"].stringValue } }
@@ -205,7 +221,9 @@ struct LinkFileTests {
         #expect(rejects.contains("Part.book is to-one, and line 3 links this Part already"), "\(rejects)")
         // The to-one's column in the plain layout says where it goes instead.
         let error = #expect(throws: IngestError.self) { try build(.plain, parts: "code,book_uuid\np1,b1\n", links: nil) }
-        #expect(error?.message.contains("Part.book is kept with the ordered Book.parts in the plain layout") == true, "\(String(describing: error))")
+        #expect(
+            error?.message.contains("Part.book is kept with the ordered Book.parts in the plain layout") == true,
+            "\(String(describing: error))")
     }
 
     /// The issue's whole case: a seed with a many-to-many and a self-referential many-to-many built
@@ -215,8 +233,16 @@ struct LinkFileTests {
     func aSeedWithLinksBesideAnInMemoryStoreWithTransientLinks(_ layout: StoreLayout) throws {
         // One model with two configurations, as the app's: the seed's entities, and the in-memory one.
         let json = Self.modelJSON
-            .replacingOccurrences(of: #""entities": ["#, with: #""configurations": [{"name": "Seed", "entities": ["Book", "Genre", "Chapter"]}, {"name": "Memory", "entities": ["ReadingSession"]}], "entities": ["#)
-            .replacingOccurrences(of: #"{"name": "Chapter","#, with: #"{"name": "ReadingSession", "attributes": [{"name": "minutes", "type": "Integer 32"}], "relationships": [{"name": "book", "destination": "Book", "transient": true}]}, {"name": "Chapter","#)
+            .replacingOccurrences(
+                of: #""entities": ["#,
+                with:
+                    #""configurations": [{"name": "Seed", "entities": ["Book", "Genre", "Chapter"]}, {"name": "Memory", "entities": ["ReadingSession"]}], "entities": ["#
+            )
+            .replacingOccurrences(
+                of: #"{"name": "Chapter","#,
+                with:
+                    #"{"name": "ReadingSession", "attributes": [{"name": "minutes", "type": "Integer 32"}], "relationships": [{"name": "book", "destination": "Book", "transient": true}]}, {"name": "Chapter","#
+            )
         let merged = try ModelLoader.load(json: Data(json.utf8), source: ModelSource(file: "Library.json"))
         try merged.validated()
         let modelPath = directory.write("model-sessions.json", json)
@@ -229,10 +255,15 @@ struct LinkFileTests {
         let (request, _) = try options.resolve(project: nil)
         let built = try SeedBuilder().build(request)
         let coordinator = StoreCoordinator(model: merged)
-        try coordinator.addStore(StoreDescription(type: .sqlite, url: URL(fileURLWithPath: built.storePath), configuration: "Seed", isReadOnly: true, storeLayout: layout))
+        try coordinator.addStore(
+            StoreDescription(
+                type: .sqlite, url: URL(fileURLWithPath: built.storePath), configuration: "Seed", isReadOnly: true, storeLayout: layout))
         try coordinator.addStore(StoreDescription(type: .inMemory, configuration: "Memory"))
         let context = ObjectContext(coordinator: coordinator)
-        let science = try context.fetch(FetchRequest(entity: "Book", predicate: try FetchPredicate("ANY genres.name == 'Science'"), sortDescriptors: [FetchSortDescriptor("uuid")]))
+        let science = try context.fetch(
+            FetchRequest(
+                entity: "Book", predicate: try FetchPredicate("ANY genres.name == 'Science'"),
+                sortDescriptors: [FetchSortDescriptor("uuid")]))
         #expect(science.map { $0["uuid"].stringValue } == ["b1", "b3"])
         #expect(try context.fetch(FetchRequest(entity: "Book", predicate: try FetchPredicate("similarOf.@count > 0"))).count == 2)
         let session = try context.insert(entity: "ReadingSession")

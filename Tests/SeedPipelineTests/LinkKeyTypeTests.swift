@@ -25,9 +25,16 @@ struct LinkKeyTypeTests {
     static let cases: [KeyCase] = [
         KeyCase(
             type: "UUID",
-            books: ["6f0c7c1e-8a2b-4c3d-9e4f-0a1b2c3d4e5f", "A1B2C3D4-E5F6-4789-ABCD-EF0123456789", "00000000-0000-0000-0000-00000000001f", "ffffffff-ffff-ffff-ffff-ffffffffffff"],
-            links: ["6F0C7C1E-8A2B-4C3D-9E4F-0A1B2C3D4E5F", "a1b2c3d4-e5f6-4789-abcd-ef0123456789", "00000000-0000-0000-0000-00000000001F", "FFFFFFFF-ffff-FFFF-ffff-FFFFFFFFFFFF"],
-            absent: "11111111-2222-3333-4444-555555555555", invalid: ("6f0c7c1e-8a2b-4c3d-9e4f", "is not a UUID; write 8-4-4-4-12 hexadecimal digits")),
+            books: [
+                "6f0c7c1e-8a2b-4c3d-9e4f-0a1b2c3d4e5f", "A1B2C3D4-E5F6-4789-ABCD-EF0123456789", "00000000-0000-0000-0000-00000000001f",
+                "ffffffff-ffff-ffff-ffff-ffffffffffff",
+            ],
+            links: [
+                "6F0C7C1E-8A2B-4C3D-9E4F-0A1B2C3D4E5F", "a1b2c3d4-e5f6-4789-abcd-ef0123456789", "00000000-0000-0000-0000-00000000001F",
+                "FFFFFFFF-ffff-FFFF-ffff-FFFFFFFFFFFF",
+            ],
+            absent: "11111111-2222-3333-4444-555555555555",
+            invalid: ("6f0c7c1e-8a2b-4c3d-9e4f", "is not a UUID; write 8-4-4-4-12 hexadecimal digits")),
         KeyCase(
             type: "Integer 64", books: ["7", "-12", "0", "9007199254740993"], links: ["007", "-012", "-0", "+9007199254740993"],
             absent: "9007199254740992", invalid: ("7.5", "is not a whole number; write digits with an optional sign")),
@@ -37,14 +44,18 @@ struct LinkKeyTypeTests {
             links: ["2024-05-01T00:00:00Z", "2024-05-01T14:30:00.25+02:00", "1969-07-20 20:17:40", "2001-01-01T01:00:00+01:00"],
             absent: "2024-05-02", invalid: ("01/05/2024", "is not a date; write yyyy-MM-dd or ISO 8601")),
         KeyCase(
-            type: "Decimal", books: ["1.5", "-0.25", "100", "12345678901234567890"], links: ["1.50", "-.250", "100.00", "012345678901234567890.0"],
+            type: "Decimal", books: ["1.5", "-0.25", "100", "12345678901234567890"],
+            links: ["1.50", "-.250", "100.00", "012345678901234567890.0"],
             absent: "1.6", invalid: ("1.5e3", "is not a decimal number; write digits with an optional sign and . (no exponent)")),
         KeyCase(
             type: "Double", books: ["2.5", "10", "-0.125", "1e-7"], links: ["2.50", "1e1", "-1.25e-1", "0.0000001"],
             absent: "2.6", invalid: ("two", "is not a number")),
-        KeyCase(type: "Boolean", books: ["true", "NO"], links: ["YES", "0"], absent: nil, invalid: ("maybe", "is not a boolean; write true/false, yes/no or 1/0")),
+        KeyCase(
+            type: "Boolean", books: ["true", "NO"], links: ["YES", "0"], absent: nil,
+            invalid: ("maybe", "is not a boolean; write true/false, yes/no or 1/0")),
         // Text is matched as written: a key in another case is another key.
-        KeyCase(type: "String", books: ["b-1", "Émile", "007", "x y"], links: ["b-1", "Émile", "007", "x y"], absent: "B-1", invalid: nil),
+        KeyCase(
+            type: "String", books: ["b-1", "Émile", "007", "x y"], links: ["b-1", "Émile", "007", "x y"], absent: "B-1", invalid: nil),
     ]
 
     static let titles = ["Dune", "Emma", "Solaris", "Ubik"]
@@ -85,9 +96,11 @@ struct LinkKeyTypeTests {
     /// The titles of the books a predicate selects, read through the runtime.
     static func titles(_ predicate: String, in built: BuiltStore, model: String, layout: StoreLayout) throws -> [String] {
         let coordinator = StoreCoordinator(model: try ModelLoader.load(json: Data(model.utf8), source: ModelSource(file: "Library.json")))
-        try coordinator.addStore(StoreDescription(type: .sqlite, url: URL(fileURLWithPath: built.storePath), isReadOnly: true, storeLayout: layout))
+        try coordinator.addStore(
+            StoreDescription(type: .sqlite, url: URL(fileURLWithPath: built.storePath), isReadOnly: true, storeLayout: layout))
         let context = ObjectContext(coordinator: coordinator)
-        let books = try context.fetch(FetchRequest(entity: "Book", predicate: try FetchPredicate(predicate), sortDescriptors: [FetchSortDescriptor("title")]))
+        let books = try context.fetch(
+            FetchRequest(entity: "Book", predicate: try FetchPredicate(predicate), sortDescriptors: [FetchSortDescriptor("title")]))
         return books.compactMap { $0["title"].stringValue }
     }
 
@@ -141,13 +154,18 @@ struct LinkKeyTypeTests {
         let rejects = try Self.rejects(built)
         #expect(rejects.count == (keys.absent == nil ? 0 : 1) + (keys.invalid == nil ? 0 : 2), "\(rejects)")
         if let absent = keys.absent {
-            #expect(rejects.contains { $0.contains("book_genres.csv,\(absentLine),1,book_code,") && $0.contains("no Book with code \"\"\(absent)\"\" in") }, "\(rejects)")
+            #expect(
+                rejects.contains {
+                    $0.contains("book_genres.csv,\(absentLine),1,book_code,") && $0.contains("no Book with code \"\"\(absent)\"\" in")
+                }, "\(rejects)")
         }
         if let invalid = keys.invalid {
-            let expected = "book_genres.csv,\(invalidLine),1,book_code,\"book_code gives Book.code (\(keys.type)): \"\"\(invalid.text)\"\" \(invalid.expected)"
+            let expected =
+                "book_genres.csv,\(invalidLine),1,book_code,\"book_code gives Book.code (\(keys.type)): \"\"\(invalid.text)\"\" \(invalid.expected)"
             #expect(rejects.contains { $0.contains(expected) }, "\(rejects)")
             // The same key in a to-one's column of an entity's own file.
-            let inReviews = "reviews.csv,\(titles.count + 2),2,book_code,\"Review.book: book_code gives Book.code (\(keys.type)): \"\"\(invalid.text)\"\" \(invalid.expected)"
+            let inReviews =
+                "reviews.csv,\(titles.count + 2),2,book_code,\"Review.book: book_code gives Book.code (\(keys.type)): \"\"\(invalid.text)\"\" \(invalid.expected)"
             #expect(rejects.contains { $0.contains(inReviews) }, "\(rejects)")
         }
     }
@@ -162,7 +180,8 @@ struct LinkKeyTypeTests {
             [
                 "books.csv": "code,edition,title\n\(uuid),1,Dune\n\(uuid),2,Emma\n",
                 "genres.csv": "name\nScience\nFiction\n",
-                "book_genres.csv": "book_code,book_edition,genres_name\n\(uuid.uppercased()),02,Science\n\(uuid.uppercased()),3,Science\n\(uuid),x,Fiction\n",
+                "book_genres.csv":
+                    "book_code,book_edition,genres_name\n\(uuid.uppercased()),02,Science\n\(uuid.uppercased()),3,Science\n\(uuid),x,Fiction\n",
                 "reviews.csv": "stars,book_code,book_edition\n5,\(uuid.uppercased()),+1\n",
             ],
             model: model, layout: layout, in: folder)
@@ -170,8 +189,13 @@ struct LinkKeyTypeTests {
         #expect(try Self.titles("reviews.@count == 1", in: built, model: model, layout: layout) == ["Dune"])
         let rejects = try Self.rejects(built)
         #expect(rejects.count == 2, "\(rejects)")
-        #expect(rejects.contains { $0.contains("book_genres.csv,3,1,book_code,") && $0.contains("no Book with (code, edition)") }, "\(rejects)")
-        #expect(rejects.contains { $0.contains("book_genres.csv,4,2,book_edition,\"book_edition gives Book.edition (Integer 16): \"\"x\"\" is not a whole number") }, "\(rejects)")
+        #expect(
+            rejects.contains { $0.contains("book_genres.csv,3,1,book_code,") && $0.contains("no Book with (code, edition)") }, "\(rejects)")
+        #expect(
+            rejects.contains {
+                $0.contains(
+                    "book_genres.csv,4,2,book_edition,\"book_edition gives Book.edition (Integer 16): \"\"x\"\" is not a whole number")
+            }, "\(rejects)")
     }
 
     /// Rows of the entity's own file that repeat a compound key in another form are rejected
@@ -183,11 +207,16 @@ struct LinkKeyTypeTests {
         let model = Self.model(keyType: "UUID", editionType: "Double")
         let uuid = "6f0c7c1e-8a2b-4c3d-9e4f-0a1b2c3d4e5f"
         let built = try Self.build(
-            ["books.csv": "code,edition,title\n\(uuid),1e-7,Dune\n\(uuid),2,Emma\n\(uuid.uppercased()),0.0000001,Solaris\n", "genres.csv": "name\nScience\n", "reviews.csv": "stars\n5\n"],
+            [
+                "books.csv": "code,edition,title\n\(uuid),1e-7,Dune\n\(uuid),2,Emma\n\(uuid.uppercased()),0.0000001,Solaris\n",
+                "genres.csv": "name\nScience\n", "reviews.csv": "stars\n5\n",
+            ],
             model: model, layout: layout, in: folder)
         #expect(try Self.titles("TRUEPREDICATE", in: built, model: model, layout: layout) == ["Dune", "Emma"])
         let rejects = try Self.rejects(built)
         #expect(rejects.count == 1, "\(rejects)")
-        #expect(rejects.first?.contains("books.csv,4,1,code,\"duplicate Book.(code, edition)") == true && rejects.first?.contains("line 2 has it already") == true, "\(rejects)")
+        #expect(
+            rejects.first?.contains("books.csv,4,1,code,\"duplicate Book.(code, edition)") == true
+                && rejects.first?.contains("line 2 has it already") == true, "\(rejects)")
     }
 }

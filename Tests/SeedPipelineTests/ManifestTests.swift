@@ -35,17 +35,25 @@ struct ManifestTests {
             let packaged: PackagedArtifact
             if overlapped {
                 var compressed: Packager.Compressed?
-                let built = try SeedBuilder().build(request, whileSyncing: { working in
-                    #expect(working != request.storePath && FileManager.default.fileExists(atPath: working))
-                    #expect(!FileManager.default.fileExists(atPath: request.storePath), "renamed into place only after the sync")
-                    compressed = packager.compress(store: request.storePath, reading: working)
-                })
+                let built = try SeedBuilder().build(
+                    request,
+                    whileSyncing: { working in
+                        #expect(working != request.storePath && FileManager.default.fileExists(atPath: working))
+                        #expect(!FileManager.default.fileExists(atPath: request.storePath), "renamed into place only after the sync")
+                        compressed = packager.compress(store: request.storePath, reading: working)
+                    })
                 packaged = try packager.package(built, compressed: try #require(compressed))
             } else {
                 packaged = try packager.package(try SeedBuilder().build(request))
             }
-            releases.append((try Data(contentsOf: URL(fileURLWithPath: packaged.artifactPath)), try Data(contentsOf: URL(fileURLWithPath: packaged.manifestPath))))
-            let left = try FileManager.default.contentsOfDirectory(atPath: try #require(options.outputDirectory)).filter { $0 != ".seedbuild.lock" }
+            releases.append(
+                (
+                    try Data(contentsOf: URL(fileURLWithPath: packaged.artifactPath)),
+                    try Data(contentsOf: URL(fileURLWithPath: packaged.manifestPath))
+                ))
+            let left = try FileManager.default.contentsOfDirectory(atPath: try #require(options.outputDirectory)).filter {
+                $0 != ".seedbuild.lock"
+            }
             #expect(left.sorted() == ["manifest.json", "postcodes.sqlite", "postcodes.sqlite.gz"], "no temporary file left")
         }
         #expect(releases[0].artifact == releases[1].artifact)
@@ -56,9 +64,11 @@ struct ManifestTests {
         var (request, _) = try options.resolve(project: nil)
         request.buildTime = Date(timeIntervalSince1970: 1_700_000_000)
         var compressed: Packager.Compressed?
-        let built = try SeedBuilder().build(request, whileSyncing: { working in
-            compressed = packager.compress(store: request.storePath, reading: working + ".missing")
-        })
+        let built = try SeedBuilder().build(
+            request,
+            whileSyncing: { working in
+                compressed = packager.compress(store: request.storePath, reading: working + ".missing")
+            })
         #expect(FileManager.default.fileExists(atPath: built.storePath))
         let failure = #expect(throws: GzipError.self) { try packager.package(built, compressed: try #require(compressed)) }
         #expect(failure?.path == built.storePath, "named by the store's final name")
@@ -146,8 +156,11 @@ struct ManifestTests {
         #expect(openssl.status == 0)
         #expect(String(decoding: openssl.output, as: UTF8.self) == manifest.values["signature"]?.objectValue?["value"]?.stringValue)
         let ours = directory.path("ours.sig")
-        _ = FileManager.default.createFile(atPath: ours, contents: Data(base64Encoded: manifest.values["signature"]!.objectValue!["value"]!.stringValue!))
-        #expect(try shell("openssl pkeyutl -verify -pubin -inkey '\(paths.publicKey)' -rawin -in '\(bytes)' -sigfile '\(ours)' >/dev/null").status == 0)
+        _ = FileManager.default.createFile(
+            atPath: ours, contents: Data(base64Encoded: manifest.values["signature"]!.objectValue!["value"]!.stringValue!))
+        #expect(
+            try shell("openssl pkeyutl -verify -pubin -inkey '\(paths.publicKey)' -rawin -in '\(bytes)' -sigfile '\(ours)' >/dev/null")
+                .status == 0)
         #expect(trusted.verify(manifest))
     }
 }

@@ -33,9 +33,12 @@ struct MigratorTests {
     @Test func sampleV1StoreMigratesToV2() throws {
         // Version 1 has no ward attribute: the build skips the sample's ward column.
         let built = try SampleSeed.build(
-            into: directory.path("v1"), model: "schemas/PostCodesModel.xcdatamodeld/PostCodesModel.xcdatamodel", userModels: [], layout: .plain)
+            into: directory.path("v1"), model: "schemas/PostCodesModel.xcdatamodeld/PostCodesModel.xcdatamodel", userModels: [],
+            layout: .plain)
         let before = try Data(contentsOf: URL(fileURLWithPath: built.storePath))
-        let districts = try query(built.storePath) { db in try Row.fetchAll(db, sql: "SELECT postcode, district FROM Postcode ORDER BY postcode") }
+        let districts = try query(built.storePath) { db in
+            try Row.fetchAll(db, sql: "SELECT postcode, district FROM Postcode ORDER BY postcode")
+        }
 
         let v2 = try ModelLoader.load(repositoryPath("schemas/PostCodesModel.xcdatamodeld"))
         let output = directory.path("v2.sqlite")
@@ -43,7 +46,8 @@ struct MigratorTests {
         #expect(result.plan.changes.map(\.kind) == [.renameAttribute, .addAttribute])
         #expect(result.rowCounts == ["County": 12, "Postcode": 311])
         let areas = try query(output) { db in try Row.fetchAll(db, sql: "SELECT postcode, area, ward FROM Postcode ORDER BY postcode") }
-        #expect(areas.map { $0["area"] as String? } == districts.map { $0["district"] as String? }, "renamed values arrive under the new name")
+        #expect(
+            areas.map { $0["area"] as String? } == districts.map { $0["district"] as String? }, "renamed values arrive under the new name")
         #expect(areas.allSatisfy { ($0["ward"] as DatabaseValue).isNull })
         let metadata = try StoreMetadata.read(at: URL(fileURLWithPath: output))
         #expect(metadata.versionHashes == (try v2.versionHashes(configuration: "PostCodesConf")))
@@ -110,14 +114,17 @@ struct MigratorTests {
         let original = try ModelLoader.load(directory.path("model.json"))
         let result = try Migrator().migrate(output, to: original, output: back)
         #expect(result.droppedLinks.isEmpty)
-        let counties = try query(back) { db in try String.fetchAll(db, sql: "SELECT c.code FROM Postcode p JOIN County c ON c.Z_PK = p.county ORDER BY p.postcode") }
+        let counties = try query(back) { db in
+            try String.fetchAll(db, sql: "SELECT c.code FROM Postcode p JOIN County c ON c.Z_PK = p.county ORDER BY p.postcode")
+        }
         #expect(counties == ["KEN", "KEN", "EDI"])
     }
 
     @Test func refusalWritesNothing() throws {
         let (store, model) = try builtStore()
         var destination = model
-        edit(&destination, "Postcode") { entity in entity.attributes[entity.attributes.firstIndex { $0.name == "latitude" }!].type = .string }
+        edit(&destination, "Postcode") { entity in entity.attributes[entity.attributes.firstIndex { $0.name == "latitude" }!].type = .string
+        }
         let output = directory.path("refused.sqlite")
         #expect(throws: MigrationRefusal.self) { try Migrator().migrate(store, to: destination, output: output) }
         #expect(!FileManager.default.fileExists(atPath: output))
@@ -159,7 +166,10 @@ struct MigratorRuleRowTests {
             model.configurations = [Configuration(name: "Seed", entities: ["Postcode"])]
         }
         #expect(result.plan.changes.contains { $0.kind == .removeEntity && $0.entity == "County" })
-        let tables = try query(output) { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'seed_%' AND name NOT LIKE 'sqlite_%'") }
+        let tables = try query(output) { db in
+            try String.fetchAll(
+                db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'seed_%' AND name NOT LIKE 'sqlite_%'")
+        }
         #expect(tables == ["Postcode"])
         #expect(result.rowCounts["Postcode"] == 3)
     }
@@ -174,11 +184,15 @@ struct MigratorRuleRowTests {
         let renamingDirectory = MigratorRuleRowTests()
         let (renamed, renamedStore) = try renamingDirectory.migrated { model in
             let p = index(model, "Postcode"), c = index(model, "County")
-            model.entities[p].relationships = [Relationship(name: "region", destination: "County", inverse: "postcodes", renamingIdentifier: "county")]
+            model.entities[p].relationships = [
+                Relationship(name: "region", destination: "County", inverse: "postcodes", renamingIdentifier: "county")
+            ]
             model.entities[c].relationships[0].inverse = "region"
         }
         #expect(renamed.plan.changes.contains { $0.kind == .renameRelationship && $0.oldName == "county" })
-        let links = try query(renamedStore) { db in try String.fetchAll(db, sql: "SELECT c.code FROM Postcode p JOIN County c ON c.Z_PK = p.region ORDER BY p.postcode") }
+        let links = try query(renamedStore) { db in
+            try String.fetchAll(db, sql: "SELECT c.code FROM Postcode p JOIN County c ON c.Z_PK = p.region ORDER BY p.postcode")
+        }
         #expect(links == ["KEN", "KEN", "EDI"])
 
         let removingDirectory = MigratorRuleRowTests()
@@ -187,7 +201,8 @@ struct MigratorRuleRowTests {
             model.entities[index(model, "County")].relationships = []
         }
         #expect(Set(removed.plan.changes.map(\.kind)) == [.removeRelationship])
-        let columns = try query(removedStore) { db in try Row.fetchAll(db, sql: "PRAGMA table_info(Postcode)").map { $0["name"] as String } }
+        let columns = try query(removedStore) { db in try Row.fetchAll(db, sql: "PRAGMA table_info(Postcode)").map { $0["name"] as String }
+        }
         #expect(!columns.contains("county"))
     }
 
@@ -213,7 +228,10 @@ struct MigratorRuleRowTests {
             model.entities[index(model, "County")].uniquenessConstraints.append(["name"])
         }
         #expect(result.plan.changes.map(\.kind) == [.addUniquenessConstraint])
-        let indexes = try query(output) { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'County' AND sql LIKE 'CREATE UNIQUE%'") }
+        let indexes = try query(output) { db in
+            try String.fetchAll(
+                db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'County' AND sql LIKE 'CREATE UNIQUE%'")
+        }
         #expect(indexes.sorted() == ["County_unique_code", "County_unique_name"])
     }
 
@@ -222,10 +240,14 @@ struct MigratorRuleRowTests {
             let county = index(model, "County")
             let old = model.entities[county].attributes.first { $0.name == "name" }!
             model.entities[county].attributes.removeAll { $0.name == "name" }
-            model.entities[county].attributes.append(Attribute(name: "title", type: old.type, isOptional: old.isOptional, renamingIdentifier: "name"))
+            model.entities[county].attributes.append(
+                Attribute(name: "title", type: old.type, isOptional: old.isOptional, renamingIdentifier: "name"))
             model.entities[county].attributes.append(Attribute(name: "name", type: .string))
         }
-        #expect(result.plan.changes.map { "\($0.kind.rawValue) \($0.property ?? "")" }.sorted() == ["addAttribute name", "renameAttribute title"])
+        #expect(
+            result.plan.changes.map { "\($0.kind.rawValue) \($0.property ?? "")" }.sorted() == [
+                "addAttribute name", "renameAttribute title",
+            ])
         let rows = try query(output) { db in try Row.fetchAll(db, sql: "SELECT code, title, name FROM County ORDER BY code") }
         #expect(rows.map { $0["title"] as String? } == ["Edinburgh, City of", "Kent"], "the values follow the renaming identifier")
         #expect(rows.allSatisfy { ($0["name"] as DatabaseValue).isNull }, "the new attribute that reuses the old name starts empty")
@@ -275,7 +297,11 @@ struct MigratorRuleRowTests {
         let result = try Migrator().migrate(built.storePath, to: model, output: output)
         #expect(result.plan.changes.map(\.kind) == [.addUniquenessConstraint])
         let unique = try query(output) { db in
-            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND sql LIKE 'CREATE UNIQUE%' AND tbl_name IN ('County', 'ZCOUNTY')")
+            try String.fetchAll(
+                db,
+                sql:
+                    "SELECT name FROM sqlite_master WHERE type = 'index' AND sql LIKE 'CREATE UNIQUE%' AND tbl_name IN ('County', 'ZCOUNTY')"
+            )
         }
         #expect(unique.contains { $0.contains("name") })
     }
@@ -288,7 +314,10 @@ struct MigratorRuleRowTests {
             model.configurations = [Configuration(name: "Seed", entities: ["Postcode", "Ward"])]
         }
         #expect(Set(result.plan.changes.map(\.kind)) == [.removeEntity, .addEntity, .removeRelationship])
-        #expect(result.plan.warnings == ["County is removed (its rows dropped) while Ward is added; if that was meant as a rename, it needs a renaming identifier of \"County\""])
+        #expect(
+            result.plan.warnings == [
+                "County is removed (its rows dropped) while Ward is added; if that was meant as a rename, it needs a renaming identifier of \"County\""
+            ])
         #expect(try query(output) { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM Postcode") } == 3)
     }
 }

@@ -42,7 +42,9 @@ struct ParallelGzipTests {
             #expect(Array(unzipped) == input)
 
             var hasher = SHA256()
-            let written = try GzipInflater.inflate(source + ".gz", to: source + ".out", maxOutputBytes: Int64(size)) { hasher.update(bufferPointer: $0) }
+            let written = try GzipInflater.inflate(source + ".gz", to: source + ".out", maxOutputBytes: Int64(size)) {
+                hasher.update(bufferPointer: $0)
+            }
             #expect(written == Int64(size))
             #expect(try Data(contentsOf: URL(fileURLWithPath: source + ".out")) == Data(input))
             #expect(Data(hasher.finalize()).hexString == result.inputSHA256)
@@ -69,11 +71,12 @@ struct ParallelGzipTests {
         let source = directory.path("postcodes.sqlite")
         let queue = try DatabaseQueue(path: source)
         try queue.write { db in
-            try db.execute(sql: """
-                CREATE TABLE ZPOSTCODE (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCOUNTY INTEGER,
-                    ZPOSTCODE VARCHAR, ZDISTRICT VARCHAR, ZWARD VARCHAR, ZLATITUDE FLOAT, ZLONGITUDE FLOAT,
-                    ZEASTING INTEGER, ZNORTHING INTEGER, ZINTRODUCED TIMESTAMP)
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE ZPOSTCODE (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCOUNTY INTEGER,
+                        ZPOSTCODE VARCHAR, ZDISTRICT VARCHAR, ZWARD VARCHAR, ZLATITUDE FLOAT, ZLONGITUDE FLOAT,
+                        ZEASTING INTEGER, ZNORTHING INTEGER, ZINTRODUCED TIMESTAMP)
+                    """)
             var state: UInt64 = 0x9E37_79B9_7F4A_7C15
             func next(_ bound: UInt64) -> UInt64 {
                 state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
@@ -117,7 +120,8 @@ struct ParallelGzipTests {
         let gzipped = try shell("gzip -6 -c '\(source)' | wc -c")
         let gzipBytes = try #require(Int64(String(decoding: gzipped.output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
         // Measured 0.4% smaller; cutting the input into blocks on its own changes the size by under 0.05%.
-        #expect(Double(result.outputBytes) < Double(stock) * 0.998, "level 6 wrote \(result.outputBytes) bytes, zlib's stock level 6 \(stock)")
+        #expect(
+            Double(result.outputBytes) < Double(stock) * 0.998, "level 6 wrote \(result.outputBytes) bytes, zlib's stock level 6 \(stock)")
         #expect(result.outputBytes <= gzipBytes, "level 6 wrote \(result.outputBytes) bytes, gzip -6 \(gzipBytes)")
     }
 

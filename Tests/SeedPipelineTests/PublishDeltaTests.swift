@@ -3,6 +3,7 @@ import SeedInstall
 import SeedStore
 import SeedTestSupport
 import Testing
+
 @testable import SeedPipeline
 
 /// Publishing uploads each delta a release lists to `deltas/<sha256>.delta.gz` before its manifest,
@@ -87,7 +88,8 @@ struct PublishDeltaTests {
         let path = String(delta.url[start...])
         let response = try HTTPTransport().send("HEAD", URL(string: server.endpoint + "/seeds/releases/postcodes/1/" + path)!)
         #expect(response.status == 200)
-        #expect(response.header("Cache-Control") == CachePolicy.immutableCacheControl && response.header("Content-Type") == "application/gzip")
+        #expect(
+            response.header("Cache-Control") == CachePolicy.immutableCacheControl && response.header("Content-Type") == "application/gzip")
     }
 
     @Test func aListedDeltaMissingOrChangedLocallyRefusesThePublish() throws {
@@ -99,11 +101,15 @@ struct PublishDeltaTests {
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         try FileManager.default.removeItem(atPath: path)
         let missing = #expect(throws: IngestError.self) { try Publisher().publish(directory.path("out-2"), to: root) }
-        #expect(missing?.file == path && missing?.message.contains("missing: the manifest lists it as the delta from data version 1") == true, "\(String(describing: missing))")
+        #expect(
+            missing?.file == path && missing?.message.contains("missing: the manifest lists it as the delta from data version 1") == true,
+            "\(String(describing: missing))")
         #expect(missing?.message.contains("build again") == true)
         try (bytes + Data("x".utf8)).write(to: URL(fileURLWithPath: path))
         let changed = #expect(throws: IngestError.self) { try Publisher().publish(directory.path("out-2"), to: root) }
-        #expect(changed?.file == path && changed?.message.contains("the manifest says \(bytes.count) bytes with") == true, "\(String(describing: changed))")
+        #expect(
+            changed?.file == path && changed?.message.contains("the manifest says \(bytes.count) bytes with") == true,
+            "\(String(describing: changed))")
         let pointer = try ReleasePointer(data: try Data(contentsOf: URL(fileURLWithPath: root + "/postcodes/1/latest.json")), source: root)
         #expect(pointer.dataVersion == 1, "the published release is untouched")
         #expect(!FileManager.default.fileExists(atPath: root + "/postcodes/1/deltas"), "nothing of release 2 was uploaded")

@@ -2,6 +2,7 @@ import Foundation
 import SeedStore
 import SeedTestSupport
 import Testing
+
 @testable import SeedPipeline
 
 @Suite("Publishing to one channel is serialised", .serialized)
@@ -10,13 +11,16 @@ struct PublishRaceTests {
     private let environment = ["AWS_ACCESS_KEY_ID": "AKIDTEST", "AWS_SECRET_ACCESS_KEY": "secret", "AWS_REGION": "us-east-1"]
 
     private func releases() throws -> (older: String, newer: String) {
-        (try packagedRelease(directory, version: 200, postcodes: "postcode,county_code\nCT1 1AA,KEN\n"),
-         try packagedRelease(directory, version: 201, postcodes: "postcode,county_code\nCT1 1AB,KEN\n"))
+        (
+            try packagedRelease(directory, version: 200, postcodes: "postcode,county_code\nCT1 1AA,KEN\n"),
+            try packagedRelease(directory, version: 201, postcodes: "postcode,county_code\nCT1 1AB,KEN\n")
+        )
     }
 
     private func publisher(s3 server: MotoServer? = nil) -> Publisher {
         var publisher = Publisher()
-        publisher.transport = HTTPTransport(retryPolicy: .init(attempts: 3, initialDelay: 0.01, maxDelay: 0.05), limits: TransferLimits(idleTimeout: 10))
+        publisher.transport = HTTPTransport(
+            retryPolicy: .init(attempts: 3, initialDelay: 0.01, maxDelay: 0.05), limits: TransferLimits(idleTimeout: 10))
         if let server {
             publisher.s3Endpoint = server.endpoint
             publisher.environment = environment
@@ -83,7 +87,9 @@ struct PublishRaceTests {
             try s3.read("latest.json", maxBytes: 65_536).map { try ReleasePointer(data: $0, source: "s3").dataVersion }
         }
         try expectRacesEndAtTheNewer({ "s3://seeds/race-\($0)" }, publisher(s3: server)) {
-            try destination(server, prefix: "race-\($0)/postcodes/1/").read("latest.json", maxBytes: 65_536).map { try ReleasePointer(data: $0, source: "s3").dataVersion }
+            try destination(server, prefix: "race-\($0)/postcodes/1/").read("latest.json", maxBytes: 65_536).map {
+                try ReleasePointer(data: $0, source: "s3").dataVersion
+            }
         }
     }
 
@@ -118,7 +124,9 @@ struct PublishRaceTests {
             let held = try s3.read(".publish.lock", maxBytes: 4096)
             #expect(held != nil, "held while deciding")
             let error = #expect(throws: PublishError.self) { try s3.updatePointer { _ in Data("inner".utf8) } }
-            #expect(error?.isTransient == true && error?.message.contains("another publish holds the channel's lock") == true, "\(String(describing: error))")
+            #expect(
+                error?.isTransient == true && error?.message.contains("another publish holds the channel's lock") == true,
+                "\(String(describing: error))")
             return Data("outer".utf8)
         }
         #expect(try s3.read("latest.json", maxBytes: 100) == Data("outer".utf8))
@@ -129,11 +137,14 @@ struct PublishRaceTests {
         let server = try NginxServer()
         defer { withExtendedLifetime(server) {} }
         let base = URL(string: server.url + "locked/")!
-        var dav = WebDAVDestination(base: base, transport: HTTPTransport(retryPolicy: .init(attempts: 2, initialDelay: 0.01, maxDelay: 0.05)))
+        var dav = WebDAVDestination(
+            base: base, transport: HTTPTransport(retryPolicy: .init(attempts: 2, initialDelay: 0.01, maxDelay: 0.05)))
         dav.lockWait = 0.5
         try dav.updatePointer { _ in
             let error = #expect(throws: PublishError.self) { try dav.updatePointer { _ in Data("inner".utf8) } }
-            #expect(error?.isTransient == true && error?.message.contains("another publish holds the channel's lock") == true, "\(String(describing: error))")
+            #expect(
+                error?.isTransient == true && error?.message.contains("another publish holds the channel's lock") == true,
+                "\(String(describing: error))")
             return Data("outer".utf8)
         }
         #expect(FileManager.default.contents(atPath: server.root + "/locked/latest.json") == Data("outer".utf8))

@@ -27,7 +27,8 @@ struct RejectCombinationTests {
     func aPairOfRejectKindsStaysRejects(first: String, second: String) throws {
         let directory = TemporaryDirectory()
         writeTestInputs(directory)
-        var bytes = Array("postcode,county_code,latitude,active,introduced,country_code\nCT1 1AA,KEN,1,yes,,E1\nCT9 9ZZ,KEN,1,yes,,E1\n".utf8)
+        var bytes = Array(
+            "postcode,county_code,latitude,active,introduced,country_code\nCT1 1AA,KEN,1,yes,,E1\nCT9 9ZZ,KEN,1,yes,,E1\n".utf8)
         bytes += Self.cases[first]! + (first == second ? [] : Self.cases[second]!)
         try Data(bytes).write(to: URL(fileURLWithPath: directory.path("in/postcodes.csv")))
         let expected = first == second ? 1 : 2

@@ -21,7 +21,8 @@ struct RejectTests {
     }
 
     @Test func badValuesAreRejectedWithFileLineColumnAndField() throws {
-        let (built, lines) = try rejects("""
+        let (built, lines) = try rejects(
+            """
             postcode,county_code,latitude,active,introduced
             CT1 1AA,KEN,north,yes,2001-02-03
             CT1 1AB,KEN,51.1,maybe,2001-02-03
@@ -33,7 +34,9 @@ struct RejectTests {
         #expect(built.rejected == 4)
         #expect(built.rowCounts["Postcode"] == 1)
         let shown = built.shownRejects.map(\.description)
-        #expect(shown[0].hasSuffix("postcodes.csv:2:3 (field \"latitude\"): Postcode.latitude: " + shown[0].components(separatedBy: "Postcode.latitude: ")[1]))
+        #expect(
+            shown[0].hasSuffix(
+                "postcodes.csv:2:3 (field \"latitude\"): Postcode.latitude: " + shown[0].components(separatedBy: "Postcode.latitude: ")[1]))
         #expect(shown[0].contains("\"north\""))
         #expect(shown[1].contains("postcodes.csv:3:4 (field \"active\")"))
         #expect(shown[2].contains("postcodes.csv:4:5 (field \"introduced\")"))
@@ -72,8 +75,12 @@ struct RejectTests {
         let (built, _) = try rejects("postcode,county_code\nCT1 1AA,KEN\nCT1 1AA,EDI\nCT1 1AB,KEN\n")
         #expect(built.rejected == 1)
         #expect(built.rowCounts["Postcode"] == 2)
-        #expect(built.shownRejects[0].description.contains("postcodes.csv:3:1 (field \"postcode\"): duplicate Postcode.postcode \"CT1 1AA\": line 2 has it already"))
-        let county = try query(built.storePath) { db in try String.fetchOne(db, sql: "SELECT c.code FROM Postcode p JOIN County c ON c.Z_PK = p.county WHERE postcode = 'CT1 1AA'") }
+        #expect(
+            built.shownRejects[0].description.contains(
+                "postcodes.csv:3:1 (field \"postcode\"): duplicate Postcode.postcode \"CT1 1AA\": line 2 has it already"))
+        let county = try query(built.storePath) { db in
+            try String.fetchOne(db, sql: "SELECT c.code FROM Postcode p JOIN County c ON c.Z_PK = p.county WHERE postcode = 'CT1 1AA'")
+        }
         #expect(county == "KEN", "the first row wins")
     }
 
@@ -81,12 +88,15 @@ struct RejectTests {
     /// keys out of order go straight in); in Core Data's the uniqueness check finds them after the load.
     @Test(arguments: StoreLayout.allCases)
     func duplicateKeysOutOfOrderNameBothLines(_ layout: StoreLayout) throws {
-        let (built, _) = try rejects("postcode,county_code\nCT1 1AB,KEN\nCT1 1AA,KEN\nCT1 1AC,EDI\nCT1 1AB,EDI\nCT1 1AA,EDI\n", layout: layout)
+        let (built, _) = try rejects(
+            "postcode,county_code\nCT1 1AB,KEN\nCT1 1AA,KEN\nCT1 1AC,EDI\nCT1 1AB,EDI\nCT1 1AA,EDI\n", layout: layout)
         #expect(built.rejected == 2)
         #expect(built.rowCounts["Postcode"] == 3)
         let messages = built.shownRejects.map(\.description).sorted()
-        #expect(messages[0].contains("postcodes.csv:5:1 (field \"postcode\"): duplicate Postcode.postcode \"CT1 1AB\": line 2 has it already"))
-        #expect(messages[1].contains("postcodes.csv:6:1 (field \"postcode\"): duplicate Postcode.postcode \"CT1 1AA\": line 3 has it already"))
+        #expect(
+            messages[0].contains("postcodes.csv:5:1 (field \"postcode\"): duplicate Postcode.postcode \"CT1 1AB\": line 2 has it already"))
+        #expect(
+            messages[1].contains("postcodes.csv:6:1 (field \"postcode\"): duplicate Postcode.postcode \"CT1 1AA\": line 3 has it already"))
         let rows = try query(built.storePath) { db in try Row.fetchAll(db, sql: "SELECT postcode, county FROM Postcode ORDER BY postcode") }
         #expect(rows.map { $0["postcode"] as String } == ["CT1 1AA", "CT1 1AB", "CT1 1AC"])
     }
@@ -97,7 +107,9 @@ struct RejectTests {
             counties: "code,name\nKEN,Kent\nEDI,Edinburgh\nKEN,Kent again\n")
         #expect(built.rejected == 1)
         #expect(built.rowCounts["County"] == 2)
-        #expect(built.shownRejects[0].description.contains("counties.csv:4:1 (field \"code\"): duplicate County.code \"KEN\": line 2 has it already"))
+        #expect(
+            built.shownRejects[0].description.contains(
+                "counties.csv:4:1 (field \"code\"): duplicate County.code \"KEN\": line 2 has it already"))
         let name = try query(built.storePath) { db in try String.fetchOne(db, sql: "SELECT name FROM County WHERE code = 'KEN'") }
         #expect(name == "Kent")
     }

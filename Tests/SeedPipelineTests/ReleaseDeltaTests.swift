@@ -26,7 +26,8 @@ struct ReleaseDeltaTests {
 
     /// A published release's store, inflated from the channel's artifact as an app installed it.
     private func publishedStore(_ version: Int64) throws -> String {
-        let manifest = try Manifest(data: try Data(contentsOf: URL(fileURLWithPath: channel + "/manifests/\(version).json")), path: "\(version)")
+        let manifest = try Manifest(
+            data: try Data(contentsOf: URL(fileURLWithPath: channel + "/manifests/\(version).json")), path: "\(version)")
         let artifact = channel + "/" + ReleasePointer.artifactPath(sha256: try #require(manifest.artifact).sha256)
         let store = directory.path("installed-\(version).sqlite")
         try GzipInflater.inflate(artifact, to: store)
@@ -71,7 +72,8 @@ struct ReleaseDeltaTests {
             let published = channel + "/" + ReleasePointer.deltaPath(sha256: entry.sha256)
             #expect(try FileDigest(of: published) == FileDigest(bytes: entry.bytes, sha256: entry.sha256))
             let result = directory.path("applied-from-\(entry.fromDataVersion).sqlite")
-            let metadata = try DeltaApplier.apply(try DeltaReader.read(published), to: try publishedStore(entry.fromDataVersion), output: result)
+            let metadata = try DeltaApplier.apply(
+                try DeltaReader.read(published), to: try publishedStore(entry.fromDataVersion), output: result)
             #expect(metadata.contentDigest == target && metadata.dataVersion == 3)
             #expect(try storedDigest(result) == target)
         }
@@ -111,9 +113,13 @@ struct ReleaseDeltaTests {
         let packaged = try nights.build("3", night: 3, base: channel, maxShare: 0.0001)
         #expect(packaged.deltas.isEmpty && packaged.manifest.values["deltas"] == nil)
         #expect(packaged.omittedDeltas.map(\.fromDataVersion) == [2, 1])
-        #expect(packaged.omittedDeltas.allSatisfy { $0.reason.contains("of the artifact, not under the 0.01% the size rule allows") }, "\(packaged.omittedDeltas)")
+        #expect(
+            packaged.omittedDeltas.allSatisfy { $0.reason.contains("of the artifact, not under the 0.01% the size rule allows") },
+            "\(packaged.omittedDeltas)")
         #expect(try nights.deltaFiles("3").isEmpty, "dropped deltas are deleted")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path("out-3")).allSatisfy { !$0.hasPrefix(".") }, "no temporary file left")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path("out-3")).allSatisfy { !$0.hasPrefix(".") },
+            "no temporary file left")
     }
 
     @Test func aMissingOrDamagedPreviousDeltaIsLeftOutWithTheReasonNotTheBuild() throws {
@@ -130,7 +136,9 @@ struct ReleaseDeltaTests {
         try FileManager.default.removeItem(atPath: published)
         let missing = try nights.build("3", night: 3, base: channel)
         #expect(missing.deltas.map(\.fromDataVersion) == [2])
-        #expect(missing.omittedDeltas.contains { $0.fromDataVersion == 1 && $0.reason.contains("\(published) is missing") }, "\(missing.omittedDeltas)")
+        #expect(
+            missing.omittedDeltas.contains { $0.fromDataVersion == 1 && $0.reason.contains("\(published) is missing") },
+            "\(missing.omittedDeltas)")
     }
 
     @Test func aBareStoreAsBaseGivesTheOneHopDeltaOnly() throws {
@@ -151,7 +159,9 @@ struct ReleaseDeltaTests {
         let trusted = try TrustedKey(pem: key.publicPEM, path: "key.pub")
         #expect(trusted.verify(two.manifest))
         let listed = try #require(two.manifest.values["deltas"]?.arrayValue)
-        for (field, value) in [("bytes", JSONValue.integer(1)), ("sha256", .string(String(repeating: "0", count: 64))), ("fromDataVersion", .integer(0))] {
+        for (field, value) in [
+            ("bytes", JSONValue.integer(1)), ("sha256", .string(String(repeating: "0", count: 64))), ("fromDataVersion", .integer(0)),
+        ] {
             var (changed, entries) = (two.manifest, listed)
             var entry = try #require(entries[0].objectValue)
             entry[field] = value

@@ -2,9 +2,11 @@ import Foundation
 import SeedStore
 import SeedTestSupport
 import Testing
+
 @testable import SeedPipeline
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// moto's S3-compatible server on 127.0.0.1 at a run-time port; stopped on deinit.
@@ -21,17 +23,23 @@ final class MotoServer {
         probe.standardOutput = pipe
         try probe.run()
         probe.waitUntilExit()
-        port = Int(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        port =
+            Int(
+                String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(
+                    in: .whitespacesAndNewlines)) ?? 0
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         // moto's own launcher serves requests on threads, and then checks a conditional PUT
         // (If-None-Match, If-Match) and writes it in separate steps: two racing publishes could
         // both pass. S3 makes that check atomic, so the fake serves one request at a time, as
         // werkzeug does unthreaded (over HTTP/1.0, so no client holds the connection).
-        process.arguments = ["python3", "-c", """
+        process.arguments = [
+            "python3", "-c",
+            """
             from moto.server import DomainDispatcherApplication, create_backend_app
             from werkzeug.serving import run_simple
             run_simple("127.0.0.1", \(port), DomainDispatcherApplication(create_backend_app), threaded=False)
-            """]
+            """,
+        ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -64,7 +72,8 @@ extension MotoServer {
     /// Creates the bucket `seeds`.
     func createBucket() throws {
         let signer = S3Signer(credentials: .init(accessKey: "AKIDTEST", secretKey: "secret"), region: "us-east-1")
-        let headers = signer.sign(method: "PUT", path: "/seeds", headers: ["Host": "127.0.0.1:\(port)"], payloadSHA256: S3Signer.emptyPayloadSHA256, date: Date())
+        let headers = signer.sign(
+            method: "PUT", path: "/seeds", headers: ["Host": "127.0.0.1:\(port)"], payloadSHA256: S3Signer.emptyPayloadSHA256, date: Date())
         let response = try HTTPTransport().send("PUT", URL(string: endpoint + "/seeds")!, headers: headers, body: Data())
         #expect(response.status == 200)
     }
@@ -147,7 +156,10 @@ struct S3PublishTests {
         let manifest = try Manifest(data: try #require(try destination(server).read("manifests/7.json", maxBytes: 65_536)), path: "s3")
         #expect(try headers("latest.json") == ("no-cache", "application/json"))
         #expect(try headers("manifests/7.json") == ("public, max-age=31536000, immutable", "application/json"))
-        #expect(try headers(ReleasePointer.artifactPath(sha256: try #require(manifest.artifact).sha256)) == ("public, max-age=31536000, immutable", "application/gzip"))
+        #expect(
+            try headers(ReleasePointer.artifactPath(sha256: try #require(manifest.artifact).sha256)) == (
+                "public, max-age=31536000, immutable", "application/gzip"
+            ))
 
         publisher.cachePolicy = CachePolicy(pointerMaxAge: 60)
         _ = try publisher.publish(try release(8, postcodes: "postcode,county_code\nCT1 1AA,KEN\n"), to: "s3://seeds/releases")
@@ -161,7 +173,8 @@ struct S3PublishTests {
         let out = try release(7)
         let manifest = try Manifest(data: try Data(contentsOf: URL(fileURLWithPath: out + "/manifest.json")), path: "m")
         let other = directory.write("other.bin", "not the artifact")
-        try destination(server).putImmutable(file: other, sha256: try FileDigest(of: other).sha256, at: ReleasePointer.artifactPath(sha256: manifest.artifact!.sha256))
+        try destination(server).putImmutable(
+            file: other, sha256: try FileDigest(of: other).sha256, at: ReleasePointer.artifactPath(sha256: manifest.artifact!.sha256))
         let error = #expect(throws: PublishError.self) { try publisher(server).publish(out, to: "s3://seeds/releases") }
         #expect(error?.message.contains("already exists with other bytes") == true)
         #expect(try destination(server).read("latest.json", maxBytes: 65_536) == nil, "no pointer was written")
@@ -179,5 +192,7 @@ struct S3PublishTests {
 @Test func publishErrorsNameTheURLOnce() {
     let error = PublishError(TransferError(.status(501), method: "MKCOL", url: "http://127.0.0.1:8765/pub/"))
     #expect(error.description.components(separatedBy: "http://127.0.0.1:8765/pub/").count == 2, "\(error.description)")
-    #expect(error.description.hasPrefix("MKCOL http://127.0.0.1:8765/pub/ (HTTP 501): HTTP 501; the server does not accept MKCOL"), "\(error.description)")
+    #expect(
+        error.description.hasPrefix("MKCOL http://127.0.0.1:8765/pub/ (HTTP 501): HTTP 501; the server does not accept MKCOL"),
+        "\(error.description)")
 }

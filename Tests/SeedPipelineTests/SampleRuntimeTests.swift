@@ -23,13 +23,16 @@ struct SampleRuntimeTests {
         let original = try Data(contentsOf: seedURL)
         let coordinator = StoreCoordinator(model: try mergedSampleModel())
         let seed = try coordinator.addStore(StoreDescription(type: .sqlite, url: seedURL, configuration: "PostCodesConf", isReadOnly: true))
-        let user = try coordinator.addStore(StoreDescription(
-            type: .sqlite, url: directory.url.appendingPathComponent("user/User.sqlite"), configuration: "UserConf", storeLayout: layout))
+        let user = try coordinator.addStore(
+            StoreDescription(
+                type: .sqlite, url: directory.url.appendingPathComponent("user/User.sqlite"), configuration: "UserConf", storeLayout: layout
+            ))
         #expect(seed.entityNames == ["County", "Postcode"] && user.entityNames == ["Rating"])
 
         let context = ObjectContext(coordinator: coordinator)
         let request = FetchRequest(
-            entity: "Postcode", predicate: try FetchPredicate("postcode BEGINSWITH 'CT'"), sortDescriptors: [FetchSortDescriptor("postcode")])
+            entity: "Postcode", predicate: try FetchPredicate("postcode BEGINSWITH 'CT'"),
+            sortDescriptors: [FetchSortDescriptor("postcode")])
         let canterbury = try context.fetch(request)
         #expect(canterbury.count == 11)
         #expect(try context.count(request) == 11)
@@ -38,7 +41,9 @@ struct SampleRuntimeTests {
         #expect(try first.object(forRelationship: "county")?.string("name") != nil)
         #expect(try first.fetchedObjects("ratings").isEmpty)
 
-        for (postcode, stars) in [(try first.string("postcode")!, 4), (try first.string("postcode")!, 2), (try canterbury[1].string("postcode")!, 5)] {
+        for (postcode, stars) in [
+            (try first.string("postcode")!, 4), (try first.string("postcode")!, 2), (try canterbury[1].string("postcode")!, 5),
+        ] {
             let rating = try context.insert(entity: "Rating")
             rating["postcode"] = .text(postcode)
             rating["rating"] = .integer(Int64(stars))
@@ -52,7 +57,8 @@ struct SampleRuntimeTests {
         #expect(try canterbury[1].fetchedObjects("ratings").map { $0.store === user } == [true])
 
         // Key paths through the to-one relationship reach County in the same store.
-        let kent = try context.fetch(FetchRequest(entity: "Postcode", predicate: try FetchPredicate("county.name CONTAINS[c] 'kent' AND postcode BEGINSWITH 'CT'")))
+        let kent = try context.fetch(
+            FetchRequest(entity: "Postcode", predicate: try FetchPredicate("county.name CONTAINS[c] 'kent' AND postcode BEGINSWITH 'CT'")))
         #expect(kent.count == 11)
 
         first["ward"] = "Changed"
@@ -75,10 +81,11 @@ struct SampleRuntimeTests {
         #expect(refused.differingEntities.contains("Postcode"))
 
         let coordinator = StoreCoordinator(model: merged)
-        try coordinator.addStore(StoreDescription(
-            type: .sqlite, url: v1URL, configuration: "PostCodesConf", isReadOnly: true,
-            shouldMigrateStoreAutomatically: true, shouldInferMappingAutomatically: true,
-            migrationCachesDirectory: directory.url.appendingPathComponent("caches")))
+        try coordinator.addStore(
+            StoreDescription(
+                type: .sqlite, url: v1URL, configuration: "PostCodesConf", isReadOnly: true,
+                shouldMigrateStoreAutomatically: true, shouldInferMappingAutomatically: true,
+                migrationCachesDirectory: directory.url.appendingPathComponent("caches")))
         try coordinator.addStore(StoreDescription(type: .inMemory, configuration: "UserConf"))
         let context = ObjectContext(coordinator: coordinator)
         let hastings = try context.fetch(FetchRequest(entity: "Postcode", predicate: try FetchPredicate("postcode == 'BN15 3XA'")))

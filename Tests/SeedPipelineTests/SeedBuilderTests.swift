@@ -1,10 +1,11 @@
 import Foundation
 import GRDB
 import SeedModel
-@testable import SeedPipeline
 import SeedStore
 import SeedTestSupport
 import Testing
+
+@testable import SeedPipeline
 
 @Suite("Building a seed store")
 struct SeedBuilderTests {
@@ -17,10 +18,12 @@ struct SeedBuilderTests {
         #expect(built.rejected == 0 && built.rejectsPath == nil)
 
         let rows = try query(built.storePath) { db in
-            try Row.fetchAll(db, sql: """
-                SELECT p.postcode, p.latitude, p.active, p.introduced, p.countryCode, c.code, c.name, c.population
-                FROM Postcode p LEFT JOIN County c ON c.Z_PK = p.county ORDER BY p.postcode
-                """)
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT p.postcode, p.latitude, p.active, p.introduced, p.countryCode, c.code, c.name, c.population
+                    FROM Postcode p LEFT JOIN County c ON c.Z_PK = p.county ORDER BY p.postcode
+                    """)
         }
         #expect(rows.count == 3)
         #expect(rows[0]["postcode"] == "CT1 1AA")
@@ -47,7 +50,8 @@ struct SeedBuilderTests {
             #expect(postcodeSQL.contains("FOREIGN KEY (\"county\") REFERENCES \"County\" (\"Z_PK\")"))
             let countySQL = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'County'")!
             #expect(countySQL.contains("\"Z_PK\" INTEGER PRIMARY KEY"))
-            let indexes = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")
+            let indexes = try String.fetchAll(
+                db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")
             #expect(indexes == ["County_unique_code", "Postcode_byCountry", "Postcode_county_index"])
             #expect(try Int32.fetchOne(db, sql: "PRAGMA application_id") == StoreMetadata.applicationID)
             #expect(try Int32.fetchOne(db, sql: "PRAGMA user_version") == StoreMetadata.storeFormatVersion)
@@ -116,13 +120,15 @@ struct SeedBuilderTests {
         let sorted = TemporaryDirectory()
         writeTestInputs(sorted)
         let shuffled = TemporaryDirectory()
-        writeTestInputs(shuffled, postcodes: """
-            postcode,county_code,latitude,active,introduced,country_code
-            EH1 1AA,EDI,55.95,,2020-01-01T10:00:00Z,S92000003
-            CT1 1AB,KEN,,no,,E92000001
-            CT1 1AA,KEN,51.28,yes,2001-02-03,E92000001
+        writeTestInputs(
+            shuffled,
+            postcodes: """
+                postcode,county_code,latitude,active,introduced,country_code
+                EH1 1AA,EDI,55.95,,2020-01-01T10:00:00Z,S92000003
+                CT1 1AB,KEN,,no,,E92000001
+                CT1 1AA,KEN,51.28,yes,2001-02-03,E92000001
 
-            """)
+                """)
         // In the plain layout the postcode is the key, so the rows' order in the file does not show;
         // Core Data's layout numbers rows (Z_PK) in the order they come.
         let a = try buildTestStore(sorted) { $0.format = .plain }
@@ -179,13 +185,17 @@ struct SeedBuilderTests {
         let b = try buildTestStore(unsortedInput, maxRejects: 1) { $0.format = layout }
         #expect(b.rowCounts["Postcode"] == keys.count && b.rejected == 1)
         let line = keys.firstIndex(of: duplicate)! + 2
-        #expect(b.shownRejects.first?.description.contains("duplicate Postcode.postcode \"\(duplicate)\": line \(line) has it already") == true,
-                "\(b.shownRejects.first?.description ?? "no reject")")
-        let stored = { (path: String) in try query(path) { db in try String.fetchAll(db, sql: "SELECT postcode FROM Postcode ORDER BY 1") } }
+        #expect(
+            b.shownRejects.first?.description.contains("duplicate Postcode.postcode \"\(duplicate)\": line \(line) has it already") == true,
+            "\(b.shownRejects.first?.description ?? "no reject")")
+        let stored = { (path: String) in try query(path) { db in try String.fetchAll(db, sql: "SELECT postcode FROM Postcode ORDER BY 1") }
+        }
         #expect(try stored(a.storePath) == stored(b.storePath))
         // Core Data's unique index, built during the load once keys left their order, is the one built after.
         let indexes = { (path: String) in
-            try StoreDatabase.openReadOnly(path).read { db in try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name") }
+            try StoreDatabase.openReadOnly(path).read { db in
+                try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name")
+            }
         }
         #expect(try indexes(a.storePath) == indexes(b.storePath))
         if layout == .plain { #expect(a.metadata.contentDigest == b.metadata.contentDigest) }
@@ -219,7 +229,9 @@ struct SeedBuilderTests {
         let built = try buildTestStore(directory) { $0.format = layout }
         #expect(built.rowCounts["Postcode"] == 400)
         let stored = try query(built.storePath) { db in
-            try Row.fetchAll(db, sql: "SELECT postcode, countryCode FROM Postcode ORDER BY postcode").map { [$0[0] as String, $0[1] as String] }
+            try Row.fetchAll(db, sql: "SELECT postcode, countryCode FROM Postcode ORDER BY postcode").map {
+                [$0[0] as String, $0[1] as String]
+            }
         }
         #expect(stored == zip(keys, countries).map { [$0, $1] })
         #expect(built.metadata.contentDigest == (try storedDigest(built.storePath)))
@@ -260,7 +272,8 @@ struct CoreDataBuildTests {
         #expect(try options.resolve(project: nil).0.layout == .coreData, "the default")
         directory.write("seedbuild.json", #"{"model": "model.json", "format": "sqlite"}"#)
         let error = #expect(throws: IngestError.self) { try ProjectFile.load(inDirectory: directory.path("")) }
-        #expect(error?.description.contains(#""format" must be "plain" or "coredata", not "sqlite""#) == true, "\(String(describing: error))")
+        #expect(
+            error?.description.contains(#""format" must be "plain" or "coredata", not "sqlite""#) == true, "\(String(describing: error))")
     }
 
     /// A self-referential many-to-many gets Core Data's join table, named after the relationship whose
@@ -268,7 +281,9 @@ struct CoreDataBuildTests {
     /// `SelfReferentialSeedTests`).
     @Test func selfReferentialManyToManyHasCoreDatasJoinTable() throws {
         let directory = TemporaryDirectory()
-        let model = directory.write("model.json", """
+        let model = directory.write(
+            "model.json",
+            """
             {"name": "People", "versionIdentifiers": ["1"],
              "entities": [{"name": "Person",
                "attributes": [{"name": "name", "type": "String", "optional": false}],
@@ -284,19 +299,23 @@ struct CoreDataBuildTests {
         #expect(warnings.isEmpty, "\(warnings)")
         let built = try SeedBuilder().build(request)
         let sql = try StoreDatabase.openReadOnly(built.storePath).read { db in
-            try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE tbl_name = 'Z_1FRIENDS' AND sql IS NOT NULL ORDER BY type DESC")
+            try String.fetchAll(
+                db, sql: "SELECT sql FROM sqlite_master WHERE tbl_name = 'Z_1FRIENDS' AND sql IS NOT NULL ORDER BY type DESC")
         }
-        #expect(sql == [
-            "CREATE TABLE Z_1FRIENDS ( Z_1FRIENDOF INTEGER, Z_1FRIENDS INTEGER, PRIMARY KEY (Z_1FRIENDOF, Z_1FRIENDS) )",
-            "CREATE INDEX Z_1FRIENDS_Z_1FRIENDS_INDEX ON Z_1FRIENDS (Z_1FRIENDS, Z_1FRIENDOF)",
-        ])
+        #expect(
+            sql == [
+                "CREATE TABLE Z_1FRIENDS ( Z_1FRIENDOF INTEGER, Z_1FRIENDS INTEGER, PRIMARY KEY (Z_1FRIENDOF, Z_1FRIENDS) )",
+                "CREATE INDEX Z_1FRIENDS_Z_1FRIENDS_INDEX ON Z_1FRIENDS (Z_1FRIENDS, Z_1FRIENDOF)",
+            ])
     }
 
     /// The digest hashed while rows go in equals one read back, for the values Core Data's layout
     /// keeps in another form: dates since 2001 (whole ones as integers), UUID bytes, inline marked bytes.
     @Test func digestOfConvertedValuesEqualsOneReadBack() throws {
         let directory = TemporaryDirectory()
-        let model = directory.write("model.json", """
+        let model = directory.write(
+            "model.json",
+            """
             {"name": "Things", "versionIdentifiers": ["1"],
              "entities": [{"name": "Thing",
                "attributes": [{"name": "code", "type": "String", "optional": false},
@@ -305,7 +324,9 @@ struct CoreDataBuildTests {
                               {"name": "photo", "type": "Binary", "externalBinaryStorage": true}],
                "uniquenessConstraints": [["code"]]}]}
             """)
-        let csv = directory.write("things.csv", """
+        let csv = directory.write(
+            "things.csv",
+            """
             code,at,id,photo
             a,2024-01-02T03:04:05Z,8C1F0C1E-0001-4000-8000-000000000001,AAEC
             b,2024-01-02T03:04:05.250Z,,
@@ -319,7 +340,9 @@ struct CoreDataBuildTests {
         let built = try SeedBuilder().build(request)
         #expect(built.metadata.contentDigest == (try storedDigest(built.storePath)))
         let stored = try StoreDatabase.openReadOnly(built.storePath).read { db in
-            try Row.fetchAll(db, sql: "SELECT typeof(ZAT), length(ZID), hex(ZPHOTO) FROM ZTHING ORDER BY Z_PK").map { "\($0[0] as String)/\($0[1] as Int? ?? 0)/\($0[2] as String? ?? "")" }
+            try Row.fetchAll(db, sql: "SELECT typeof(ZAT), length(ZID), hex(ZPHOTO) FROM ZTHING ORDER BY Z_PK").map {
+                "\($0[0] as String)/\($0[1] as Int? ?? 0)/\($0[2] as String? ?? "")"
+            }
         }
         #expect(stored == ["integer/16/01000102", "real/0/", "null/16/01FF"])
     }

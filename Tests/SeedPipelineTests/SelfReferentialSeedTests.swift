@@ -2,10 +2,11 @@ import Foundation
 import GRDB
 import SeedInstall
 import SeedModel
-@testable import SeedPipeline
 import SeedStore
 import SeedTestSupport
 import Testing
+
+@testable import SeedPipeline
 
 /// A seed in Core Data's layout with a self-referential many-to-many (`LinkFileTests`' library:
 /// `Book.similar` ↔ `Book.similarOf`) has its join table under the name that sorts last and a view
@@ -35,20 +36,27 @@ struct SelfReferentialSeedTests {
     /// The (similarOf side, similar side) pairs `name` holds, by book uuid.
     private func pairs(_ path: String, in name: String) throws -> [String] {
         try StoreDatabase.openReadOnly(path).read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT a.ZUUID, b.ZUUID FROM \(name) AS j JOIN ZBOOK AS a ON a.Z_PK = j.Z_1SIMILAROF
-                JOIN ZBOOK AS b ON b.Z_PK = j.Z_1SIMILAR ORDER BY 1, 2
-                """).map { "\($0[0] as String) → \($0[1] as String)" }
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT a.ZUUID, b.ZUUID FROM \(name) AS j JOIN ZBOOK AS a ON a.Z_PK = j.Z_1SIMILAROF
+                    JOIN ZBOOK AS b ON b.Z_PK = j.Z_1SIMILAR ORDER BY 1, 2
+                    """
+            ).map { "\($0[0] as String) → \($0[1] as String)" }
         }
     }
 
     private func views(_ path: String) throws -> [String] {
-        try StoreDatabase.openReadOnly(path).read { db in try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'view'") }
+        try StoreDatabase.openReadOnly(path).read { db in try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'view'")
+        }
     }
 
     @Test func theBuildSaysTheNameIsUncertainAndBothNamesRead() throws {
         let built = try build("1", DeltaTests.first, version: 1)
-        #expect(built.uncertainJoinTables == [.init(relationships: ["Book.similar", "Book.similarOf"], table: "Z_1SIMILAROF", view: "Z_1SIMILAR")])
+        #expect(
+            built.uncertainJoinTables == [
+                .init(relationships: ["Book.similar", "Book.similarOf"], table: "Z_1SIMILAROF", view: "Z_1SIMILAR")
+            ])
         #expect(try views(built.storePath) == ["CREATE VIEW Z_1SIMILAR AS SELECT Z_1SIMILAROF, Z_1SIMILAR FROM Z_1SIMILAROF"])
         let rows = try pairs(built.storePath, in: "Z_1SIMILAROF")
         #expect(!rows.isEmpty)
@@ -64,7 +72,8 @@ struct SelfReferentialSeedTests {
         try queue.close()
         #expect(try storedDigest(copy) == built.metadata.contentDigest)
 
-        let report = try Verifier().verify(built.storePath, seedModels: [try ModelLoader.load(directory.path("model.json"))], userModels: [])
+        let report = try Verifier().verify(
+            built.storePath, seedModels: [try ModelLoader.load(directory.path("model.json"))], userModels: [])
         #expect(report.passed && report.result == .compatible, "\(report.text)")
     }
 

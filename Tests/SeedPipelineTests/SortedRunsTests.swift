@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import SeedTestSupport
 import Testing
+
 @testable import SeedPipeline
 
 @Suite("Naturally sorted files merged by their runs")
@@ -82,7 +83,8 @@ struct SortedRunsTests {
     /// asked every 65,536 records.
     @Test func theScanStopsOnceTheLoadIsCancelled() throws {
         let directory = TemporaryDirectory()
-        let keys = Self.naturalKeys(areas: (0..<60).map { "A" + String(UnicodeScalar(UInt8(65 + $0 % 26))) + String($0 / 26) }, districts: 400)
+        let keys = Self.naturalKeys(
+            areas: (0..<60).map { "A" + String(UnicodeScalar(UInt8(65 + $0 % 26))) + String($0 / 26) }, districts: 400)
         directory.write("in.csv", "postcode\n" + keys.map { $0 + "\n" }.joined())
         func scan(cancelled: Bool) throws -> SortedRuns? {
             let reader = try CSVReader(path: directory.path("in.csv"))
@@ -119,10 +121,10 @@ struct SortedRunsTests {
         // on a thread of its own.
         let country = String(repeating: "E", count: 2_500)
         var rows = keys.map { "\($0),KEN,51.5,\(country)\n" }
-        rows[4] = "\(keys[4]),KEN,north,\(country)\n"       // bad value before the first descent (line 6)
-        rows[300] = "\(keys[300]),KEN,51.5\n"              // ragged, in a later run (line 302)
+        rows[4] = "\(keys[4]),KEN,north,\(country)\n" // bad value before the first descent (line 6)
+        rows[300] = "\(keys[300]),KEN,51.5\n" // ragged, in a later run (line 302)
         let duplicate = keys[10]
-        rows.insert("\(duplicate),KEN,50.1,\(country)\n", at: 450)   // line 452
+        rows.insert("\(duplicate),KEN,50.1,\(country)\n", at: 450) // line 452
         let header = "postcode,county_code,latitude,country_code\n"
         let directory = TemporaryDirectory()
         writeTestInputs(directory, postcodes: header + rows.joined())
@@ -130,7 +132,9 @@ struct SortedRunsTests {
         #expect(built.rejected == 3, "\(built.shownRejects)")
         #expect(Set(built.shownRejects.map(\.line)) == [6, 302, 452], "\(built.shownRejects)")
         let duplicateReject = built.shownRejects.first { $0.line == 452 }
-        #expect(duplicateReject?.reason.contains("line \(keys.firstIndex(of: duplicate)! + 2) has it already") == true, "\(String(describing: duplicateReject))")
+        #expect(
+            duplicateReject?.reason.contains("line \(keys.firstIndex(of: duplicate)! + 2) has it already") == true,
+            "\(String(describing: duplicateReject))")
         #expect(built.rowCounts["Postcode"] == keys.count - 2)
         let rejectsFile = try String(contentsOfFile: directory.path("out/postcodes.rejects.csv"), encoding: .utf8)
         #expect(rejectsFile.split(separator: "\n").count == 4, "\(rejectsFile)")

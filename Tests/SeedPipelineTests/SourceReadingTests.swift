@@ -95,10 +95,15 @@ extension SourceReadingTests {
             handle?.write(Data(text.utf8))
             try? handle?.close()
         }.start()
-        let built = try buildTestStore(directory, maxRejects: 1) { $0.files = [fifo]; $0.format = .coreData }
+        let built = try buildTestStore(directory, maxRejects: 1) {
+            $0.files = [fifo]
+            $0.format = .coreData
+        }
         #expect(built.rowCounts["Postcode"] == 3 && built.rejected == 1)
-        #expect(built.shownRejects.first?.description.contains("postcodes.csv:5:1 (field \"postcode\"): duplicate Postcode.postcode: an earlier row has it already") == true,
-                "\(built.shownRejects.map(\.description))")
+        #expect(
+            built.shownRejects.first?.description.contains(
+                "postcodes.csv:5:1 (field \"postcode\"): duplicate Postcode.postcode: an earlier row has it already") == true,
+            "\(built.shownRejects.map(\.description))")
         #expect(!built.warnings.contains { $0.contains("read a second time") })
         #expect(!built.timings.phases.contains { $0.name == "key index Postcode" })
     }
@@ -126,10 +131,14 @@ extension SourceReadingTests {
             }
         }.start()
         defer { finished.signal() }
-        let built = try buildTestStore(directory, maxRejects: 1) { $0.files = [postcodes]; $0.format = .coreData }
+        let built = try buildTestStore(directory, maxRejects: 1) {
+            $0.files = [postcodes]
+            $0.format = .coreData
+        }
         #expect(built.rowCounts == ["County": 2, "Postcode": 3] && built.rejected == 1)
-        #expect(built.shownRejects.first?.description.contains("postcodes.csv:5:1 (field \"postcode\"): duplicate Postcode.postcode") == true,
-                "\(built.shownRejects.map(\.description))")
+        #expect(
+            built.shownRejects.first?.description.contains("postcodes.csv:5:1 (field \"postcode\"): duplicate Postcode.postcode") == true,
+            "\(built.shownRejects.map(\.description))")
         #expect(!built.warnings.contains { $0.contains("read a second time") })
     }
 }

@@ -31,22 +31,28 @@ struct StableIdentityTests {
     static let first = (
         counties: "code,name\nKEN,Kent\nSUR,Surrey\nESX,Essex\n",
         postcodes: "postcode,county_code,ward\nCT1 1AA,KEN,Park\nCT1 1AB,KEN,Park\nGU1 1AA,SUR,Hill\nCM1 1AA,ESX,Mill\nCM1 1AB,ESX,Mill\n",
-        visits: "day,count,county_code\nmon,3,KEN\nmon,3,KEN\ntue,1,SUR\nwed,7,ESX\n")
+        visits: "day,count,county_code\nmon,3,KEN\nmon,3,KEN\ntue,1,SUR\nwed,7,ESX\n"
+    )
 
     /// Row changes of a night: a postcode added at the top, one removed, one changed; the highest-numbered county removed.
     static let second = (
         counties: "code,name\nKEN,Kent\nSUR,Surrey\n",
         postcodes: "postcode,county_code,ward\nBR1 1AA,KEN,New\nCT1 1AA,KEN,Park\nGU1 1AA,SUR,Lake\nCT1 1AB,KEN,Park\n",
-        visits: "day,count,county_code\ntue,1,SUR\nmon,3,KEN\nthu,2,SUR\nmon,3,KEN\n")
+        visits: "day,count,county_code\ntue,1,SUR\nmon,3,KEN\nthu,2,SUR\nmon,3,KEN\n"
+    )
 
     /// Builds `files` into `out-<name>`, following `base` when given.
     @discardableResult
-    private func build(_ name: String, _ files: (counties: String, postcodes: String, visits: String), layout: StoreLayout, base: String? = nil, dataset: String? = nil) throws -> String {
+    private func build(
+        _ name: String, _ files: (counties: String, postcodes: String, visits: String), layout: StoreLayout, base: String? = nil,
+        dataset: String? = nil
+    ) throws -> String {
         try buildStore(name, files, layout: layout, base: base, dataset: dataset).storePath
     }
 
     private func buildStore(
-        _ name: String, _ files: (counties: String, postcodes: String, visits: String), layout: StoreLayout, base: String? = nil, dataset: String? = nil,
+        _ name: String, _ files: (counties: String, postcodes: String, visits: String), layout: StoreLayout, base: String? = nil,
+        dataset: String? = nil,
         output: String? = nil, dataVersion: Int64? = nil
     ) throws -> BuiltStore {
         let input = "in-\(name)"
@@ -78,14 +84,19 @@ struct StableIdentityTests {
     /// Key → number of each row of a table.
     private func numbers(_ store: String, table: String, key: String) throws -> [String: Int64] {
         try raw(store) { db in
-            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT \(key), Z_PK FROM \(table)").map { ($0[0] as String, $0[1] as Int64) })
+            Dictionary(
+                uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT \(key), Z_PK FROM \(table)").map {
+                    ($0[0] as String, $0[1] as Int64)
+                })
         }
     }
 
     @Test func coreDataObjectsKeepTheirNumbersAndTheStoreItsUUID() throws {
         let one = try build("1", Self.first, layout: .coreData)
         let two = try build("2", Self.second, layout: .coreData, base: one)
-        let (before, after) = (try numbers(one, table: "ZPOSTCODE", key: "ZPOSTCODE"), try numbers(two, table: "ZPOSTCODE", key: "ZPOSTCODE"))
+        let (before, after) = (
+            try numbers(one, table: "ZPOSTCODE", key: "ZPOSTCODE"), try numbers(two, table: "ZPOSTCODE", key: "ZPOSTCODE")
+        )
         for postcode in ["CT1 1AA", "CT1 1AB", "GU1 1AA"] { #expect(after[postcode] == before[postcode], "\(postcode) kept its number") }
         // New rows above the highest number ever issued, in file order; removed ones leave gaps.
         #expect(after["BR1 1AA"] == 6)
@@ -94,14 +105,20 @@ struct StableIdentityTests {
         #expect(metadata.0.storeUUID == metadata.1.storeUUID && metadata.0.storeUUID?.uppercased() == metadata.0.storeUUID)
         try raw(two) { db in
             // Z_MAX never goes down: ESX (3) is gone, and 3 is never issued again.
-            let zmax = try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY").map { ($0[0] as String, $0[1] as Int64) })
+            let zmax = try Dictionary(
+                uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY").map {
+                    ($0[0] as String, $0[1] as Int64)
+                })
             #expect(zmax["County"] == 3 && zmax["Postcode"] == 6)
             // References follow: each postcode still points at its county.
-            let county = try String.fetchOne(db, sql: "SELECT c.ZCODE FROM ZPOSTCODE p JOIN ZCOUNTY c ON c.Z_PK = p.ZCOUNTY WHERE p.ZPOSTCODE = 'GU1 1AA'")
+            let county = try String.fetchOne(
+                db, sql: "SELECT c.ZCODE FROM ZPOSTCODE p JOIN ZCOUNTY c ON c.Z_PK = p.ZCOUNTY WHERE p.ZPOSTCODE = 'GU1 1AA'")
             #expect(county == "SUR")
         }
         // Visits have no key: unchanged rows keep their numbers, alike rows pair in order, the rest are new.
-        let visits = try raw(two) { db in try Row.fetchAll(db, sql: "SELECT ZDAY, Z_PK FROM ZVISIT ORDER BY Z_PK").map { "\($0[0] as String)=\($0[1] as Int64)" } }
+        let visits = try raw(two) { db in
+            try Row.fetchAll(db, sql: "SELECT ZDAY, Z_PK FROM ZVISIT ORDER BY Z_PK").map { "\($0[0] as String)=\($0[1] as Int64)" }
+        }
         #expect(visits == ["mon=1", "mon=2", "tue=3", "thu=5"])
     }
 
@@ -123,13 +140,18 @@ struct StableIdentityTests {
         let one = try build("1", first, layout: .coreData)
         let built = try buildStore("2", second, layout: .coreData, base: one)
         #expect(!built.timings.phases.contains { $0.name == "keys after the base Postcode" }, "numbered as the rows were read")
-        let (before, after) = (try numbers(one, table: "ZPOSTCODE", key: "ZPOSTCODE"), try numbers(built.storePath, table: "ZPOSTCODE", key: "ZPOSTCODE"))
+        let (before, after) = (
+            try numbers(one, table: "ZPOSTCODE", key: "ZPOSTCODE"), try numbers(built.storePath, table: "ZPOSTCODE", key: "ZPOSTCODE")
+        )
         for code in next where before[code] != nil { #expect(after[code] == before[code], "\(code) kept its number") }
         let added = next.filter { before[$0] == nil }
         #expect(added.map { after[$0] } == added.indices.map { Int64(9001 + $0) }, "new rows above Z_MAX, in file order")
         #expect(built.metadata.contentDigest == (try storedDigest(built.storePath)))
         try raw(built.storePath) { db in
-            let (count, zmax) = (try Int.fetchOne(db, sql: "SELECT count(*) FROM ZPOSTCODE"), try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Postcode'"))
+            let (count, zmax) = (
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM ZPOSTCODE"),
+                try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Postcode'")
+            )
             #expect(count == next.count && zmax == 9000 + Int64(added.count))
         }
     }
@@ -139,7 +161,8 @@ struct StableIdentityTests {
     @Test func aLongFieldInANewRowIsHashedWhole() throws {
         let one = try build("1", Self.first, layout: .coreData)
         let long = String(repeating: "w", count: 70_000)
-        let built = try buildStore("2", (Self.first.counties, Self.first.postcodes + "ZZ1 1AA,KEN,\(long)\n", Self.first.visits), layout: .coreData, base: one)
+        let built = try buildStore(
+            "2", (Self.first.counties, Self.first.postcodes + "ZZ1 1AA,KEN,\(long)\n", Self.first.visits), layout: .coreData, base: one)
         #expect(built.metadata.contentDigest == (try storedDigest(built.storePath)))
     }
 
@@ -150,7 +173,9 @@ struct StableIdentityTests {
     func aBaseInTheOutputFolderIsCopiedAside(_ file: String) throws {
         let output = directory.path("out-night")
         for (version, files) in [(Int64(1), Self.first), (2, Self.second)] {
-            let built = try buildStore("\(version)", files, layout: .coreData, base: version == 1 ? nil : output + "/" + file, output: output, dataVersion: version)
+            let built = try buildStore(
+                "\(version)", files, layout: .coreData, base: version == 1 ? nil : output + "/" + file, output: output, dataVersion: version
+            )
             _ = try Packager().package(built)
         }
         let third = (Self.second.counties, Self.second.postcodes + "ZZ1 1AA,KEN,New\n", Self.second.visits)
@@ -182,7 +207,9 @@ struct StableIdentityTests {
         #expect(after["GU1 1AA"] == before["GU1 1AA"] && after["GU1 1AA"] != nil)
         #expect(!second.timings.phases.contains { $0.name == "keys after the base Postcode" })
         // Another store in the output folder than the channel's: the release is fetched, and its artifact is gone.
-        #expect(throws: IngestError.self) { try buildStore("3", Self.first, layout: .coreData, base: published.channel, output: output, dataVersion: 3) }
+        #expect(throws: IngestError.self) {
+            try buildStore("3", Self.first, layout: .coreData, base: published.channel, output: output, dataVersion: 3)
+        }
     }
 
     @Test func thePlainLayoutKeepsNumberedTablesToo() throws {
@@ -193,7 +220,9 @@ struct StableIdentityTests {
         let marks = try StoreMetadata.read(at: URL(fileURLWithPath: two))["keyHighWater"]
         #expect(marks == .object(["County": .integer(3), "Visit": .integer(5)]))
         // A third release adds a county: it gets 4, above every number issued, not 3.
-        let three = try build("3", (Self.first.counties.replacingOccurrences(of: "ESX,Essex", with: "DOR,Dorset"), Self.second.postcodes, Self.second.visits), layout: .plain, base: two)
+        let three = try build(
+            "3", (Self.first.counties.replacingOccurrences(of: "ESX,Essex", with: "DOR,Dorset"), Self.second.postcodes, Self.second.visits),
+            layout: .plain, base: two)
         #expect(try numbers(three, table: "County", key: "code") == ["KEN": 1, "SUR": 2, "DOR": 4])
     }
 
@@ -221,7 +250,9 @@ struct StableIdentityTests {
         let layout = #expect(throws: IngestError.self) { try build("3", Self.second, layout: .plain, base: one) }
         #expect(layout?.message.contains("coredata layout") == true)
         // Another seed model version: a changed attribute changes Postcode's hash.
-        directory.write("model-2.json", Self.modelJSON.replacingOccurrences(of: "\"ward\", \"type\": \"String\"", with: "\"ward\", \"type\": \"Integer 16\""))
+        directory.write(
+            "model-2.json",
+            Self.modelJSON.replacingOccurrences(of: "\"ward\", \"type\": \"String\"", with: "\"ward\", \"type\": \"Integer 16\""))
         var options = BuildOptions(files: [directory.path("in-1/postcodes.csv")])
         options.model = directory.path("model-2.json")
         options.outputDirectory = directory.path("out-4")

@@ -25,13 +25,16 @@ struct AppleStoreTests {
         return try queue.read { db in
             var counts: [String: Int] = [:]
             // A store migrated with an entity rename keeps the old name in Z_PRIMARYKEY (CoreDataPlus's V2).
-            let renamed = Dictionary(model.entities.compactMap { entity in entity.renamingIdentifier.map { ($0, entity.name) } }, uniquingKeysWith: { first, _ in first })
+            let renamed = Dictionary(
+                model.entities.compactMap { entity in entity.renamingIdentifier.map { ($0, entity.name) } },
+                uniquingKeysWith: { first, _ in first })
             let numbers = try Row.fetchAll(db, sql: "SELECT Z_NAME, Z_ENT FROM Z_PRIMARYKEY WHERE Z_ENT < 16001")
             for row in numbers {
                 let name = renamed[row[0] as String] ?? row[0]
                 guard let entity = model.entity(named: name), !entity.isAbstract else { continue }
                 let root = model.inheritanceChain(of: entity).first?.name ?? name
-                counts[name] = try Int.fetchOne(db, sql: "SELECT count(*) FROM Z\(root.uppercased()) WHERE Z_ENT = ?", arguments: [row[1] as Int]) ?? 0
+                counts[name] =
+                    try Int.fetchOne(db, sql: "SELECT count(*) FROM Z\(root.uppercased()) WHERE Z_ENT = ?", arguments: [row[1] as Int]) ?? 0
             }
             return counts
         }
@@ -85,7 +88,9 @@ struct AppleStoreTests {
         let again = folder.url("again.sqlite").path
         try LayoutConversion.convert(back, to: .plain, output: again)
         let digests = try [plain, again].map { path in
-            try StoreDatabase.openReadOnly(path).read { db in try ContentDigest.compute(db, schema: StoreDatabase.embeddedSchema(db, path: path)) }
+            try StoreDatabase.openReadOnly(path).read { db in
+                try ContentDigest.compute(db, schema: StoreDatabase.embeddedSchema(db, path: path))
+            }
         }
         #expect(digests[0] == digests[1])
     }

@@ -18,7 +18,9 @@ struct BulkInsertTests {
                 return try insert.step()
             }
             #expect(try row(["a", "1", "b", "2"]) == .inserted)
-            for (values, kind) in [(["a", "3", "c", "4"], "PRIMARY KEY"), (["d", "1", "e", "5"], "UNIQUE"), (["f", nil, "g", "6"], "NOT NULL")] as [([String?], String)] {
+            for (values, kind) in [
+                (["a", "3", "c", "4"], "PRIMARY KEY"), (["d", "1", "e", "5"], "UNIQUE"), (["f", nil, "g", "6"], "NOT NULL"),
+            ] as [([String?], String)] {
                 guard case .constraintViolation(let message) = try row(values) else {
                     Issue.record("\(kind): not reported as a broken constraint")
                     continue

@@ -25,7 +25,8 @@ struct CompatibilityRuleTests {
         wider.entities.append(Entity(name: "Basket", attributes: [Attribute(name: "label", type: .string)]))
         wider.configurations.append(Configuration(name: "Baskets", entities: ["Basket"]))
         let error = try #require(throws: CoordinatorError.self) {
-            try StoreCoordinator(model: wider).addStore(StoreDescription(type: .sqlite, url: url, configuration: "Catalog", isReadOnly: true))
+            try StoreCoordinator(model: wider).addStore(
+                StoreDescription(type: .sqlite, url: url, configuration: "Catalog", isReadOnly: true))
         }
         #expect(error.kind == .incompatibleStore)
         #expect(error.differingEntities == ["Basket"])
@@ -37,7 +38,8 @@ struct CompatibilityRuleTests {
         let stock = changed.entities[product].attributes.firstIndex { $0.name == "stock" }!
         changed.entities[product].attributes[stock].type = .integer32
         let typeError = try #require(throws: CoordinatorError.self) {
-            try StoreCoordinator(model: changed).addStore(StoreDescription(type: .sqlite, url: url, configuration: "Catalog", isReadOnly: true))
+            try StoreCoordinator(model: changed).addStore(
+                StoreDescription(type: .sqlite, url: url, configuration: "Catalog", isReadOnly: true))
         }
         #expect(typeError.message.contains("Product (attribute stock changed: Integer 16 → Integer 32)"))
     }
@@ -51,7 +53,8 @@ struct CompatibilityRuleTests {
         let product = narrower.entities.firstIndex { $0.name == "Product" }!
         narrower.entities[product].fetchedProperties = []
         let error = try #require(throws: CoordinatorError.self) {
-            try StoreCoordinator(model: narrower).addStore(StoreDescription(type: .sqlite, url: url, configuration: "Catalog", isReadOnly: true))
+            try StoreCoordinator(model: narrower).addStore(
+                StoreDescription(type: .sqlite, url: url, configuration: "Catalog", isReadOnly: true))
         }
         #expect(error.message.contains("Note (in the store but not in the model)"))
         #expect(error.message.contains("add the models that define them to this coordinator's model"))

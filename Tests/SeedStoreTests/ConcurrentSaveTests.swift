@@ -140,7 +140,8 @@ struct ConcurrentSaveTests {
         try StoreMetadata.write(changed, at: crashed)
         #expect(!FileManager.default.fileExists(atPath: crashed.path + "-wal"))
         #expect(try StoreMetadata.read(at: crashed)["appVersion"] == "8")
-        #expect(try Self.notesContext(crashed).fetch(FetchRequest(entity: "Note")).compactMap { try $0.string("text") } == ["only in the log"])
+        #expect(
+            try Self.notesContext(crashed).fetch(FetchRequest(entity: "Note")).compactMap { try $0.string("text") } == ["only in the log"])
 
         // The store this coordinator holds open is not rewritten under it.
         let refused = try #require(throws: StoreError.self) { try StoreMetadata.write(changed, at: url) }

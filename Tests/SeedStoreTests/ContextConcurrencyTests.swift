@@ -59,7 +59,11 @@ struct ContextConcurrencyTests {
         // In an async function `perform` means the awaited one; the fire-and-forget one is called from synchronous code.
         func enqueue(_ index: Int) { context.perform { order.withLock { $0.append(index) } } }
         for index in 0..<50 { enqueue(index) }
-        let skus = try await context.perform { try context.fetch(FetchRequest(entity: "Product", sortDescriptors: [FetchSortDescriptor("sku")])).map { try $0.string("sku") ?? "" } }
+        let skus = try await context.perform {
+            try context.fetch(FetchRequest(entity: "Product", sortDescriptors: [FetchSortDescriptor("sku")])).map {
+                try $0.string("sku") ?? ""
+            }
+        }
         #expect(order.withLock { $0 } == Array(0..<50), "blocks run one after another, in the order given, before the awaited one")
         #expect(skus == ["A-1", "A-2", "B-1", "H-1", "S-1"])
         let nested = context.performAndWait { context.performAndWait { 42 } }
@@ -116,7 +120,8 @@ struct ContextConcurrencyTests {
         let apple = try shopProduct(reader, "A-1")
         let banana = try shopProduct(reader, "B-1")
         let received = Locked<[SavedChanges]>([])
-        let observer = NotificationCenter.default.addObserver(forName: ObjectContext.didSaveNotification, object: writer, queue: nil) { note in
+        let observer = NotificationCenter.default.addObserver(forName: ObjectContext.didSaveNotification, object: writer, queue: nil) {
+            note in
             guard let changes = note.userInfo?[ObjectContext.savedChangesKey] as? SavedChanges else { return }
             received.withLock { $0.append(changes) }
         }
@@ -169,7 +174,8 @@ struct ContextConcurrencyTests {
         theirs["price"] = 0.55
         theirs["stock"] = 7
         let changes = Locked<SavedChanges?>(nil)
-        let observer = NotificationCenter.default.addObserver(forName: ObjectContext.didSaveNotification, object: other, queue: nil) { note in
+        let observer = NotificationCenter.default.addObserver(forName: ObjectContext.didSaveNotification, object: other, queue: nil) {
+            note in
             changes.withLock { $0 = note.userInfo?[ObjectContext.savedChangesKey] as? SavedChanges }
         }
         defer { NotificationCenter.default.removeObserver(observer) }

@@ -8,7 +8,8 @@ import Testing
 @Suite("Object context: saving, validation, merge policies")
 struct ContextSaveTests {
     private func product(_ context: ObjectContext, _ sku: String) throws -> ManagedObject {
-        let request = FetchRequest(entity: "Product", predicate: try FetchPredicate("sku == $SKU").substituting(["SKU": .value(.text(sku))]))
+        let request = FetchRequest(
+            entity: "Product", predicate: try FetchPredicate("sku == $SKU").substituting(["SKU": .value(.text(sku))]))
         return try #require(try context.fetch(request).first)
     }
 
@@ -92,7 +93,9 @@ struct ContextSaveTests {
     }
 
     /// Two contexts read Apple; the first saves a price and stock change; the second then saves its own change.
-    private func conflict(_ policy: MergePolicy, layout: StoreLayout) throws -> (first: ObjectContext, second: ObjectContext, stored: ManagedObject, coordinator: StoreCoordinator, directory: TemporaryDirectory) {
+    private func conflict(_ policy: MergePolicy, layout: StoreLayout) throws -> (
+        first: ObjectContext, second: ObjectContext, stored: ManagedObject, coordinator: StoreCoordinator, directory: TemporaryDirectory
+    ) {
         let directory = TemporaryDirectory()
         let coordinator = try shopCoordinator(directory, layout: layout)
         try populateShop(ObjectContext(coordinator: coordinator))
@@ -143,7 +146,8 @@ struct ContextSaveTests {
     func mergePolicyOverwrite(_ layout: StoreLayout) throws {
         let setup = try conflict(.overwrite, layout: layout)
         try setup.second.save()
-        #expect(try stored(setup.coordinator) == (0.9, 10, "Green apple"), "the whole object as this context saw it replaces the stored one")
+        #expect(
+            try stored(setup.coordinator) == (0.9, 10, "Green apple"), "the whole object as this context saw it replaces the stored one")
     }
 
     @Test(arguments: StoreLayout.allCases)
@@ -238,7 +242,9 @@ struct CrossStoreAtomicityTests {
         try product.setObject(category, forRelationship: "category")
         context.delete(category)
         try context.save()
-        let saved = try #require(try ObjectContext(coordinator: coordinator).fetch(FetchRequest(entity: "Product", predicate: FetchPredicate("sku == 'N-1'"))).first)
+        let saved = try #require(
+            try ObjectContext(coordinator: coordinator).fetch(FetchRequest(entity: "Product", predicate: FetchPredicate("sku == 'N-1'")))
+                .first)
         #expect(try saved.object(forRelationship: "category") == nil, "not linked to whichever stored row had the temporary key")
     }
 

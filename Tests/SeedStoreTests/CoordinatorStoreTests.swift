@@ -23,9 +23,13 @@ struct CoordinatorStoreTests {
         let named = StoreCoordinator(model: model)
         try named.addStore(StoreDescription(type: .inMemory, configuration: "Catalog"))
         #expect(throws: CoordinatorError.self) { try named.addStore(StoreDescription(type: .inMemory)) }
-        let twice = try #require(throws: CoordinatorError.self) { try named.addStore(StoreDescription(type: .inMemory, configuration: "Catalog")) }
+        let twice = try #require(throws: CoordinatorError.self) {
+            try named.addStore(StoreDescription(type: .inMemory, configuration: "Catalog"))
+        }
         #expect(twice.message.contains("already added with it"))
-        let unknown = try #require(throws: CoordinatorError.self) { try named.addStore(StoreDescription(type: .inMemory, configuration: "Orders")) }
+        let unknown = try #require(throws: CoordinatorError.self) {
+            try named.addStore(StoreDescription(type: .inMemory, configuration: "Orders"))
+        }
         #expect(unknown.kind == .unknownConfiguration)
         #expect(unknown.message.contains("Archive, Catalog, Notes, Default"))
         #expect(named.stores.count == 1)
@@ -49,7 +53,9 @@ struct CoordinatorStoreTests {
         apple["price"] = 0.75
         let update = try #require(throws: StoreError.self) { try context.save() }
         #expect(update.kind == .refused)
-        #expect(update.description.contains("catalog.SQLite") && update.description.contains("Product") && update.description.contains("read-only"))
+        #expect(
+            update.description.contains("catalog.SQLite") && update.description.contains("Product")
+                && update.description.contains("read-only"))
         context.rollback()
 
         let product = try context.insert(entity: "Product")
@@ -98,7 +104,9 @@ struct CoordinatorStoreTests {
         var read = try StoreMetadata.read(at: url)
         #expect(read["appVersion"] == "2.1")
         #expect(read.storeUUID != "not-allowed", "managed keys keep their values")
-        #expect(read.versionHashes == (try shopModel().entityVersionHashes), "stamped with every entity of the coordinator's model, as Core Data does")
+        #expect(
+            read.versionHashes == (try shopModel().entityVersionHashes),
+            "stamped with every entity of the coordinator's model, as Core Data does")
 
         read["appVersion"] = "2.2"
         read["lastSync"] = .integer(1_700_000_000)
@@ -132,9 +140,10 @@ struct CoordinatorStoreTests {
         // Read-only: migrated into the caches folder, never in place.
         let caches = directory.url("caches")
         let readOnly = StoreCoordinator(model: newer)
-        let seed = try readOnly.addStore(StoreDescription(
-            type: .sqlite, url: url, configuration: "Catalog", isReadOnly: true,
-            shouldMigrateStoreAutomatically: true, shouldInferMappingAutomatically: true, migrationCachesDirectory: caches))
+        let seed = try readOnly.addStore(
+            StoreDescription(
+                type: .sqlite, url: url, configuration: "Catalog", isReadOnly: true,
+                shouldMigrateStoreAutomatically: true, shouldInferMappingAutomatically: true, migrationCachesDirectory: caches))
         #expect(try Data(contentsOf: url) == original)
         #expect(seed.storeDescription.url?.deletingLastPathComponent().lastPathComponent == "caches")
         #expect(seed.isReadOnly)
@@ -145,12 +154,18 @@ struct CoordinatorStoreTests {
         // Without a caches folder a read-only store cannot be migrated.
         let noCaches = StoreCoordinator(model: newer)
         #expect(throws: CoordinatorError.self) {
-            try noCaches.addStore(StoreDescription(type: .sqlite, url: url, configuration: "Catalog", isReadOnly: true, shouldMigrateStoreAutomatically: true, shouldInferMappingAutomatically: true))
+            try noCaches.addStore(
+                StoreDescription(
+                    type: .sqlite, url: url, configuration: "Catalog", isReadOnly: true, shouldMigrateStoreAutomatically: true,
+                    shouldInferMappingAutomatically: true))
         }
 
         // Writable: migrated in place and usable at once.
         let writable = StoreCoordinator(model: newer)
-        try writable.addStore(StoreDescription(type: .sqlite, url: url, configuration: "Catalog", shouldMigrateStoreAutomatically: true, shouldInferMappingAutomatically: true))
+        try writable.addStore(
+            StoreDescription(
+                type: .sqlite, url: url, configuration: "Catalog", shouldMigrateStoreAutomatically: true,
+                shouldInferMappingAutomatically: true))
         let editing = ObjectContext(coordinator: writable)
         let apple = try #require(try editing.fetch(FetchRequest(entity: "Product", predicate: FetchPredicate("sku == 'A-1'"))).first)
         apple["colour"] = "red"
@@ -192,7 +207,8 @@ struct CoordinatorPragmaTests {
         let url = directory.url("notes.sqlite")
         do {
             let coordinator = StoreCoordinator(model: try shopModel())
-            try coordinator.addStore(StoreDescription(type: .sqlite, url: url, configuration: "Notes", sqlitePragmas: ["journal_mode": "WAL"]))
+            try coordinator.addStore(
+                StoreDescription(type: .sqlite, url: url, configuration: "Notes", sqlitePragmas: ["journal_mode": "WAL"]))
             let context = ObjectContext(coordinator: coordinator)
             let note = try context.insert(entity: "Note")
             note["productSKU"] = "A-1"

@@ -23,28 +23,38 @@ struct CoreDataLayoutTests {
         // A new store names a self-referential many-to-many's table after the relationship that sorts
         // last (docs/store-format.md); where Apple's store took the other name (Wire's 2.3), its table
         // is compared under the new store's name.
-        let appleConventions = try StoreDatabase.openReadOnly(oracle.folder.appendingPathComponent(try #require(oracle.store)).path).read { db in
+        let appleConventions = try StoreDatabase.openReadOnly(oracle.folder.appendingPathComponent(try #require(oracle.store)).path).read {
+            db in
             try #require(try CoreDataConventions.read(from: db))
         }
         let current = try CoreDataSchema(model: model, configuration: "Default")
-        let written = try CoreDataSchema(model: model, configuration: "Default", conventions: CoreDataConventions(frameworkVersion: appleConventions.frameworkVersion, joinTableNames: appleConventions.joinTableNames))
+        let written = try CoreDataSchema(
+            model: model, configuration: "Default",
+            conventions: CoreDataConventions(
+                frameworkVersion: appleConventions.frameworkVersion, joinTableNames: appleConventions.joinTableNames))
         var currentNames: [String: String] = [:]
         for join in written.joinTables {
             let pair = Set([join.relationship.name, join.inverse.name])
-            currentNames[join.name] = current.joinTables.first { Set([$0.relationship.name, $0.inverse.name]) == pair && $0.relationship.entity == join.relationship.entity }?.name
+            currentNames[join.name] =
+                current.joinTables.first {
+                    Set([$0.relationship.name, $0.inverse.name]) == pair && $0.relationship.entity == join.relationship.entity
+                }?.name
         }
         let appleTables = Dictionary(uniqueKeysWithValues: apple.tables.map { (currentNames[$0.key] ?? $0.key, $0.value) })
         #expect(Set(ours.tables.keys) == Set(appleTables.keys))
         for (table, columns) in appleTables {
             #expect(ours.tables[table] == columns, "\(table)")
         }
-        let renamed = Dictionary(model.entities.compactMap { entity in entity.renamingIdentifier.map { ($0, entity.name) } }, uniquingKeysWith: { first, _ in first })
+        let renamed = Dictionary(
+            model.entities.compactMap { entity in entity.renamingIdentifier.map { ($0, entity.name) } },
+            uniquingKeysWith: { first, _ in first })
         #expect(ours.primaryKeys == apple.primaryKeys.map { row in [row[0], renamed[row[1]] ?? row[1], row[2]] })
         // Every key Core Data wrote is there (the app's own keys aside), with equal hashes; ours come on top.
         let coreDataKeys = Set(apple.metadata.keys.filter { $0.hasPrefix("NS") || $0.hasPrefix("_NS") })
         #expect(coreDataKeys.count >= 5)
         #expect(coreDataKeys.subtracting(ours.metadata.keys).isEmpty, "missing \(coreDataKeys.subtracting(ours.metadata.keys))")
-        #expect(ours.metadata["NSStoreModelVersionHashes"] as? [String: Data] == apple.metadata["NSStoreModelVersionHashes"] as? [String: Data])
+        #expect(
+            ours.metadata["NSStoreModelVersionHashes"] as? [String: Data] == apple.metadata["NSStoreModelVersionHashes"] as? [String: Data])
         #expect(ours.metadata["NSStoreModelVersionHashesVersion"] as? Int == 3)
         #expect(ours.metadata["NSStoreType"] as? String == "SQLite")
     }
@@ -65,8 +75,11 @@ struct CoreDataLayoutTests {
             // The persistent-history tables come from a store option, not from the model.
             let skipped = Set(["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE", "ACHANGE", "ATRANSACTION", "ATRANSACTIONSTRING"])
             var tables: [String: [String]] = [:]
-            for name in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'") where !skipped.contains(name) {
-                tables[name] = try Row.fetchAll(db, sql: "PRAGMA table_info(\(name))").map { "\($0["name"] as String) \($0["type"] as String)" }.sorted()
+            for name in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+            where !skipped.contains(name) {
+                tables[name] = try Row.fetchAll(db, sql: "PRAGMA table_info(\(name))").map {
+                    "\($0["name"] as String) \($0["type"] as String)"
+                }.sorted()
             }
             let keys = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY WHERE Z_ENT < 16001 ORDER BY Z_ENT")
                 .map { [String($0[0] as Int), $0[1] as String, String($0[2] as Int)] }
@@ -98,8 +111,14 @@ struct CoreDataLayoutTests {
             #expect(try Double.fetchOne(db, sql: "SELECT ZADDED FROM ZPRODUCT WHERE ZSKU = 'A-2'") == 1_700_000_000 - 978_307_200)
             #expect(try Int.fetchOne(db, sql: "SELECT max(Z_OPT) FROM ZPRODUCT") == 1)
             #expect(try Int.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Product'") == 5)
-            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM ZPRODUCT p JOIN ZCATEGORY c ON c.Z_PK = p.ZCATEGORY WHERE c.ZNAME = 'Fruit'") == 3)
-            let joins = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'Z\\_%' ESCAPE '\\' AND name NOT IN ('Z_PRIMARYKEY', 'Z_METADATA', 'Z_MODELCACHE')")
+            #expect(
+                try Int.fetchOne(
+                    db, sql: "SELECT count(*) FROM ZPRODUCT p JOIN ZCATEGORY c ON c.Z_PK = p.ZCATEGORY WHERE c.ZNAME = 'Fruit'") == 3)
+            let joins = try String.fetchAll(
+                db,
+                sql:
+                    "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'Z\\_%' ESCAPE '\\' AND name NOT IN ('Z_PRIMARYKEY', 'Z_METADATA', 'Z_MODELCACHE')"
+            )
             #expect(joins.count == 1)
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM \(joins[0])") == 3)
         }

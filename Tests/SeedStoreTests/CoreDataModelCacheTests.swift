@@ -17,7 +17,8 @@ struct CoreDataModelCacheTests {
     /// SampleModel2's cache holds what only a compiled model shows of it: fetched properties,
     /// a derived attribute, configurations and a to-many stored with -1 as its maximum.
     @Test func theCachedModelKeepsFetchedPropertiesDerivationsAndConfigurations() throws {
-        let model = try CoreDataStoreFile.cachedModel(at: Self.oracle("alemar11__CoreDataPlus/SampleModel2/Fixtures/SampleModel2_V1.sqlite"))
+        let model = try CoreDataStoreFile.cachedModel(
+            at: Self.oracle("alemar11__CoreDataPlus/SampleModel2/Fixtures/SampleModel2_V1.sqlite"))
         #expect(model.name == "SampleModel2_V1")
         let author = try #require(model.entity(named: "Author"))
         #expect(author.parentEntity == "Writer" && model.entity(named: "Writer")?.isAbstract == true)
@@ -51,15 +52,16 @@ struct CoreDataModelCacheTests {
 
     /// What Core Data cached is a model Core Data accepted: seedbuild's checks find no error in
     /// it, and the JSON form a built store embeds gives it back with the same hashes.
-    @Test(arguments: OracleFixtures.present([
-        "alemar11__CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite",
-        "alemar11__CoreDataPlus/SampleModel/Fixtures/SampleModel_V2.sqlite",
-        "alemar11__CoreDataPlus/SampleModel2/Fixtures/SampleModel2_V1.sqlite",
-        "alemar11__CoreDataPlus/SampleModel2/Fixtures/SampleModel2_V2.sqlite",
-        "alemar11__CoreDataPlus/SampleModel3/Fixtures/SampleModel3_V1.sqlite",
-        "wireapp__wire-ios-data-model/stores/store2-3.wiredatabase",
-        "wireapp__wire-ios-data-model/stores/store2-52-0.wiredatabase",
-    ]))
+    @Test(
+        arguments: OracleFixtures.present([
+            "alemar11__CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite",
+            "alemar11__CoreDataPlus/SampleModel/Fixtures/SampleModel_V2.sqlite",
+            "alemar11__CoreDataPlus/SampleModel2/Fixtures/SampleModel2_V1.sqlite",
+            "alemar11__CoreDataPlus/SampleModel2/Fixtures/SampleModel2_V2.sqlite",
+            "alemar11__CoreDataPlus/SampleModel3/Fixtures/SampleModel3_V1.sqlite",
+            "wireapp__wire-ios-data-model/stores/store2-3.wiredatabase",
+            "wireapp__wire-ios-data-model/stores/store2-52-0.wiredatabase",
+        ]))
     func everyCachedModelPassesValidation(store: String) throws {
         let model = try CoreDataStoreFile.cachedModel(at: Self.oracle(store))
         let errors = model.validate().filter { $0.severity == .error }
@@ -70,13 +72,29 @@ struct CoreDataModelCacheTests {
     }
 
     /// A store's cached model and the `contents` of the version that wrote it: the same model.
-    @Test(arguments: OracleFixtures.present([
-        ("wireapp__wire-ios-data-model/stores/store2-3.wiredatabase", "wireapp__wire-ios-data-model/zmessaging.xcdatamodeld/zmessaging2.3.xcdatamodel"),
-        ("wireapp__wire-ios-data-model/stores/store2-52-0.wiredatabase", "wireapp__wire-ios-data-model/zmessaging.xcdatamodeld/zmessaging2.52.0.xcdatamodel"),
-        ("alemar11__CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite", "alemar11__CoreDataPlus/SampleModel/SampleModel.xcdatamodeld/SampleModel.xcdatamodel"),
-        ("alemar11__CoreDataPlus/SampleModel/Fixtures/SampleModel_V2.sqlite", "alemar11__CoreDataPlus/SampleModel/SampleModel.xcdatamodeld/SampleModel2.xcdatamodel"),
-        ("alemar11__CoreDataPlus/SampleModel3/Fixtures/SampleModel3_V1.sqlite", "alemar11__CoreDataPlus/SampleModel3/SampleModel3.xcdatamodeld/SampleModel3.xcdatamodel"),
-    ]) { $0.0 })
+    @Test(
+        arguments: OracleFixtures.present([
+            (
+                "wireapp__wire-ios-data-model/stores/store2-3.wiredatabase",
+                "wireapp__wire-ios-data-model/zmessaging.xcdatamodeld/zmessaging2.3.xcdatamodel"
+            ),
+            (
+                "wireapp__wire-ios-data-model/stores/store2-52-0.wiredatabase",
+                "wireapp__wire-ios-data-model/zmessaging.xcdatamodeld/zmessaging2.52.0.xcdatamodel"
+            ),
+            (
+                "alemar11__CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite",
+                "alemar11__CoreDataPlus/SampleModel/SampleModel.xcdatamodeld/SampleModel.xcdatamodel"
+            ),
+            (
+                "alemar11__CoreDataPlus/SampleModel/Fixtures/SampleModel_V2.sqlite",
+                "alemar11__CoreDataPlus/SampleModel/SampleModel.xcdatamodeld/SampleModel2.xcdatamodel"
+            ),
+            (
+                "alemar11__CoreDataPlus/SampleModel3/Fixtures/SampleModel3_V1.sqlite",
+                "alemar11__CoreDataPlus/SampleModel3/SampleModel3.xcdatamodeld/SampleModel3.xcdatamodel"
+            ),
+        ]) { $0.0 })
     func theCachedModelIsTheContentsThatWroteTheStore(store: String, contents: String) throws {
         let cached = try CoreDataStoreFile.cachedModel(at: Self.oracle(store))
         let source = try ModelLoader.load(Self.oracle(contents).path)
@@ -88,7 +106,8 @@ struct CoreDataModelCacheTests {
                 var cachedAttribute = other.attribute(named: attribute.name)
                 // Xcode writes a default of zero as "0" or "0.0"; the archive holds the number.
                 if let cachedDefault = cachedAttribute?.defaultValue.flatMap(Double.init),
-                    cachedDefault == attribute.defaultValue.flatMap(Double.init) {
+                    cachedDefault == attribute.defaultValue.flatMap(Double.init)
+                {
                     cachedAttribute?.defaultValue = attribute.defaultValue
                 }
                 #expect(cachedAttribute == attribute, "\(entity.name).\(attribute.name)")

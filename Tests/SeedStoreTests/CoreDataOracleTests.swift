@@ -65,7 +65,10 @@ struct CoreDataOracleTests {
         let ours = model.entityVersionHashes
         #expect(!expected.isEmpty)
         for name in Set(expected.keys).union(ours.keys).sorted() {
-            #expect(ours[name] == expected[name], "\(name): ours \(ours[name]?.base64EncodedString() ?? "missing"), Apple's \(expected[name]?.base64EncodedString() ?? "missing")")
+            #expect(
+                ours[name] == expected[name],
+                "\(name): ours \(ours[name]?.base64EncodedString() ?? "missing"), Apple's \(expected[name]?.base64EncodedString() ?? "missing")"
+            )
         }
         if let store = oracle.store {
             let metadata = try Self.storeMetadata(oracle.folder.appendingPathComponent(store))
@@ -109,13 +112,18 @@ struct CoreDataOracleTests {
             // (no rule tells its name: docs/store-format.md).
             let conventions = try #require(try CoreDataConventions.read(from: db))
             let layout = try CoreDataSchema(
-                model: model, configuration: "Default", conventions: CoreDataConventions(frameworkVersion: conventions.frameworkVersion, joinTableNames: conventions.joinTableNames))
+                model: model, configuration: "Default",
+                conventions: CoreDataConventions(frameworkVersion: conventions.frameworkVersion, joinTableNames: conventions.joinTableNames)
+            )
             // The persistent-history tables (and their entity numbers from 16001) come from a store
             // option (NSPersistentHistoryTrackingKey), not from the model.
             let fixed = Set(["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE", "ACHANGE", "ATRANSACTION", "ATRANSACTIONSTRING"])
-            let appleTables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-                .filter { !fixed.contains($0) }
-            let ours = layout.tables.map { ($0.name, $0.columns.map { [$0.name, $0.type] }) }
+            let appleTables = try String.fetchAll(
+                db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            )
+            .filter { !fixed.contains($0) }
+            let ours =
+                layout.tables.map { ($0.name, $0.columns.map { [$0.name, $0.type] }) }
                 + layout.joinTables.map { ($0.name, $0.columns.map { [$0.name, $0.type] }) }
             #expect(Set(ours.map(\.0)) == Set(appleTables))
             for (table, columns) in ours where appleTables.contains(table) {
@@ -125,16 +133,24 @@ struct CoreDataOracleTests {
             }
             // The same columns indexed (names vary with the framework version; FORMAT.md §3).
             let indexed = try Self.indexedColumns(db, statements: layout.indexStatements(model: model))
-            #expect(indexed.ours == indexed.apple, "ours only \(indexed.ours.subtracting(indexed.apple)), Apple's only \(indexed.apple.subtracting(indexed.ours))")
+            #expect(
+                indexed.ours == indexed.apple,
+                "ours only \(indexed.ours.subtracting(indexed.apple)), Apple's only \(indexed.apple.subtracting(indexed.ours))")
             // A store migrated with an entity rename keeps the old name in Z_PRIMARYKEY (CoreDataPlus's V2).
-            let renamed = Dictionary(model.entities.compactMap { entity in entity.renamingIdentifier.map { ($0, entity.name) } }, uniquingKeysWith: { first, _ in first })
+            let renamed = Dictionary(
+                model.entities.compactMap { entity in entity.renamingIdentifier.map { ($0, entity.name) } },
+                uniquingKeysWith: { first, _ in first })
             let rows = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY WHERE Z_ENT < 16001 ORDER BY Z_ENT")
                 .map { row in CoreDataSchema.PrimaryKeyRow(entity: row[0], name: renamed[row[1] as String] ?? row[1], superEntity: row[2]) }
             #expect(layout.primaryKeyRows == rows)
             // Laid out for the store as it is, the renamed entity keeps its old name, as Core Data left it.
-            let stored = try CoreDataSchema(model: model, configuration: "Default", conventions: try #require(try CoreDataConventions.read(from: db)))
-            #expect(stored.primaryKeyRows.map(\.name) == (try String.fetchAll(db, sql: "SELECT Z_NAME FROM Z_PRIMARYKEY WHERE Z_ENT < 16001 ORDER BY Z_ENT")))
-            let fixedDDL = try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE name IN ('Z_PRIMARYKEY', 'Z_METADATA') ORDER BY name DESC")
+            let stored = try CoreDataSchema(
+                model: model, configuration: "Default", conventions: try #require(try CoreDataConventions.read(from: db)))
+            #expect(
+                stored.primaryKeyRows.map(\.name)
+                    == (try String.fetchAll(db, sql: "SELECT Z_NAME FROM Z_PRIMARYKEY WHERE Z_ENT < 16001 ORDER BY Z_ENT")))
+            let fixedDDL = try String.fetchAll(
+                db, sql: "SELECT sql FROM sqlite_master WHERE name IN ('Z_PRIMARYKEY', 'Z_METADATA') ORDER BY name DESC")
             #expect(fixedDDL == Array(CoreDataSchema.fixedTableStatements.prefix(2)))
         }
     }
@@ -142,7 +158,8 @@ struct CoreDataOracleTests {
     /// The (table, columns, unique) of Apple's indexes in the open store and of `statements`, made in
     /// an empty in-memory database with the store's tables (the persistent-history tables aside).
     static func indexedColumns(_ db: Database, statements: [String]) throws -> (ours: Set<String>, apple: Set<String>) {
-        let tables = try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name LIKE 'Z%' AND sql IS NOT NULL")
+        let tables = try String.fetchAll(
+            db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name LIKE 'Z%' AND sql IS NOT NULL")
         let scratch = try DatabaseQueue()
         let ours = try scratch.write { scratchDB in
             for statement in tables + statements { try scratchDB.execute(sql: statement) }
@@ -194,8 +211,12 @@ struct CoreDataMetadataTests {
         let list = try #require(try PropertyListSerialization.propertyList(from: written, format: nil) as? [String: Any])
         #expect(list["NSStoreModelVersionHashes"] as? [String: Data] == apple["NSStoreModelVersionHashes"] as? [String: Data])
         #expect(list["NSStoreModelVersionHashesVersion"] as? Int == 3 && list["NSStoreType"] as? String == "SQLite")
-        if let checksum = apple["NSStoreModelVersionChecksumKey"] as? String { #expect(list["NSStoreModelVersionChecksumKey"] as? String == checksum) }
-        if let digest = apple["NSStoreModelVersionHashesDigest"] as? String { #expect(list["NSStoreModelVersionHashesDigest"] as? String == digest) }
+        if let checksum = apple["NSStoreModelVersionChecksumKey"] as? String {
+            #expect(list["NSStoreModelVersionChecksumKey"] as? String == checksum)
+        }
+        if let digest = apple["NSStoreModelVersionHashesDigest"] as? String {
+            #expect(list["NSStoreModelVersionHashesDigest"] as? String == digest)
+        }
         #expect(Set(list.keys).isSuperset(of: ["NSStoreModelVersionIdentifiers", "NSPersistenceFrameworkVersion", "_NSAutoVacuumLevel"]))
     }
 
@@ -218,7 +239,8 @@ struct CoreDataValuesTests {
 
     @Test func datesAndUUIDsOfAnAppleStoreDecode() throws {
         let url = Self.oracles.appendingPathComponent("alemar11__CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite")
-        let model = try ModelLoader.load(Self.oracles.appendingPathComponent("alemar11__CoreDataPlus/SampleModel/SampleModel.xcdatamodeld/SampleModel.xcdatamodel").path)
+        let model = try ModelLoader.load(
+            Self.oracles.appendingPathComponent("alemar11__CoreDataPlus/SampleModel/SampleModel.xcdatamodeld/SampleModel.xcdatamodel").path)
         let person = try #require(model.entity(named: "Person"))
         let (updatedAt, id) = (try #require(person.attribute(named: "updatedAt")), try #require(person.attribute(named: "id")))
         let queue = try StoreDatabase.openReadOnly(url.path)
@@ -246,8 +268,12 @@ struct CoreDataValuesTests {
         #expect(try CoreDataValues.decode(.blob(Data([1, 1, 2, 3])), for: photo) == .blob(bytes))
         let folder = TemporaryDirectory()
         try Data([9, 9]).write(to: folder.url("F00D"))
-        #expect(try CoreDataValues.decode(.blob(Data([2]) + Data("F00D".utf8) + Data([0])), for: photo, externalData: folder.url) == .blob(Data([9, 9])))
-        let missing = #expect(throws: StoreError.self) { try CoreDataValues.decode(.blob(Data([2]) + Data("GONE".utf8)), for: photo, externalData: folder.url) }
+        #expect(
+            try CoreDataValues.decode(.blob(Data([2]) + Data("F00D".utf8) + Data([0])), for: photo, externalData: folder.url)
+                == .blob(Data([9, 9])))
+        let missing = #expect(throws: StoreError.self) {
+            try CoreDataValues.decode(.blob(Data([2]) + Data("GONE".utf8)), for: photo, externalData: folder.url)
+        }
         #expect(missing?.message.contains("external file GONE") == true)
     }
 
@@ -257,7 +283,10 @@ struct CoreDataValuesTests {
         let url = Self.oracles.appendingPathComponent("wireapp__wire-ios-data-model/stores/store2-52-0.wiredatabase")
         let queue = try StoreDatabase.openReadOnly(url.path)
         defer { try? queue.close() }
-        let inline = try #require(try queue.read { db in try Data.fetchOne(db, sql: "SELECT ZIMAGESMALLPROFILEDATA FROM ZUSER WHERE ZIMAGESMALLPROFILEDATA IS NOT NULL") })
+        let inline = try #require(
+            try queue.read { db in
+                try Data.fetchOne(db, sql: "SELECT ZIMAGESMALLPROFILEDATA FROM ZUSER WHERE ZIMAGESMALLPROFILEDATA IS NOT NULL")
+            })
         let image = Attribute(name: "imageSmallProfileData", type: .binary, allowsExternalBinaryDataStorage: true)
         #expect(try CoreDataValues.decode(.blob(inline), for: image) == .blob(inline.dropFirst()))
     }

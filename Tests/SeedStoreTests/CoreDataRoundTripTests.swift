@@ -45,12 +45,15 @@ struct CoreDataRoundTripTests {
 
     /// Xcode's compound index keeps the name the framework that wrote the store gave it: the table and
     /// columns at 641, `Z_<Entity>_<properties>` at 865.
-    @Test(.needsOracles("wireapp__wire-ios-data-model"), arguments: OracleFixtures.present([
-        "wireapp__wire-ios-data-model/stores/store2-3.wiredatabase", "wireapp__wire-ios-data-model/stores/store2-52-0.wiredatabase",
-    ]))
+    @Test(
+        .needsOracles("wireapp__wire-ios-data-model"),
+        arguments: OracleFixtures.present([
+            "wireapp__wire-ios-data-model/stores/store2-3.wiredatabase", "wireapp__wire-ios-data-model/stores/store2-52-0.wiredatabase",
+        ]))
     func compoundIndexKeepsItsName(_ path: String) throws {
         let version = path.contains("2-3") ? "2.3" : "2.52.0"
-        let model = try ModelLoader.load(OracleFixtures.url("wireapp__wire-ios-data-model/zmessaging.xcdatamodeld/zmessaging\(version).xcdatamodel").path)
+        let model = try ModelLoader.load(
+            OracleFixtures.url("wireapp__wire-ios-data-model/zmessaging.xcdatamodeld/zmessaging\(version).xcdatamodel").path)
         let folder = TemporaryDirectory()
         let plain = folder.url("plain.sqlite").path
         let back = folder.url("back.sqlite").path
@@ -66,10 +69,12 @@ struct CoreDataRoundTripTests {
     /// file is copied beside each new store, a missing one refuses the conversion, and a store
     /// without the folder at all keeps its references as they are and says which files it lacks.
     @Test func externalDataFilesTravelWithTheStore() throws {
-        let model = try ModelLoader.load(json: Data("""
-            {"name": "Album", "versionIdentifiers": ["1"],
-             "entities": [{"name": "Photo", "attributes": [{"name": "image", "type": "Binary", "externalBinaryStorage": true}]}]}
-            """.utf8), source: ModelSource(file: "album.json"))
+        let model = try ModelLoader.load(
+            json: Data(
+                """
+                {"name": "Album", "versionIdentifiers": ["1"],
+                 "entities": [{"name": "Photo", "attributes": [{"name": "image", "type": "Binary", "externalBinaryStorage": true}]}]}
+                """.utf8), source: ModelSource(file: "album.json"))
         let folder = TemporaryDirectory()
         let store = folder.url("Album.sqlite")
         let coordinator = StoreCoordinator(model: model)
@@ -93,7 +98,9 @@ struct CoreDataRoundTripTests {
         #expect(alone.missingExternalFiles == [name])
 
         try FileManager.default.createDirectory(at: external, withIntermediateDirectories: true)
-        let refused = #expect(throws: StoreError.self) { try LayoutConversion.convert(store.path, to: .plain, output: folder.url("refused.sqlite").path) }
+        let refused = #expect(throws: StoreError.self) {
+            try LayoutConversion.convert(store.path, to: .plain, output: folder.url("refused.sqlite").path)
+        }
         #expect(refused?.message.contains(name) == true)
         #expect(!FileManager.default.fileExists(atPath: folder.url("refused.sqlite").path))
 
@@ -103,10 +110,13 @@ struct CoreDataRoundTripTests {
         #expect(try LayoutConversion.convert(store.path, to: .plain, output: plain).missingExternalFiles.isEmpty)
         try LayoutConversion.convert(plain, to: .coreData, output: back)
         for path in [plain, back] {
-            #expect(FileManager.default.contents(atPath: ExternalDataFolder.url(forStore: path).appendingPathComponent(name).path) == Data([9, 8, 7]))
+            #expect(
+                FileManager.default.contents(atPath: ExternalDataFolder.url(forStore: path).appendingPathComponent(name).path)
+                    == Data([9, 8, 7]))
         }
         #expect(try Self.differences(apple: store.path, ours: back).isEmpty)
-        let stored = try StoreDatabase.openReadOnly(plain).read { db in try Data.fetchAll(db, sql: "SELECT image FROM Photo ORDER BY Z_PK") }
+        let stored = try StoreDatabase.openReadOnly(plain).read { db in try Data.fetchAll(db, sql: "SELECT image FROM Photo ORDER BY Z_PK")
+        }
         #expect(stored == [Data([1, 7, 7]), Data([2]) + Data(name.utf8) + Data([0])], "the plain copy keeps Core Data's markers")
     }
 
@@ -121,17 +131,29 @@ struct CoreDataRoundTripTests {
             try o.read { ourDB in
                 var problems: [String] = []
                 let (appleTables, ourTables) = (try tables(appleDB), try tables(ourDB))
-                if appleTables != ourTables { problems.append("tables: Apple's only \(appleTables.subtracting(ourTables).sorted()), ours only \(ourTables.subtracting(appleTables).sorted())") }
+                if appleTables != ourTables {
+                    problems.append(
+                        "tables: Apple's only \(appleTables.subtracting(ourTables).sorted()), ours only \(ourTables.subtracting(appleTables).sorted())"
+                    )
+                }
                 for table in appleTables.intersection(ourTables).sorted() {
-                    let columns = try Row.fetchAll(appleDB, sql: "PRAGMA table_info(\(table))").map { "\($0["name"] as String) \(($0["type"] as String).uppercased())" }
-                    let ourColumns = try Row.fetchAll(ourDB, sql: "PRAGMA table_info(\(table))").map { "\($0["name"] as String) \(($0["type"] as String).uppercased())" }
+                    let columns = try Row.fetchAll(appleDB, sql: "PRAGMA table_info(\(table))").map {
+                        "\($0["name"] as String) \(($0["type"] as String).uppercased())"
+                    }
+                    let ourColumns = try Row.fetchAll(ourDB, sql: "PRAGMA table_info(\(table))").map {
+                        "\($0["name"] as String) \(($0["type"] as String).uppercased())"
+                    }
                     guard Set(columns) == Set(ourColumns) else {
-                        problems.append("\(table) columns: Apple's only \(Set(columns).subtracting(ourColumns).sorted()), ours only \(Set(ourColumns).subtracting(columns).sorted())")
+                        problems.append(
+                            "\(table) columns: Apple's only \(Set(columns).subtracting(ourColumns).sorted()), ours only \(Set(ourColumns).subtracting(columns).sorted())"
+                        )
                         continue
                     }
                     let names = columns.map { quoteIdentifier(String($0.split(separator: " ")[0])) }
                     let selected = table == "Z_PRIMARYKEY" ? "Z_ENT, Z_NAME, Z_SUPER" : names.joined(separator: ", ")
-                    let order = table == "Z_PRIMARYKEY" || names.contains("\"Z_PK\"") ? names[0] == "\"Z_ENT\"" ? "Z_ENT" : "Z_PK" : names.joined(separator: ", ")
+                    let order =
+                        table == "Z_PRIMARYKEY" || names.contains("\"Z_PK\"")
+                        ? names[0] == "\"Z_ENT\"" ? "Z_ENT" : "Z_PK" : names.joined(separator: ", ")
                     let sql = "SELECT \(selected) FROM \(table) ORDER BY \(order)"
                     let (rows, ourRows) = (try Row.fetchAll(appleDB, sql: sql), try Row.fetchAll(ourDB, sql: sql))
                     guard rows.count == ourRows.count else {
@@ -140,17 +162,27 @@ struct CoreDataRoundTripTests {
                     }
                     for (row, ourRow) in zip(rows, ourRows) where row != ourRow {
                         let column = row.columnNames.first { row[$0] as DatabaseValue != ourRow[$0] as DatabaseValue } ?? "?"
-                        problems.append("\(table).\(column): Apple's \(row[column] as DatabaseValue), ours \(ourRow[column] as DatabaseValue)")
+                        problems.append(
+                            "\(table).\(column): Apple's \(row[column] as DatabaseValue), ours \(ourRow[column] as DatabaseValue)")
                         break
                     }
                 }
                 let (indexes, ourIndexes) = (try indexedColumns(appleDB), try indexedColumns(ourDB))
-                if indexes != ourIndexes { problems.append("indexed columns: Apple's only \(indexes.subtracting(ourIndexes).sorted()), ours only \(ourIndexes.subtracting(indexes).sorted())") }
+                if indexes != ourIndexes {
+                    problems.append(
+                        "indexed columns: Apple's only \(indexes.subtracting(ourIndexes).sorted()), ours only \(ourIndexes.subtracting(indexes).sorted())"
+                    )
+                }
                 let (history, ourHistory) = (try historyStatements(appleDB), try historyStatements(ourDB))
-                if history != ourHistory { problems.append("persistent history's statements: Apple's only \(history.subtracting(ourHistory).sorted()), ours only \(ourHistory.subtracting(history).sorted())") }
+                if history != ourHistory {
+                    problems.append(
+                        "persistent history's statements: Apple's only \(history.subtracting(ourHistory).sorted()), ours only \(ourHistory.subtracting(history).sorted())"
+                    )
+                }
                 let hashes = try [appleDB, ourDB].map { db in
                     let plist = try #require(try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA"))
-                    return (try PropertyListSerialization.propertyList(from: plist, format: nil) as? [String: Any])?["NSStoreModelVersionHashes"] as? [String: Data]
+                    return (try PropertyListSerialization.propertyList(from: plist, format: nil) as? [String: Any])?[
+                        "NSStoreModelVersionHashes"] as? [String: Data]
                 }
                 if hashes[0] != hashes[1] { problems.append("NSStoreModelVersionHashes differ") }
                 return problems
@@ -160,7 +192,12 @@ struct CoreDataRoundTripTests {
 
     /// The model's tables and those of the persistent history `Z_PRIMARYKEY` numbers (`A` and the entity's name).
     private static func tables(_ db: Database) throws -> Set<String> {
-        Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND (name LIKE 'Z%' AND name NOT IN ('Z_METADATA', 'Z_MODELCACHE') OR name IN (\(historyTables)))"))
+        Set(
+            try String.fetchAll(
+                db,
+                sql:
+                    "SELECT name FROM sqlite_master WHERE type = 'table' AND (name LIKE 'Z%' AND name NOT IN ('Z_METADATA', 'Z_MODELCACHE') OR name IN (\(historyTables)))"
+            ))
     }
 
     /// SQL selecting the names of persistent history's tables from `Z_PRIMARYKEY`.
@@ -174,10 +211,13 @@ struct CoreDataRoundTripTests {
     /// Each index of the model's tables as `table(columns)`, `unique` marked.
     static func indexedColumns(_ db: Database) throws -> Set<String> {
         var result = Set<String>()
-        for row in try Row.fetchAll(db, sql: "SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name LIKE 'Z%'") {
+        for row in try Row.fetchAll(
+            db, sql: "SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name LIKE 'Z%'")
+        {
             let (name, table): (String, String) = (row[0], row[1])
             let columns = try String.fetchAll(db, sql: "SELECT name FROM pragma_index_info(?)", arguments: [name])
-            let unique = try Bool.fetchOne(db, sql: "SELECT \"unique\" FROM pragma_index_list(?) WHERE name = ?", arguments: [table, name]) ?? false
+            let unique =
+                try Bool.fetchOne(db, sql: "SELECT \"unique\" FROM pragma_index_list(?) WHERE name = ?", arguments: [table, name]) ?? false
             result.insert("\(table)(\(columns.joined(separator: ", ")))\(unique ? " unique" : "")")
         }
         return result

@@ -65,7 +65,8 @@ struct FetchTests {
         #expect(rows[0].sortValues == ["A-1"])
 
         // A row made from a dictionary equals the fetched one: rows compare by name, not by layout.
-        let copy = StoreRow(entity: rows[0].entity, key: rows[0].key, values: rows[0].values, version: rows[0].version, sortValues: rows[0].sortValues)
+        let copy = StoreRow(
+            entity: rows[0].entity, key: rows[0].key, values: rows[0].values, version: rows[0].version, sortValues: rows[0].sortValues)
         #expect(copy == rows[0] && copy.hashValue == rows[0].hashValue)
         var changed = rows[0]
         changed["name"] = "Pear"
@@ -80,10 +81,16 @@ struct FetchTests {
         try populateShop(context)
         for (format, expected) in Self.forms {
             #expect(try context.strings("Product", format, key: "sku") == expected, "\(format)")
-            #expect(try context.count(FetchRequest(entity: "Product", predicate: FetchPredicate(format))) == expected.count, "count \(format)")
+            #expect(
+                try context.count(FetchRequest(entity: "Product", predicate: FetchPredicate(format))) == expected.count, "count \(format)")
         }
-        let variables = try FetchPredicate("sku IN $SKUS AND price < $MAX").substituting(["SKUS": .list(["A-1", "A-2", "H-1"]), "MAX": .value(5)])
-        #expect(try context.fetch(FetchRequest(entity: "Product", predicate: variables, sortDescriptors: [FetchSortDescriptor("sku")])).map { try $0.string("sku") } == ["A-1", "A-2"])
+        let variables = try FetchPredicate("sku IN $SKUS AND price < $MAX").substituting([
+            "SKUS": .list(["A-1", "A-2", "H-1"]), "MAX": .value(5),
+        ])
+        #expect(
+            try context.fetch(FetchRequest(entity: "Product", predicate: variables, sortDescriptors: [FetchSortDescriptor("sku")])).map {
+                try $0.string("sku")
+            } == ["A-1", "A-2"])
     }
 
     @Test(arguments: StoreLayout.allCases)
@@ -93,7 +100,9 @@ struct FetchTests {
         try populateShop(context)
         let unknown = #expect(throws: FetchPredicateError.self) { try context.strings("Product", "colour == 'red'", key: "sku") }
         #expect(unknown?.message.contains("Product has no attribute or relationship named \"colour\"") == true)
-        let toMany = #expect(throws: FetchPredicateError.self) { try context.strings("Product", "ANY category.name == 'Fruit'", key: "sku") }
+        let toMany = #expect(throws: FetchPredicateError.self) {
+            try context.strings("Product", "ANY category.name == 'Fruit'", key: "sku")
+        }
         #expect(toMany?.message.contains("ANY needs a key path through a to-many relationship") == true)
         let unbound = #expect(throws: FetchPredicateError.self) { try context.strings("Product", "sku == $SKU", key: "sku") }
         #expect(unbound?.message.contains("$SKU has no value") == true)
@@ -105,8 +114,15 @@ struct FetchTests {
         let directory = TemporaryDirectory()
         let context = ObjectContext(coordinator: try shopCoordinator(directory, layout: layout))
         try populateShop(context)
-        #expect(try context.strings("Product", key: "sku", sort: [FetchSortDescriptor("price", ascending: false)]) == ["S-1", "H-1", "A-2", "A-1", "B-1"])
-        #expect(try context.strings("Product", key: "sku", sort: [FetchSortDescriptor("category.name", ascending: false), FetchSortDescriptor("stock")]) == ["S-1", "H-1", "A-2", "B-1", "A-1"])
+        #expect(
+            try context.strings("Product", key: "sku", sort: [FetchSortDescriptor("price", ascending: false)]) == [
+                "S-1", "H-1", "A-2", "A-1", "B-1",
+            ])
+        #expect(
+            try context.strings(
+                "Product", key: "sku", sort: [FetchSortDescriptor("category.name", ascending: false), FetchSortDescriptor("stock")]) == [
+                    "S-1", "H-1", "A-2", "B-1", "A-1",
+                ])
         #expect(try context.strings("Product", key: "sku", sort: [FetchSortDescriptor("stock")], limit: 2, offset: 1) == ["S-1", "H-1"])
         #expect(try context.count(FetchRequest(entity: "Product", fetchLimit: 2, fetchOffset: 4)) == 1)
     }
@@ -118,7 +134,8 @@ struct FetchTests {
         let catalog = coordinator.stores[0]
         let context = ObjectContext(coordinator: coordinator)
         try populateShop(context)
-        let archive = try coordinator.addStore(StoreDescription(type: type, url: type == .inMemory ? nil : directory.url("archive.sqlite"), configuration: "Archive"))
+        let archive = try coordinator.addStore(
+            StoreDescription(type: type, url: type == .inMemory ? nil : directory.url("archive.sqlite"), configuration: "Archive"))
         let unassigned = try context.insert(entity: "Product")
         unassigned["sku"] = "O-1"
         let refused = try #require(throws: CoordinatorError.self) { try context.save() }
@@ -144,8 +161,15 @@ struct FetchTests {
         let byPrice = [FetchSortDescriptor("price")]
         #expect(try context.strings("Product", key: "sku", sort: byPrice) == ["B-1", "O-3", "A-1", "A-2", "O-1", "H-1", "O-2", "S-1"])
         #expect(try context.strings("Product", key: "sku", sort: byPrice, limit: 3, offset: 2) == ["A-1", "A-2", "O-1"])
-        #expect(try context.strings("Product", "price > 1", key: "sku", sort: [FetchSortDescriptor("price", ascending: false)], limit: 4) == ["S-1", "O-2", "H-1", "O-1"])
-        #expect(try context.strings("Product", key: "sku", sort: [FetchSortDescriptor("category.name"), FetchSortDescriptor("sku", ascending: false)]) == ["O-3", "O-2", "O-1", "B-1", "A-2", "A-1", "S-1", "H-1"])
+        #expect(
+            try context.strings("Product", "price > 1", key: "sku", sort: [FetchSortDescriptor("price", ascending: false)], limit: 4) == [
+                "S-1", "O-2", "H-1", "O-1",
+            ])
+        #expect(
+            try context.strings(
+                "Product", key: "sku", sort: [FetchSortDescriptor("category.name"), FetchSortDescriptor("sku", ascending: false)]) == [
+                    "O-3", "O-2", "O-1", "B-1", "A-2", "A-1", "S-1", "H-1",
+                ])
         #expect(try context.count(FetchRequest(entity: "Product", fetchLimit: 5, fetchOffset: 4)) == 4)
         #expect(try context.count(FetchRequest(entity: "Product", predicate: FetchPredicate("stock == 0"))) == 2)
         // Negative limits and offsets mean none, as SQLite reads them, and never crash a merge.
@@ -164,7 +188,10 @@ struct FetchTests {
     @Test func sortingOnAKeyPathThePredicateJoins() throws {
         let (context, _, directory) = try populatedShop()
         defer { withExtendedLifetime(directory) {} }
-        #expect(try context.strings("Product", "category.name == 'Fruit'", key: "sku", sort: [FetchSortDescriptor("category.name"), FetchSortDescriptor("sku")]) == ["A-1", "A-2", "B-1"])
+        #expect(
+            try context.strings(
+                "Product", "category.name == 'Fruit'", key: "sku", sort: [FetchSortDescriptor("category.name"), FetchSortDescriptor("sku")])
+                == ["A-1", "A-2", "B-1"])
     }
 
     @Test func hugeLimitAcrossStoresDoesNotOverflow() throws {

@@ -25,13 +25,17 @@ struct FieldConverterTests {
     @Test func realsAreStrtodsDoublesBitForBit() {
         var generator = SystemRandomNumberGenerator()
         func digits(_ count: Int) -> String { String((0..<count).map { _ in Character(String(Int.random(in: 0...9, using: &generator))) }) }
-        var literals = ["0", "-0", "-0.0", "+0.000", ".5", "5.", "-.25", "007.50", "9007199254740992", "9007199254740993",
-                        "900719925474099.3", "1e22", "1e23", "1e-22", "1e-23", "123456789012345678901234567890", "0.1", "0.3",
-                        "51.507351", "-0.127758", "4.9e-324", "1.7976931348623157e308", "2.2250738585072014e-308"]
+        var literals = [
+            "0", "-0", "-0.0", "+0.000", ".5", "5.", "-.25", "007.50", "9007199254740992", "9007199254740993",
+            "900719925474099.3", "1e22", "1e23", "1e-22", "1e-23", "123456789012345678901234567890", "0.1", "0.3",
+            "51.507351", "-0.127758", "4.9e-324", "1.7976931348623157e308", "2.2250738585072014e-308",
+        ]
         for _ in 0..<20_000 {
             var literal = Bool.random(using: &generator) ? "-" : ""
             literal += digits(Int.random(in: 0...12, using: &generator))
-            if Bool.random(using: &generator) || literal.isEmpty || literal == "-" { literal += "." + digits(Int.random(in: 1...12, using: &generator)) }
+            if Bool.random(using: &generator) || literal.isEmpty || literal == "-" {
+                literal += "." + digits(Int.random(in: 1...12, using: &generator))
+            }
             if Int.random(in: 0..<4, using: &generator) == 0 {
                 literal += (Bool.random(using: &generator) ? "e" : "E") + ["", "+", "-"].randomElement(using: &generator)!
                 literal += String(Int.random(in: 0...40, using: &generator))
@@ -90,7 +94,9 @@ struct FieldConverterTests {
         let grammar = try NSRegularExpression(pattern: #"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$"#)
         let alphabet = Array("0159+-.eE x")
         var generator = SystemRandomNumberGenerator()
-        var literals = ["1e", "1e+", "+.", ".", "-.e1", "1.e5", "1e5.0", "1..2", "1e--2", "e", "+", "-0e0", "00.00e-00", "1e0001", "9e22", "9e-22"]
+        var literals = [
+            "1e", "1e+", "+.", ".", "-.e1", "1.e5", "1e5.0", "1..2", "1e--2", "e", "+", "-0e0", "00.00e-00", "1e0001", "9e22", "9e-22",
+        ]
         for _ in 0..<30_000 {
             literals.append(String((0..<Int.random(in: 1...8, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }))
         }
@@ -114,7 +120,9 @@ struct FieldConverterTests {
         #expect(value("-0.0", .decimal) == .text("0"))
         #expect(value("+12", .decimal) == .text("12"))
         #expect(value(".25", .decimal) == .text("0.25"))
-        #expect(value("123456789012345678901234567890.000000000000000001", .decimal) == .text("123456789012345678901234567890.000000000000000001"))
+        #expect(
+            value("123456789012345678901234567890.000000000000000001", .decimal)
+                == .text("123456789012345678901234567890.000000000000000001"))
         #expect(reason("1e3", .decimal)?.contains("is not a decimal number") == true)
     }
 
@@ -134,7 +142,10 @@ struct FieldConverterTests {
         #expect(value("2024-02-29T12:30:15.25+01:00", .date) == .real(1_709_206_215.25))
         #expect(value("2024-02-29T12:30-0130", .date) == .real(1_709_209_800 + 5400))
         #expect(value("1969-12-31", .date) == .real(-86_400))
-        for bad in ["2023-02-29", "2024-13-01", "2024-00-10", "2024-04-31", "2024-1-1", "2024-01-01T24:00:00", "2024-01-01T10:60", "2024-01-01T10:00:00X", "2024-01-01T10:00:00.", "01/02/2024"] {
+        for bad in [
+            "2023-02-29", "2024-13-01", "2024-00-10", "2024-04-31", "2024-1-1", "2024-01-01T24:00:00", "2024-01-01T10:60",
+            "2024-01-01T10:00:00X", "2024-01-01T10:00:00.", "01/02/2024",
+        ] {
             #expect(reason(bad, .date)?.contains("is not a date") == true, "\(bad)")
         }
     }
@@ -157,7 +168,9 @@ struct FieldConverterTests {
 
     @Test func longValuesAreCutInMessages() {
         let long = String(repeating: "x", count: 100)
-        #expect(reason(long, .integer64) == "\"\(String(repeating: "x", count: 40))…\" is not a whole number; write digits with an optional sign")
+        #expect(
+            reason(long, .integer64)
+                == "\"\(String(repeating: "x", count: 40))…\" is not a whole number; write digits with an optional sign")
     }
 
     @Test func xcodeDefaultValues() throws {

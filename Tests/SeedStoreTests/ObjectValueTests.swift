@@ -17,7 +17,9 @@ struct ObjectValueTests {
         #expect(misspelt.kind == .unknownName)
         #expect(misspelt.message == "Product has no attribute \"prise\"; its attributes are active, added, name, price, sku, stock")
         let relationship = try #require(throws: ContextError.self) { try apple.value(for: "category") }
-        #expect(relationship.message.contains("Product.category is a to-one relationship") && relationship.message.contains("object(forRelationship:)"))
+        #expect(
+            relationship.message.contains("Product.category is a to-one relationship")
+                && relationship.message.contains("object(forRelationship:)"))
         let fetched = try #require(throws: ContextError.self) { try apple.value(for: "notes") }
         #expect(fetched.message.contains("fetchedObjects(_:)"))
 

@@ -24,7 +24,9 @@ struct PredicateFoldingTests {
             for format in ["name ==\(modifier) %@", "name IN\(modifier) {%@}"] {
                 let request = FetchRequest(entity: "Product", predicate: try FetchPredicate(format, value))
                 let found = try context.fetch(request).compactMap { try $0.string("sku").flatMap(Int.init) }.sorted()
-                #expect(found == expected, "\(format) with \"\(value)\": found \(found.map { Self.names[$0] }), Foundation: \(expected.map { Self.names[$0] })")
+                #expect(
+                    found == expected,
+                    "\(format) with \"\(value)\": found \(found.map { Self.names[$0] }), Foundation: \(expected.map { Self.names[$0] })")
             }
         }
     }
@@ -38,7 +40,9 @@ struct PredicateFoldingTests {
             }
             let request = FetchRequest(entity: "Product", predicate: try FetchPredicate("name BEGINSWITH[cd] %@", prefix))
             let found = try context.fetch(request).compactMap { try $0.string("sku").flatMap(Int.init) }.sorted()
-            #expect(found == expected, "BEGINSWITH[cd] \"\(prefix)\": found \(found.map { Self.names[$0] }), Foundation: \(expected.map { Self.names[$0] })")
+            #expect(
+                found == expected,
+                "BEGINSWITH[cd] \"\(prefix)\": found \(found.map { Self.names[$0] }), Foundation: \(expected.map { Self.names[$0] })")
         }
     }
 
@@ -46,13 +50,16 @@ struct PredicateFoldingTests {
     /// names whose UTF-8 starts with the prefix's, for prefixes ending inside and across multi-byte
     /// characters and at the last characters below U+10FFFF.
     @Test func literalPrefixesAreExactlyTheirRange() throws {
-        let context = try Self.populated(extra: ["A", "AB", "AB\u{FFFF}", "AB\u{10FFFE}z", "ABa", "AC", "Ab", "cafe", "caf\u{E9}s", "Stra", "Straßburg"])
+        let context = try Self.populated(extra: [
+            "A", "AB", "AB\u{FFFF}", "AB\u{10FFFE}z", "ABa", "AC", "Ab", "cafe", "caf\u{E9}s", "Stra", "Straßburg",
+        ])
         let names = Self.names + ["A", "AB", "AB\u{FFFF}", "AB\u{10FFFE}z", "ABa", "AC", "Ab", "cafe", "caf\u{E9}s", "Stra", "Straßburg"]
         for prefix in ["A", "AB", "AB\u{FFFF}", "AB\u{10FFFE}", "caf", "café", "cafe", "Straß", "Σί", "\u{10FFFE}", "ǅ", "z"] {
             let expected = names.indices.filter { Array(names[$0].utf8).starts(with: prefix.utf8) }
             let request = FetchRequest(entity: "Product", predicate: try FetchPredicate("name BEGINSWITH %@", prefix))
             let found = try context.fetch(request).compactMap { try $0.string("sku").flatMap(Int.init) }.sorted()
-            #expect(found == expected, "BEGINSWITH \"\(prefix)\": found \(found.map { names[$0] }), by bytes: \(expected.map { names[$0] })")
+            #expect(
+                found == expected, "BEGINSWITH \"\(prefix)\": found \(found.map { names[$0] }), by bytes: \(expected.map { names[$0] })")
         }
     }
 

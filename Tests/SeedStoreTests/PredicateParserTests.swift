@@ -8,8 +8,10 @@ struct PredicateParserTests {
         ("name = \"Apple\"", "name == \"Apple\""),
         ("price != nil", "price != nil"),
         ("price <> 3", "price != 3"),
-        ("stock < 3 AND stock <= 4 OR stock > 5 && stock >= 6 || stock =< 1 AND stock => 2",
-         "(stock < 3 AND stock <= 4) OR (stock > 5 AND stock >= 6) OR (stock <= 1 AND stock >= 2)"),
+        (
+            "stock < 3 AND stock <= 4 OR stock > 5 && stock >= 6 || stock =< 1 AND stock => 2",
+            "(stock < 3 AND stock <= 4) OR (stock > 5 AND stock >= 6) OR (stock <= 1 AND stock >= 2)"
+        ),
         ("NOT (a == 1 OR b == 2)", "NOT (a == 1 OR b == 2)"),
         ("!a == TRUE", "NOT a == 1"),
         ("a == YES AND b == NO AND c == FALSE AND d == NULL", "a == 1 AND b == 0 AND c == 0 AND d == nil"),
@@ -42,10 +44,18 @@ struct PredicateParserTests {
         ("NOT ANY tags.label IN {'a', 'b'}", "NOT ANY tags.label IN {\"a\", \"b\"}"),
         ("products.@count > 2", "products.@count > 2"),
         ("products.name.@count == 3 OR @sum.products.stock < 10", "products.name.@count == 3 OR @sum.products.stock < 10"),
-        ("products.@avg.price > 1 AND products.@min.price < products.@max.price", "products.@avg.price > 1 AND products.@min.price < products.@max.price"),
-        ("subquery(products, $p, $p.stock > 1 AND (name MATCHES 'A.*' OR SELF == $p)).@count == 2",
-         "SUBQUERY(products, $p, $p.stock > 1 AND (name MATCHES \"A.*\" OR SELF == $p)).@count == 2"),
-        ("SUBQUERY(a, $x, SUBQUERY($x.b, $y, $y.c == $x.d).@count > 0).@count == 1", "SUBQUERY(a, $x, SUBQUERY($x.b, $y, $y.c == $x.d).@count > 0).@count == 1"),
+        (
+            "products.@avg.price > 1 AND products.@min.price < products.@max.price",
+            "products.@avg.price > 1 AND products.@min.price < products.@max.price"
+        ),
+        (
+            "subquery(products, $p, $p.stock > 1 AND (name MATCHES 'A.*' OR SELF == $p)).@count == 2",
+            "SUBQUERY(products, $p, $p.stock > 1 AND (name MATCHES \"A.*\" OR SELF == $p)).@count == 2"
+        ),
+        (
+            "SUBQUERY(a, $x, SUBQUERY($x.b, $y, $y.c == $x.d).@count > 0).@count == 1",
+            "SUBQUERY(a, $x, SUBQUERY($x.b, $y, $y.c == $x.d).@count > 0).@count == 1"
+        ),
         ("SELF == $OBJECT OR SELF IN $LIST", "SELF == $OBJECT OR SELF IN $LIST"),
         ("SELF.name == 'x'", "name == \"x\""),
         ("name MATCHES[cd] '^a\\\\d+$'", "name MATCHES[cd] \"^a\\\\d+$\""),
@@ -102,8 +112,12 @@ struct PredicateParserTests {
         #expect(try FetchPredicate("NOT a == 1 AND b == 2") == .and([.not(a), b]))
         #expect(try FetchPredicate("NOT a == 1 OR b == 2 AND NOT c == 3") == .or([.not(a), .and([b, .not(c)])]))
         #expect(try FetchPredicate("(a == 1 OR b == 2) AND c == 3") == .and([.or([a, b]), c]))
-        #expect(try FetchPredicate("ANY t.x == 1 AND b == 2") == .and([.quantified(.any, .comparison(.keyPath(["t", "x"]), .equal, .value(.integer(1)), [])), b]))
-        #expect(try FetchPredicate("NOT ANY t.x == 1") == .not(.quantified(.any, .comparison(.keyPath(["t", "x"]), .equal, .value(.integer(1)), []))))
+        #expect(
+            try FetchPredicate("ANY t.x == 1 AND b == 2")
+                == .and([.quantified(.any, .comparison(.keyPath(["t", "x"]), .equal, .value(.integer(1)), [])), b]))
+        #expect(
+            try FetchPredicate("NOT ANY t.x == 1")
+                == .not(.quantified(.any, .comparison(.keyPath(["t", "x"]), .equal, .value(.integer(1)), []))))
     }
 
     @Test func hostileNestingIsRefusedNotACrash() {

@@ -71,7 +71,8 @@ struct PredicateSemanticsTests {
             let predicate = try FetchPredicate(format)
             #expect(try context.strings("Product", format, key: "sku") == expected, "\(format)")
             #expect(try context.count(FetchRequest(entity: "Product", predicate: predicate)) == expected.count, "count \(format)")
-            #expect(try FetchPredicate(predicate.description) == predicate, "\(format) prints as \(predicate.description), which parses back")
+            #expect(
+                try FetchPredicate(predicate.description) == predicate, "\(format) prints as \(predicate.description), which parses back")
         }
     }
 
@@ -79,13 +80,20 @@ struct PredicateSemanticsTests {
     func decimalsSortAsNumbers(type: StoreType) throws {
         let directory = TemporaryDirectory()
         let context = try Self.populated(directory, type: type)
-        #expect(try context.strings("Product", key: "sku", sort: [FetchSortDescriptor("cost")]) == ["P-5", "P-6", "P-2", "P-3", "P-1", "P-4"])
-        #expect(try context.strings("Product", key: "sku", sort: [FetchSortDescriptor("cost", ascending: false)]) == ["P-4", "P-1", "P-3", "P-2", "P-6", "P-5"])
+        #expect(
+            try context.strings("Product", key: "sku", sort: [FetchSortDescriptor("cost")]) == ["P-5", "P-6", "P-2", "P-3", "P-1", "P-4"])
+        #expect(
+            try context.strings("Product", key: "sku", sort: [FetchSortDescriptor("cost", ascending: false)]) == [
+                "P-4", "P-1", "P-3", "P-2", "P-6", "P-5",
+            ])
         #expect(try context.strings("Product", "cost > 0", key: "sku", sort: [FetchSortDescriptor("cost")], limit: 2) == ["P-2", "P-3"])
         // Text that reads as a number (a command line's --arg) compares with a Decimal as that number.
-        let fromText = FetchRequest(entity: "Product", predicate: try FetchPredicate("cost > %@ OR cost == %@", textArguments: ["500", "x"]))
+        let fromText = FetchRequest(
+            entity: "Product", predicate: try FetchPredicate("cost > %@ OR cost == %@", textArguments: ["500", "x"]))
         #expect(try context.fetch(fromText).isEmpty, "\"x\" stays text, which no Decimal equals")
-        let between = FetchRequest(entity: "Product", predicate: try FetchPredicate("cost BETWEEN {%@, %@}", textArguments: ["5", "50"]), sortDescriptors: [FetchSortDescriptor("sku")])
+        let between = FetchRequest(
+            entity: "Product", predicate: try FetchPredicate("cost BETWEEN {%@, %@}", textArguments: ["5", "50"]),
+            sortDescriptors: [FetchSortDescriptor("sku")])
         #expect(try context.fetch(between).map { try $0.string("sku") } == ["P-1", "P-2", "P-3"])
         let cost = try context.fetch(FetchRequest(entity: "Product", predicate: FetchPredicate("sku == 'P-1'"))).first?["cost"]
         #expect(cost == .text("10.5"), "the stored text is read back unchanged")
@@ -94,7 +102,9 @@ struct PredicateSemanticsTests {
     /// Products with a Decimal `cost`, in a catalog store of the given type.
     static func populated(_ directory: TemporaryDirectory, type: StoreType) throws -> ObjectContext {
         let coordinator = StoreCoordinator(model: try shopModel(productExtras: #", {"name": "cost", "type": "Decimal"}"#))
-        try coordinator.addStore(StoreDescription(type: type, url: type == .inMemory ? nil : directory.url("catalog.\(type.rawValue)"), configuration: "Catalog"))
+        try coordinator.addStore(
+            StoreDescription(type: type, url: type == .inMemory ? nil : directory.url("catalog.\(type.rawValue)"), configuration: "Catalog")
+        )
         let context = ObjectContext(coordinator: coordinator)
         for (sku, name, cost, stock) in rows {
             let product = try context.insert(entity: "Product")

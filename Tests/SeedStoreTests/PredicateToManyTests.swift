@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import SeedModel
-@testable import SeedStore
 import SeedTestSupport
 import Testing
+
+@testable import SeedStore
 
 /// To-many key paths, `ANY`/`ALL`/`NONE`, aggregates, `SUBQUERY`, `SELF`, objects as arguments and
 /// `MATCHES` on the shop's rows (see `populateShop`): Fruit holds A-1 (Apple, 0.5, stock 10),
@@ -110,12 +111,16 @@ struct PredicateToManyTests {
         let directory = TemporaryDirectory()
         let context = ObjectContext(coordinator: try shopCoordinator(directory, catalog: type, notes: type, layout: layout))
         try populateShop(context)
-        for (entity, key, forms) in [("Category", "name", Self.categoryForms), ("Product", "sku", Self.productForms), ("Tag", "label", Self.tagForms)] {
+        for (entity, key, forms) in [
+            ("Category", "name", Self.categoryForms), ("Product", "sku", Self.productForms), ("Tag", "label", Self.tagForms),
+        ] {
             for (format, expected) in forms {
                 let predicate = try FetchPredicate(format)
                 #expect(try context.strings(entity, format, key: key) == expected, "\(entity): \(format)")
                 #expect(try context.count(FetchRequest(entity: entity, predicate: predicate)) == expected.count, "count \(format)")
-                #expect(try FetchPredicate(predicate.description) == predicate, "\(format) prints as \(predicate.description), which parses back")
+                #expect(
+                    try FetchPredicate(predicate.description) == predicate,
+                    "\(format) prints as \(predicate.description), which parses back")
             }
         }
     }
@@ -127,7 +132,8 @@ struct PredicateToManyTests {
         let products = try populateShop(context)
         func skus(_ format: String, _ arguments: any PredicateArgumentConvertible...) throws -> [String] {
             let predicate = try FetchPredicate(format, arguments: arguments.map(\.predicateArgument))
-            return try context.fetch(FetchRequest(entity: "Product", predicate: predicate, sortDescriptors: [FetchSortDescriptor("sku")])).map { try $0.string("sku") ?? "nil" }
+            return try context.fetch(FetchRequest(entity: "Product", predicate: predicate, sortDescriptors: [FetchSortDescriptor("sku")]))
+                .map { try $0.string("sku") ?? "nil" }
         }
         let hammer = products["H-1"]!
         let tools = try hammer.object(forRelationship: "category")!
@@ -167,8 +173,14 @@ struct PredicateToManyTests {
             ("tags.@sum == 1", "@sum needs an attribute of the elements after it, as in items.@sum.price"),
             ("tags.@count.label == 1", "@count ends a key path"),
             ("SUBQUERY(tags, $t, $t.label == 'x') == 1", "follow it with .@count"),
-            ("SUBQUERY(category, $c, $c.name == 'x').@count == 1", "the collection of SUBQUERY must be a key path ending at a to-many relationship"),
-            ("SUBQUERY(tags.@count.products, $c, $c.sku == 'x').@count == 1", "the collection of SUBQUERY must be a key path ending at a to-many relationship"),
+            (
+                "SUBQUERY(category, $c, $c.name == 'x').@count == 1",
+                "the collection of SUBQUERY must be a key path ending at a to-many relationship"
+            ),
+            (
+                "SUBQUERY(tags.@count.products, $c, $c.sku == 'x').@count == 1",
+                "the collection of SUBQUERY must be a key path ending at a to-many relationship"
+            ),
             ("tags.@sum.label.@max == 1", "has more than one aggregate"),
             ("tags.colour == 'x'", "Tag has no attribute or relationship named \"colour\""),
             ("sku IN name", "IN needs a list"),
@@ -177,7 +189,9 @@ struct PredicateToManyTests {
             let error = #expect(throws: FetchPredicateError.self, "\(format)") { try context.strings("Product", format, key: "sku") }
             #expect(error?.message.contains(message) == true, "\(format): \(error?.message ?? "")")
         }
-        let sort = #expect(throws: FetchPredicateError.self) { try context.strings("Product", key: "sku", sort: [FetchSortDescriptor("tags.label")]) }
+        let sort = #expect(throws: FetchPredicateError.self) {
+            try context.strings("Product", key: "sku", sort: [FetchSortDescriptor("tags.label")])
+        }
         #expect(sort?.message.contains("goes through a to-many relationship") == true)
         let regex = #expect(throws: (any Error).self) { try context.strings("Product", "name MATCHES 'a('", key: "sku") }
         #expect("\(regex.map { String(describing: $0) } ?? "")".contains("not a valid ICU regular expression"))
@@ -190,15 +204,23 @@ struct PredicateToManyTests {
         let context = ObjectContext(coordinator: try shopCoordinator(directory, layout: layout))
         try populateShop(context)
         #expect(try context.strings("Category", key: "name", sort: [FetchSortDescriptor("products.@count")]) == ["Tools", "Fruit"])
-        #expect(try context.strings("Category", key: "name", sort: [FetchSortDescriptor("products.@max.price", ascending: false)]) == ["Tools", "Fruit"])
-        #expect(try context.strings("Tag", key: "label", sort: [FetchSortDescriptor("products.@sum.stock", ascending: false)]) == ["sale", "new"])
+        #expect(
+            try context.strings("Category", key: "name", sort: [FetchSortDescriptor("products.@max.price", ascending: false)]) == [
+                "Tools", "Fruit",
+            ])
+        #expect(
+            try context.strings("Tag", key: "label", sort: [FetchSortDescriptor("products.@sum.stock", ascending: false)]) == [
+                "sale", "new",
+            ])
     }
 
     /// `$FETCH_SOURCE` alone is the object, so a fetched property can ask for its own to-many.
     @Test func fetchedPropertiesUseTheSameForms() throws {
         let json = shopModelJSON().replacingOccurrences(
             of: #""uniquenessConstraints": [["name"]]},"#,
-            with: #""fetchedProperties": [{"name": "taggedProducts", "entity": "Product", "predicate": "category == $FETCH_SOURCE AND tags.@count > 0"}, {"name": "busyTags", "entity": "Tag", "predicate": "SUBQUERY(products, $p, $p.category == $FETCH_SOURCE AND $p.stock < 5).@count > 0"}], "uniquenessConstraints": [["name"]]},"#)
+            with:
+                #""fetchedProperties": [{"name": "taggedProducts", "entity": "Product", "predicate": "category == $FETCH_SOURCE AND tags.@count > 0"}, {"name": "busyTags", "entity": "Tag", "predicate": "SUBQUERY(products, $p, $p.category == $FETCH_SOURCE AND $p.stock < 5).@count > 0"}], "uniquenessConstraints": [["name"]]},"#
+        )
         let model = try ModelLoader.load(json: Data(json.utf8), source: ModelSource(file: "shop.json"))
         let directory = TemporaryDirectory()
         let coordinator = StoreCoordinator(model: model)
@@ -207,9 +229,15 @@ struct PredicateToManyTests {
         let context = ObjectContext(coordinator: coordinator)
         try populateShop(context)
         let categories = try context.fetch(FetchRequest(entity: "Category", sortDescriptors: [FetchSortDescriptor("name")]))
-        #expect(try categories.map { try $0.fetchedObjects("taggedProducts").compactMap { try $0.string("sku") }.sorted() } == [["A-1"], ["H-1"]])
+        #expect(
+            try categories.map { try $0.fetchedObjects("taggedProducts").compactMap { try $0.string("sku") }.sorted() } == [
+                ["A-1"], ["H-1"],
+            ])
         // Fruit's tagged product A-1 has stock 10; Tools' tagged product H-1 has stock 2 and both tags.
-        #expect(try categories.map { try $0.fetchedObjects("busyTags").compactMap { try $0.string("label") }.sorted() } == [[], ["new", "sale"]])
+        #expect(
+            try categories.map { try $0.fetchedObjects("busyTags").compactMap { try $0.string("label") }.sorted() } == [
+                [], ["new", "sale"],
+            ])
     }
 
     /// The subqueries read the to-many's foreign-key index and the join table's key, as a
@@ -222,13 +250,17 @@ struct PredicateToManyTests {
         func plan(_ entity: String, _ format: String) throws -> String {
             let table = try #require(schema.table(for: entity))
             let compiled = try PredicateSQL(try FetchPredicate(format), table: table, schema: schema, format: format)
-            let sql = "SELECT t0.* FROM \(quoteIdentifier(table.name)) AS t0 " + compiled.joins.joined(separator: " ") + " WHERE " + compiled.whereClause
+            let sql =
+                "SELECT t0.* FROM \(quoteIdentifier(table.name)) AS t0 " + compiled.joins.joined(separator: " ") + " WHERE "
+                + compiled.whereClause
             let queue = try DatabaseQueue(path: directory.url("catalog.SQLite").path)
             defer { try? queue.close() }
             return try queue.read { db in
                 PredicateFunctions.register(in: db)
-                return try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(compiled.arguments.map(\.databaseValue)))
-                    .map { $0["detail"] as String? ?? "" }.joined(separator: "\n")
+                return try Row.fetchAll(
+                    db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(compiled.arguments.map(\.databaseValue))
+                )
+                .map { $0["detail"] as String? ?? "" }.joined(separator: "\n")
             }
         }
         let foreignKey = try plan("Category", "ANY products.price > 10")
@@ -274,7 +306,9 @@ struct PredicateTreeTests {
         a["label"] = "A"
         b["label"] = "B"
         // Shelf A: novels Emma (400 pages), manuals Unix (900) and Vi (50). Shelf B: manual Git (300).
-        for (entity, title, pages, shelf) in [("Novel", "Emma", 400, a), ("Manual", "Unix", 900, a), ("Manual", "Vi", 50, a), ("Manual", "Git", 300, b)] {
+        for (entity, title, pages, shelf) in [
+            ("Novel", "Emma", 400, a), ("Manual", "Unix", 900, a), ("Manual", "Vi", 50, a), ("Manual", "Git", 300, b),
+        ] {
             let book = try context.insert(entity: entity)
             book["title"] = .text(title)
             book["pages"] = .integer(Int64(pages))

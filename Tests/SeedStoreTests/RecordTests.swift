@@ -88,7 +88,8 @@ struct RecordTests {
 
     @Test func encodedRecordsSaveAndDecodeBackWithTheirSwiftTypes() throws {
         let (reader, kentID) = try kent()
-        let postcodes = try reader.fetch(Postcode.self, where: FetchPredicate("county.code == %@", "KEN"), sortedBy: [FetchSortDescriptor("postcode", ascending: false)])
+        let postcodes = try reader.fetch(
+            Postcode.self, where: FetchPredicate("county.code == %@", "KEN"), sortedBy: [FetchSortDescriptor("postcode", ascending: false)])
         var expected = canterbury
         expected.county = kentID
         #expect(postcodes.map(\.postcode) == ["TN25 5AA", "CT1 1AA"])
@@ -96,13 +97,17 @@ struct RecordTests {
         #expect(postcodes.first?.latitude == nil && postcodes.first?.active == false)
 
         // Stored as the by-name API stores them.
-        let object = try #require(try reader.fetch(FetchRequest(entity: "Postcode", predicate: FetchPredicate("postcode == 'CT1 1AA'"))).first)
+        let object = try #require(
+            try reader.fetch(FetchRequest(entity: "Postcode", predicate: FetchPredicate("postcode == 'CT1 1AA'"))).first)
         #expect(object["surveyed"] == .real(1_700_000_000) && object["area"] == .text("12.345") && object["kind"] == .text("urban"))
-        #expect(object["uuid"] == .text("E621E1F8-C36C-495A-93FC-0C247A3E6E5F") && object["website"] == .text("https://example.com/ct1?a=1"))
+        #expect(
+            object["uuid"] == .text("E621E1F8-C36C-495A-93FC-0C247A3E6E5F") && object["website"] == .text("https://example.com/ct1?a=1"))
 
         let county = try #require(try reader.fetch(County.self).first)
         let postcodeIDs = try reader.fetch(FetchRequest(entity: "Postcode")).map(\.objectID)
-        #expect(county.code == "KEN" && Set(county.postcodes) == Set(postcodeIDs) && county.postcodes.count == 2, "a to-many relationship decodes as the destinations' IDs")
+        #expect(
+            county.code == "KEN" && Set(county.postcodes) == Set(postcodeIDs) && county.postcodes.count == 2,
+            "a to-many relationship decodes as the destinations' IDs")
     }
 
     @Test func aRecordNamesItsEntityAndDecodesItsOwnIDAndANestedRecord() throws {
@@ -125,9 +130,13 @@ struct RecordTests {
         #expect(error.kind == .unknownName)
         #expect(
             error.message
-                == "decoding cty: Postcode has no property \"cty\"; its properties are active, area, county, kind, latitude, population, postcode, shape, surveyed, uuid, website. Rename the record's property, or leave it out with CodingKeys")
+                == "decoding cty: Postcode has no property \"cty\"; its properties are active, area, county, kind, latitude, population, postcode, shape, surveyed, uuid, website. Rename the record's property, or leave it out with CodingKeys"
+        )
 
-        struct Note: Encodable { var postcode = "X1"; var colour = "red" }
+        struct Note: Encodable {
+            var postcode = "X1"
+            var colour = "red"
+        }
         let inserted = try #require(throws: ContextError.self) { try reader.insert(Note(), entity: "Postcode") }
         #expect(inserted.message.hasPrefix("encoding colour: Postcode has no property \"colour\""))
         #expect(!reader.hasChanges, "a record that fails to encode leaves no half-made object behind")
@@ -138,7 +147,10 @@ struct RecordTests {
 
     @Test func aValueOfAnotherTypeOrAMissingValueIsADecodingErrorNamingTheAttribute() throws {
         struct Numbered: Decodable { var postcode: Int }
-        struct Required: Decodable { var postcode: String; var latitude: Double }
+        struct Required: Decodable {
+            var postcode: String
+            var latitude: Double
+        }
         let (reader, _) = try kent()
         #expect {
             try reader.fetch(Numbered.self, entity: "Postcode")
@@ -169,11 +181,17 @@ struct RecordTests {
         #expect(stored.map(\.postcode) == ["CT1 1AA", "TN25 5AA"] && stored.first?.latitude == 51.28)
         #expect(!other.hasChanges)
         // Objects fetched afterwards are read from the store as before.
-        #expect(try other.fetch(FetchRequest(entity: "Postcode", predicate: FetchPredicate("postcode == 'CT1 1AA'"))).first?.double("latitude") == 51.28)
+        #expect(
+            try other.fetch(FetchRequest(entity: "Postcode", predicate: FetchPredicate("postcode == 'CT1 1AA'"))).first?.double("latitude")
+                == 51.28)
     }
 
     @Test func updateFromARecordChangesOnlyItsPropertiesAndValuesAreCheckedAtSave() throws {
-        struct Rename: Encodable { var objectID: ObjectID; var postcode: String; var population: Int }
+        struct Rename: Encodable {
+            var objectID: ObjectID
+            var postcode: String
+            var population: Int
+        }
         let (reader, _) = try kent()
         let place = try #require(try reader.fetch(Place.self, where: FetchPredicate("postcode == 'CT1 1AA'")).first)
         let object = try reader.object(with: place.objectID)
@@ -182,7 +200,10 @@ struct RecordTests {
         try reader.save()
         #expect(try reader.fetch(Postcode.self, where: FetchPredicate("postcode == 'CT1 1AB'")).first?.latitude == 51.28)
 
-        struct Huge: Encodable { var postcode = "ZZ1"; var population = Int64.max }
+        struct Huge: Encodable {
+            var postcode = "ZZ1"
+            var population = Int64.max
+        }
         try reader.insert(Huge(), entity: "Postcode")
         let error = try #require(throws: ContextError.self) { try reader.save() }
         #expect(error.problems.contains { $0.contains("Postcode.population") && $0.contains("does not fit Integer 32") })

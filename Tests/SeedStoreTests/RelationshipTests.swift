@@ -42,7 +42,9 @@ struct RelationshipTests {
 
         let reader = ObjectContext(coordinator: coordinator)
         let stored = try #require(try reader.fetch(FetchRequest(entity: "Playlist")).first)
-        #expect(try stored.objects(forRelationship: "songs").map { try $0.string("title") } == ["Zebra", "Alpha", "Mango"], "an ordered relationship keeps its order")
+        #expect(
+            try stored.objects(forRelationship: "songs").map { try $0.string("title") } == ["Zebra", "Alpha", "Mango"],
+            "an ordered relationship keeps its order")
         let zebra = try #require(try reader.fetch(FetchRequest(entity: "Song", predicate: FetchPredicate("title == 'Zebra'"))).first)
         #expect(try zebra.object(forRelationship: "lyrics")?.string("text") == "la la")
         let storedLyrics = try #require(try zebra.object(forRelationship: "lyrics"))

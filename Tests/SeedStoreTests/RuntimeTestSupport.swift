@@ -51,10 +51,14 @@ func shopCoordinator(
     _ directory: TemporaryDirectory, catalog: StoreType = .sqlite, notes: StoreType = .sqlite, layout: StoreLayout = .plain
 ) throws -> StoreCoordinator {
     let coordinator = StoreCoordinator(model: try shopModel())
-    try coordinator.addStore(StoreDescription(
-        type: catalog, url: catalog == .inMemory ? nil : directory.url("catalog.\(catalog.rawValue)"), configuration: "Catalog", storeLayout: layout))
-    try coordinator.addStore(StoreDescription(
-        type: notes, url: notes == .inMemory ? nil : directory.url("notes.\(notes.rawValue)"), configuration: "Notes", storeLayout: layout))
+    try coordinator.addStore(
+        StoreDescription(
+            type: catalog, url: catalog == .inMemory ? nil : directory.url("catalog.\(catalog.rawValue)"), configuration: "Catalog",
+            storeLayout: layout))
+    try coordinator.addStore(
+        StoreDescription(
+            type: notes, url: notes == .inMemory ? nil : directory.url("notes.\(notes.rawValue)"), configuration: "Notes",
+            storeLayout: layout))
     return coordinator
 }
 
@@ -99,7 +103,9 @@ func populateShop(_ context: ObjectContext) throws -> [String: ManagedObject] {
 
 extension ObjectContext {
     /// The values of one attribute of the objects a predicate finds, in sort order.
-    func strings(_ entity: String, _ format: String? = nil, key: String, sort: [FetchSortDescriptor]? = nil, limit: Int? = nil, offset: Int = 0) throws -> [String] {
+    func strings(
+        _ entity: String, _ format: String? = nil, key: String, sort: [FetchSortDescriptor]? = nil, limit: Int? = nil, offset: Int = 0
+    ) throws -> [String] {
         let request = FetchRequest(
             entity: entity, predicate: try format.map { try FetchPredicate($0) }, sortDescriptors: sort ?? [FetchSortDescriptor(key)],
             fetchLimit: limit, fetchOffset: offset)

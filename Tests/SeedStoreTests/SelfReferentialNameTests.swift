@@ -38,17 +38,24 @@ struct SelfReferentialNameTests {
     /// `type name` of every table and view named as a join table.
     private func joinObjects(_ path: String) throws -> [String] {
         try StoreDatabase.openReadOnly(path).read { db in
-            try String.fetchAll(db, sql: "SELECT type || ' ' || name FROM sqlite_master WHERE name GLOB 'Z_1SIMILAR*' AND type IN ('table', 'view') ORDER BY name")
+            try String.fetchAll(
+                db,
+                sql:
+                    "SELECT type || ' ' || name FROM sqlite_master WHERE name GLOB 'Z_1SIMILAR*' AND type IN ('table', 'view') ORDER BY name"
+            )
         }
     }
 
     /// The pairs `name` holds, as "similar-to side → similar side".
     private func pairs(_ path: String, in name: String) throws -> [String] {
         try StoreDatabase.openReadOnly(path).read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT a.ZNAME, b.ZNAME FROM \(name) AS j JOIN ZPERSON AS a ON a.Z_PK = j.Z_1SIMILARTO
-                JOIN ZPERSON AS b ON b.Z_PK = j.Z_1SIMILAR ORDER BY 1, 2
-                """).map { "\($0[0] as String) → \($0[1] as String)" }
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT a.ZNAME, b.ZNAME FROM \(name) AS j JOIN ZPERSON AS a ON a.Z_PK = j.Z_1SIMILARTO
+                    JOIN ZPERSON AS b ON b.Z_PK = j.Z_1SIMILAR ORDER BY 1, 2
+                    """
+            ).map { "\($0[0] as String) → \($0[1] as String)" }
         }
     }
 
@@ -68,7 +75,9 @@ struct SelfReferentialNameTests {
         #expect(rows == ["Ada → Alan", "Ada → Grace", "Grace → Alan"])
         #expect(try pairs(path, in: "Z_1SIMILAR") == rows)
         // The view has the columns a table of its name would have, in that table's order.
-        let columns = try StoreDatabase.openReadOnly(path).read { db in try Row.fetchAll(db, sql: "PRAGMA table_info(Z_1SIMILAR)").map { $0["name"] as String } }
+        let columns = try StoreDatabase.openReadOnly(path).read { db in
+            try Row.fetchAll(db, sql: "PRAGMA table_info(Z_1SIMILAR)").map { $0["name"] as String }
+        }
         #expect(columns == ["Z_1SIMILARTO", "Z_1SIMILAR"])
         #expect(try names("ANY similar.name == 'Alan'", in: path) == ["Ada", "Grace"])
     }
@@ -98,7 +107,9 @@ struct SelfReferentialNameTests {
         let differences = try CoreDataRoundTripTests.differences(apple: source, ours: back)
         #expect(differences.isEmpty, "\(differences)")
         let indexes = try StoreDatabase.openReadOnly(back).read { db in
-            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'Z_1SIMILAR' AND sql IS NOT NULL ORDER BY name")
+            try String.fetchAll(
+                db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'Z_1SIMILAR' AND sql IS NOT NULL ORDER BY name"
+            )
         }
         #expect(indexes == ["Z_1SIMILARTO_Z_1SIMILARTO_INDEX", "Z_1SIMILAR_Z_1SIMILAR_INDEX"])
     }

@@ -66,11 +66,15 @@ struct SelfReferentialTests {
 
     /// Wire's stores name the join table after either side (framework 641 and 865): in both, and in
     /// their plain copies, the self client ignores the others, and they are ignored by it.
-    @Test(.needsOracles("wireapp__wire-ios-data-model"), arguments: OracleFixtures.present([
-        ("wireapp__wire-ios-data-model/stores/store2-3.wiredatabase", "2.3", 7), ("wireapp__wire-ios-data-model/stores/store2-52-0.wiredatabase", "2.52.0", 4),
-    ]) { $0.0 })
+    @Test(
+        .needsOracles("wireapp__wire-ios-data-model"),
+        arguments: OracleFixtures.present([
+            ("wireapp__wire-ios-data-model/stores/store2-3.wiredatabase", "2.3", 7),
+            ("wireapp__wire-ios-data-model/stores/store2-52-0.wiredatabase", "2.52.0", 4),
+        ]) { $0.0 })
     func applesStoresReadEitherNaming(_ path: String, modelVersion: String, ignored: Int) throws {
-        let model = try ModelLoader.load(OracleFixtures.url("wireapp__wire-ios-data-model/zmessaging.xcdatamodeld/zmessaging\(modelVersion).xcdatamodel").path)
+        let model = try ModelLoader.load(
+            OracleFixtures.url("wireapp__wire-ios-data-model/zmessaging.xcdatamodeld/zmessaging\(modelVersion).xcdatamodel").path)
         let directory = TemporaryDirectory()
         let plain = directory.url("plain.sqlite")
         try LayoutConversion.convert(OracleFixtures.url(path).path, to: .plain, output: plain.path, model: model)
@@ -80,7 +84,8 @@ struct SelfReferentialTests {
             defer { try? store.close() }
             let context = ObjectContext(coordinator: coordinator)
             func keys(_ format: String) throws -> [String] {
-                try context.fetch(FetchRequest(entity: "UserClient", predicate: FetchPredicate(format))).map(\.objectID.key.displayText).sorted()
+                try context.fetch(FetchRequest(entity: "UserClient", predicate: FetchPredicate(format))).map(\.objectID.key.displayText)
+                    .sorted()
             }
             #expect(try keys("ignoredClients.@count == \(ignored)") == ["1"], "\(url.lastPathComponent)")
             #expect(try keys("ignoredByClients.@count > 0").count == ignored)
@@ -95,10 +100,13 @@ struct SelfReferentialTests {
         let (coordinator, url) = try populatedStore(directory, layout: .coreData)
         try coordinator.stores.forEach { try $0.close() }
         let rows = try StoreDatabase.openReadOnly(url.path).read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT a.ZNAME, b.ZNAME FROM Z_1SIMILARTO AS j JOIN ZPERSON AS a ON a.Z_PK = j.Z_1SIMILARTO
-                JOIN ZPERSON AS b ON b.Z_PK = j.Z_1SIMILAR ORDER BY 1, 2
-                """).map { "\($0[0] as String) → \($0[1] as String)" }
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT a.ZNAME, b.ZNAME FROM Z_1SIMILARTO AS j JOIN ZPERSON AS a ON a.Z_PK = j.Z_1SIMILARTO
+                    JOIN ZPERSON AS b ON b.Z_PK = j.Z_1SIMILAR ORDER BY 1, 2
+                    """
+            ).map { "\($0[0] as String) → \($0[1] as String)" }
         }
         #expect(rows == ["Ada → Alan", "Ada → Grace", "Grace → Alan"])
     }

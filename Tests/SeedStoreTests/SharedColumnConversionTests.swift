@@ -43,7 +43,8 @@ struct SharedColumnConversionTests {
         try StoreDatabase.openReadOnly(path).read { db in
             let columns = try Row.fetchAll(db, sql: "PRAGMA table_info(\(quoteIdentifier(table)))").map { $0["name"] as String }.sorted()
             let values = columns.map { "'\($0)=' || typeof(\(quoteIdentifier($0))) || ':' || quote(\(quoteIdentifier($0)))" }
-            return try String.fetchAll(db, sql: "SELECT \(values.joined(separator: " || ' ' || ")) FROM \(quoteIdentifier(table)) ORDER BY 1")
+            return try String.fetchAll(
+                db, sql: "SELECT \(values.joined(separator: " || ' ' || ")) FROM \(quoteIdentifier(table)) ORDER BY 1")
         }
     }
 
@@ -61,7 +62,9 @@ struct SharedColumnConversionTests {
         try LayoutConversion.convert(source, to: .plain, output: plain)
         try LayoutConversion.convert(plain, to: .coreData, output: back)
         let original = try rows(source, table: "ZMESSAGE")
-        #expect(original.count == 4 && original.allSatisfy { $0.contains("ZDECRYPTIONERRORCODE=integer:0") && $0.contains("ZSYSTEMTYPE=integer:0") })
+        #expect(
+            original.count == 4
+                && original.allSatisfy { $0.contains("ZDECRYPTIONERRORCODE=integer:0") && $0.contains("ZSYSTEMTYPE=integer:0") })
         #expect(try rows(back, table: "ZMESSAGE") == original)
         let differences = try CoreDataRoundTripTests.differences(apple: source, ours: back)
         #expect(differences.isEmpty, "\(differences)")
@@ -74,7 +77,10 @@ struct SharedColumnConversionTests {
         let (coreData, back) = (directory.path("coredata.sqlite"), directory.path("back.sqlite"))
         try LayoutConversion.convert(source, to: .coreData, output: coreData)
         let converted = try rows(coreData, table: "ZMESSAGE")
-        #expect(converted.count == 4 && converted.allSatisfy { $0.contains("ZDECRYPTIONERRORCODE=integer:7") && $0.contains("ZSYSTEMTYPE=integer:3") }, "\(converted)")
+        #expect(
+            converted.count == 4
+                && converted.allSatisfy { $0.contains("ZDECRYPTIONERRORCODE=integer:7") && $0.contains("ZSYSTEMTYPE=integer:3") },
+            "\(converted)")
         try LayoutConversion.convert(coreData, to: .plain, output: back)
         #expect(try rows(back, table: "Message") == rows(source, table: "Message"))
     }

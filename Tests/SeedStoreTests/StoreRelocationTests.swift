@@ -102,7 +102,9 @@ struct StoreRelocationTests {
         let coordinator = try shopCoordinator(directory)
         let catalog = coordinator.stores[0]
         #expect(FileManager.default.createFile(atPath: directory.url("taken.sqlite").path, contents: Data("keep".utf8)))
-        let error = try #require(throws: CoordinatorError.self) { try coordinator.migrateStore(catalog, to: directory.url("taken.sqlite"), type: .sqlite) }
+        let error = try #require(throws: CoordinatorError.self) {
+            try coordinator.migrateStore(catalog, to: directory.url("taken.sqlite"), type: .sqlite)
+        }
         #expect(error.message.contains("already exists"))
         #expect(try Data(contentsOf: directory.url("taken.sqlite")) == Data("keep".utf8))
         #expect(coordinator.stores[0] === catalog)
@@ -133,6 +135,8 @@ struct AtomicStoreDamageTests {
             #expect(error.path == url.path)
         }
         try Data("not a property list".utf8).write(to: url)
-        #expect(throws: StoreError.self) { try StoreCoordinator(model: try shopModel()).addStore(StoreDescription(type: type, url: url, configuration: "Catalog")) }
+        #expect(throws: StoreError.self) {
+            try StoreCoordinator(model: try shopModel()).addStore(StoreDescription(type: type, url: url, configuration: "Catalog"))
+        }
     }
 }

@@ -17,7 +17,10 @@ struct StoreSchemaTests {
         indexes: [FetchIndex(name: "byPostcode", elements: [.init(property: "postcode")])])
     private let county = Entity(
         name: "County",
-        attributes: [Attribute(name: "code", type: .string, isOptional: false), Attribute(name: "rank", type: .integer16, isOptional: false, defaultValue: "3")],
+        attributes: [
+            Attribute(name: "code", type: .string, isOptional: false),
+            Attribute(name: "rank", type: .integer16, isOptional: false, defaultValue: "3"),
+        ],
         relationships: [Relationship(name: "postcodes", destination: "Postcode", inverse: "county", isToMany: true, deleteRule: .cascade)],
         uniquenessConstraints: [["code"]])
 
@@ -26,38 +29,44 @@ struct StoreSchemaTests {
         #expect(layout.tables.map(\.name) == ["County", "Postcode"], "parents load first")
         let postcodes = try #require(layout.table(for: "Postcode"))
         #expect(postcodes.primaryKey == .attribute("postcode"))
-        #expect(postcodes.createStatement == """
-            CREATE TABLE "Postcode" (
-              "postcode" TEXT NOT NULL PRIMARY KEY,
-              "latitude" REAL,
-              "county" INTEGER,
-              FOREIGN KEY ("county") REFERENCES "County" ("Z_PK")
-            ) WITHOUT ROWID
-            """)
-        #expect(postcodes.indexStatements == [#"CREATE INDEX "Postcode_county_index" ON "Postcode" ("county")"#],
-                "the fetch index on the key duplicates the primary key")
+        #expect(
+            postcodes.createStatement == """
+                CREATE TABLE "Postcode" (
+                  "postcode" TEXT NOT NULL PRIMARY KEY,
+                  "latitude" REAL,
+                  "county" INTEGER,
+                  FOREIGN KEY ("county") REFERENCES "County" ("Z_PK")
+                ) WITHOUT ROWID
+                """)
+        #expect(
+            postcodes.indexStatements == [#"CREATE INDEX "Postcode_county_index" ON "Postcode" ("county")"#],
+            "the fetch index on the key duplicates the primary key")
         let counties = try #require(layout.table(for: "County"))
         #expect(counties.primaryKey == .rowid)
-        #expect(counties.createStatement == """
-            CREATE TABLE "County" (
-              "Z_PK" INTEGER PRIMARY KEY,
-              "code" TEXT NOT NULL,
-              "rank" INTEGER NOT NULL DEFAULT 3
-            )
-            """)
+        #expect(
+            counties.createStatement == """
+                CREATE TABLE "County" (
+                  "Z_PK" INTEGER PRIMARY KEY,
+                  "code" TEXT NOT NULL,
+                  "rank" INTEGER NOT NULL DEFAULT 3
+                )
+                """)
         #expect(counties.indexStatements == [#"CREATE UNIQUE INDEX "County_unique_code" ON "County" ("code")"#])
     }
 
     @Test func manyToManyAndOrderedRelationshipsUseJoinTables() throws {
-        let tag = Entity(name: "Tag", attributes: [Attribute(name: "label", type: .string)],
-                         relationships: [Relationship(name: "items", destination: "Item", inverse: "tags", isToMany: true)])
-        let item = Entity(name: "Item", attributes: [Attribute(name: "title", type: .string)],
-                          relationships: [
-                            Relationship(name: "tags", destination: "Tag", inverse: "items", isToMany: true),
-                            Relationship(name: "parts", destination: "Part", inverse: "item", isToMany: true, isOrdered: true),
-                          ])
-        let part = Entity(name: "Part", attributes: [Attribute(name: "n", type: .integer32)],
-                          relationships: [Relationship(name: "item", destination: "Item", inverse: "parts")])
+        let tag = Entity(
+            name: "Tag", attributes: [Attribute(name: "label", type: .string)],
+            relationships: [Relationship(name: "items", destination: "Item", inverse: "tags", isToMany: true)])
+        let item = Entity(
+            name: "Item", attributes: [Attribute(name: "title", type: .string)],
+            relationships: [
+                Relationship(name: "tags", destination: "Tag", inverse: "items", isToMany: true),
+                Relationship(name: "parts", destination: "Part", inverse: "item", isToMany: true, isOrdered: true),
+            ])
+        let part = Entity(
+            name: "Part", attributes: [Attribute(name: "n", type: .integer32)],
+            relationships: [Relationship(name: "item", destination: "Item", inverse: "parts")])
         let layout = try schema([tag, item, part])
         #expect(layout.joinTables.map(\.name) == ["Item_parts", "Item_tags"])
         let parts = try #require(layout.joinTables.first)
@@ -69,17 +78,20 @@ struct StoreSchemaTests {
 
     @Test func configurationRestrictsTables() throws {
         let rating = Entity(name: "Rating", attributes: [Attribute(name: "postcode", type: .string)])
-        let model = Model(name: "M", entities: [postcode, county, rating], configurations: [
-            Configuration(name: "Seed", entities: ["Postcode", "County"]), Configuration(name: "User", entities: ["Rating"]),
-        ])
+        let model = Model(
+            name: "M", entities: [postcode, county, rating],
+            configurations: [
+                Configuration(name: "Seed", entities: ["Postcode", "County"]), Configuration(name: "User", entities: ["Rating"]),
+            ])
         #expect(try StoreSchema(model: model, configuration: "User").tables.map(\.name) == ["Rating"])
         #expect(throws: ModelError.self) { try StoreSchema(model: model, configuration: "Nope") }
     }
 
     @Test func storageTypes() {
-        #expect(AttributeType.allCases.map(EntityTable.storageType(of:)) == [
-            "INTEGER", "INTEGER", "INTEGER", "TEXT", "REAL", "REAL", "TEXT", "INTEGER", "REAL", "BLOB", "TEXT", "TEXT", "BLOB",
-            "BLOB", "BLOB", "BLOB",
-        ])
+        #expect(
+            AttributeType.allCases.map(EntityTable.storageType(of:)) == [
+                "INTEGER", "INTEGER", "INTEGER", "TEXT", "REAL", "REAL", "TEXT", "INTEGER", "REAL", "BLOB", "TEXT", "TEXT", "BLOB",
+                "BLOB", "BLOB", "BLOB",
+            ])
     }
 }

@@ -14,22 +14,26 @@ struct TransientRelationshipTests {
     /// `Book.sessions`), a transient `shelf` of books without inverse, and a transient one-to-one
     /// `next` / `previous` within its own store.
     private static func model(bookRule: String = "Nullify") throws -> Model {
-        try ModelLoader.load(json: Data("""
-            {"name": "Library", "configurations": [{"name": "Seed", "entities": ["Book"]}, {"name": "Memory", "entities": ["ReadingSession"]}],
-             "entities": [
-              {"name": "Book", "attributes": [{"name": "isbn", "type": "String", "optional": false}, {"name": "title", "type": "String"}],
-               "relationships": [{"name": "sessions", "destination": "ReadingSession", "inverse": "book", "toMany": true, "transient": true}]},
-              {"name": "ReadingSession", "attributes": [{"name": "minutes", "type": "Integer 32", "optional": false, "default": "0"}],
-               "relationships": [{"name": "book", "destination": "Book", "inverse": "sessions", "deleteRule": "\(bookRule)", "transient": true},
-                                 {"name": "shelf", "destination": "Book", "toMany": true, "transient": true},
-                                 {"name": "next", "destination": "ReadingSession", "inverse": "previous", "transient": true},
-                                 {"name": "previous", "destination": "ReadingSession", "inverse": "next", "transient": true}]}]}
-            """.utf8), source: ModelSource(file: "library.json"))
+        try ModelLoader.load(
+            json: Data(
+                """
+                {"name": "Library", "configurations": [{"name": "Seed", "entities": ["Book"]}, {"name": "Memory", "entities": ["ReadingSession"]}],
+                 "entities": [
+                  {"name": "Book", "attributes": [{"name": "isbn", "type": "String", "optional": false}, {"name": "title", "type": "String"}],
+                   "relationships": [{"name": "sessions", "destination": "ReadingSession", "inverse": "book", "toMany": true, "transient": true}]},
+                  {"name": "ReadingSession", "attributes": [{"name": "minutes", "type": "Integer 32", "optional": false, "default": "0"}],
+                   "relationships": [{"name": "book", "destination": "Book", "inverse": "sessions", "deleteRule": "\(bookRule)", "transient": true},
+                                     {"name": "shelf", "destination": "Book", "toMany": true, "transient": true},
+                                     {"name": "next", "destination": "ReadingSession", "inverse": "previous", "transient": true},
+                                     {"name": "previous", "destination": "ReadingSession", "inverse": "next", "transient": true}]}]}
+                """.utf8), source: ModelSource(file: "library.json"))
     }
 
     /// A coordinator with the seed (two books, written first, then added read-only) and a user
     /// store: in memory, or the file `user.sqlite` when `userFile` is set.
-    private static func library(_ directory: TemporaryDirectory, layout: StoreLayout, bookRule: String = "Nullify", userFile: Bool = false) throws -> StoreCoordinator {
+    private static func library(_ directory: TemporaryDirectory, layout: StoreLayout, bookRule: String = "Nullify", userFile: Bool = false)
+        throws -> StoreCoordinator
+    {
         let model = try model(bookRule: bookRule)
         let seedURL = directory.url("seed.sqlite")
         if !FileManager.default.fileExists(atPath: seedURL.path) {
@@ -45,8 +49,10 @@ struct TransientRelationshipTests {
         }
         let coordinator = StoreCoordinator(model: model)
         try coordinator.addStore(StoreDescription(type: .sqlite, url: seedURL, configuration: "Seed", isReadOnly: true))
-        try coordinator.addStore(StoreDescription(
-            type: userFile ? .sqlite : .inMemory, url: userFile ? directory.url("user.sqlite") : nil, configuration: "Memory", storeLayout: layout))
+        try coordinator.addStore(
+            StoreDescription(
+                type: userFile ? .sqlite : .inMemory, url: userFile ? directory.url("user.sqlite") : nil, configuration: "Memory",
+                storeLayout: layout))
         return coordinator
     }
 
@@ -92,7 +98,9 @@ struct TransientRelationshipTests {
         #expect(try Self.same(first.objects(forRelationship: "shelf"), [dune]))
 
         try first.setObject(emma, forRelationship: "book")
-        #expect(try Self.same(dune.objects(forRelationship: "sessions"), [second]) && Self.same(emma.objects(forRelationship: "sessions"), [first]))
+        #expect(
+            try Self.same(dune.objects(forRelationship: "sessions"), [second])
+                && Self.same(emma.objects(forRelationship: "sessions"), [first]))
         context.rollback()
         #expect(try first.object(forRelationship: "book") === dune, "a rollback returns to the links of the last save")
         #expect(try emma.objects(forRelationship: "sessions").isEmpty)
@@ -133,7 +141,9 @@ struct TransientRelationshipTests {
                     [table] + (try Row.fetchAll(db, sql: "PRAGMA table_info(\(quoteIdentifier(table)))").map { $0["name"] as String })
                 }
             }
-            let stray = names.filter { name in ["book", "shelf", "sessions", "next", "previous", "fok"].contains { name.lowercased().contains($0) } }
+            let stray = names.filter { name in
+                ["book", "shelf", "sessions", "next", "previous", "fok"].contains { name.lowercased().contains($0) }
+            }
             // Only the Book table itself may say "book".
             #expect(stray.allSatisfy { ["Book", "ZBOOK"].contains($0) }, "\(file): \(stray)")
         }
@@ -217,7 +227,10 @@ struct TransientRelationshipTests {
     }
 
     @Test(arguments: [
-        ("ReadingSession", "book.title == 'Dune'", "ReadingSession.book is a transient relationship and not stored; it cannot be used in a fetch"),
+        (
+            "ReadingSession", "book.title == 'Dune'",
+            "ReadingSession.book is a transient relationship and not stored; it cannot be used in a fetch"
+        ),
         ("ReadingSession", "ANY shelf.isbn == '1'", "ReadingSession.shelf is a transient relationship"),
         ("ReadingSession", "next == nil", "ReadingSession.next is a transient relationship"),
         ("Book", "sessions.@count > 0", "Book.sessions is a transient relationship"),

@@ -33,7 +33,9 @@ struct AppleStoreCommandTests {
 
     /// The store's first root entity, read with the sqlite3 shell (immutable).
     private func firstEntity(_ path: String) throws -> String {
-        let output = try shell("sqlite3 'file:\(path)?immutable=1' 'SELECT Z_NAME FROM Z_PRIMARYKEY WHERE Z_SUPER = 0 AND Z_ENT < 16001 ORDER BY Z_ENT LIMIT 1'").output
+        let output = try shell(
+            "sqlite3 'file:\(path)?immutable=1' 'SELECT Z_NAME FROM Z_PRIMARYKEY WHERE Z_SUPER = 0 AND Z_ENT < 16001 ORDER BY Z_ENT LIMIT 1'"
+        ).output
         return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
@@ -72,7 +74,8 @@ struct AppleStoreCommandTests {
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stdout == query.stdout, "the plain copy answers as Apple's store does")
 
-        let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: URL(fileURLWithPath: store.path).deletingLastPathComponent().path)) ?? []
+        let leftovers =
+            (try? FileManager.default.contentsOfDirectory(atPath: URL(fileURLWithPath: store.path).deletingLastPathComponent().path)) ?? []
         #expect(!leftovers.contains { $0.hasSuffix("-wal") || $0.hasSuffix("-shm") })
     }
 
@@ -85,7 +88,8 @@ struct AppleStoreCommandTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = folder.appendingPathComponent("Old.sqlite").path
-        try FileManager.default.copyItem(atPath: OracleFixtures.url("alemar11__CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite").path, toPath: store)
+        try FileManager.default.copyItem(
+            atPath: OracleFixtures.url("alemar11__CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite").path, toPath: store)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: store)
         _ = try shell("sqlite3 '\(store)' 'PRAGMA journal_mode = DELETE; \(statement);'").output
         let model = OracleFixtures.url("alemar11__CoreDataPlus/SampleModel/SampleModel.xcdatamodeld/SampleModel.xcdatamodel").path
@@ -106,7 +110,8 @@ struct AppleStoreCommandTests {
         #expect(inspect.stdout.contains("model: the store caches no model: \(why)"), "\(inspect.stdout)")
         #expect(inspect.stdout.contains("read it with --model PATH"))
         let inspectJSON = try runSeedbuild(["inspect", store, "--json"])
-        let file = (try JSONSerialization.jsonObject(with: Data(inspectJSON.stdout.utf8)) as? [String: Any])?["inspectedFile"] as? [String: Any]
+        let file =
+            (try JSONSerialization.jsonObject(with: Data(inspectJSON.stdout.utf8)) as? [String: Any])?["inspectedFile"] as? [String: Any]
         #expect((file?["missingModel"] as? String)?.contains(why) == true, "\(inspectJSON.stdout)")
 
         let verify = try runSeedbuild(["verify", store], in: folder)

@@ -26,7 +26,9 @@ struct ChangeBudgetCommandTests {
         let names = try #require(FileManager.default.enumerator(atPath: root), "\(root) is missing")
         for case let name as String in names {
             var isFolder: ObjCBool = false
-            if FileManager.default.fileExists(atPath: root + "/" + name, isDirectory: &isFolder), !isFolder.boolValue, name != ".seedbuild.lock" {
+            if FileManager.default.fileExists(atPath: root + "/" + name, isDirectory: &isFolder), !isFolder.boolValue,
+                name != ".seedbuild.lock"
+            {
                 files[name] = try Data(contentsOf: URL(fileURLWithPath: root + "/" + name))
             }
         }
@@ -50,7 +52,10 @@ struct ChangeBudgetCommandTests {
         let held = try runSeedbuild(["seeds/postcodes.csv", "--data-version", "2"], in: project.url)
         #expect(held.status == 65, "\(held.stderr)")
         #expect(held.stderr.contains("the release is held: its changes against the base (data version 1, "), "\(held.stderr)")
-        #expect(held.stderr.contains("Postcode: 311 → 156 rows; 0 added, 155 removed (49.8%), 0 changed (0.0%) — 49.8% removed, more than the 5.0% allowed"), "\(held.stderr)")
+        #expect(
+            held.stderr.contains(
+                "Postcode: 311 → 156 rows; 0 added, 155 removed (49.8%), 0 changed (0.0%) — 49.8% removed, more than the 5.0% allowed"),
+            "\(held.stderr)")
         #expect(held.stderr.contains("    removed: BN18 8ZU, "), "the postcodes that went, by their key")
         #expect(held.stderr.contains("rerun with --accept-change") && held.stderr.contains("\"changeBudget\""))
         #expect(!held.stdout.contains("published"))
@@ -66,7 +71,8 @@ struct ChangeBudgetCommandTests {
         #expect(postcode["removed"] as? Int == 155 && postcode["baseRows"] as? Int == 311 && postcode["rows"] as? Int == 156)
         #expect((postcode["samples"] as? [String: Any])?["removed"] as? [String] != [])
         #expect(try entity(report["changes"], "County")["changed"] as? Int == 0)
-        let build = try runSeedbuild(["build", "seeds/postcodes.csv", "--base", "dist/postcodes/2/", "--data-version", "2", "--json"], in: project.url)
+        let build = try runSeedbuild(
+            ["build", "seeds/postcodes.csv", "--base", "dist/postcodes/2/", "--data-version", "2", "--json"], in: project.url)
         #expect(build.status == 65)
         let buildReport = try json(build.stdout)
         #expect(buildReport["outcome"] as? String == "held" && buildReport["exitCode"] as? Int == 65)
@@ -86,11 +92,16 @@ struct ChangeBudgetCommandTests {
         try editPostcodes(project) { index, line in index % 2 == 0 ? line : nil }
         let settings = project.path("seedbuild.json")
         let text = try String(contentsOfFile: settings, encoding: .utf8)
-        try text.replacingOccurrences(of: "\"publish\": \"dist\"", with: "\"publish\": \"dist\", \"changeBudget\": {\"entities\": {\"Postcode\": {\"removed\": 0.5}}}")
-            .write(toFile: settings, atomically: true, encoding: .utf8)
+        try text.replacingOccurrences(
+            of: "\"publish\": \"dist\"", with: "\"publish\": \"dist\", \"changeBudget\": {\"entities\": {\"Postcode\": {\"removed\": 0.5}}}"
+        )
+        .write(toFile: settings, atomically: true, encoding: .utf8)
         let second = try runSeedbuild(["seeds/postcodes.csv", "--data-version", "2"], in: project.url)
         #expect(second.status == 0, "\(second.stderr)")
-        #expect(second.stdout.contains("changes against the base (data version 1):\n  County: 12 → 12 rows; 0 added, 0 removed, 0 changed\n  Postcode: 311 → 156 rows; 0 added, 155 removed, 0 changed"), "\(second.stdout)")
+        #expect(
+            second.stdout.contains(
+                "changes against the base (data version 1):\n  County: 12 → 12 rows; 0 added, 0 removed, 0 changed\n  Postcode: 311 → 156 rows; 0 added, 155 removed, 0 changed"
+            ), "\(second.stdout)")
 
         try text.replacingOccurrences(of: "\"publish\": \"dist\"", with: "\"publish\": \"dist\", \"changeBudget\": {\"removed\": \"half\"}")
             .write(toFile: settings, atomically: true, encoding: .utf8)
@@ -117,7 +128,9 @@ struct ChangeBudgetCommandTests {
 
         let stores = try runSeedbuild(["diff", "night1/postcodes.sqlite", "build/seed/postcodes.sqlite"], in: project.url)
         #expect(stores.status == 0, "\(stores.stderr)")
-        #expect(stores.stdout.contains(line) && stores.stdout.contains("County: 12 → 12 rows; 0 added, 0 removed (0.0%), 0 changed (0.0%)"), "\(stores.stdout)")
+        #expect(
+            stores.stdout.contains(line) && stores.stdout.contains("County: 12 → 12 rows; 0 added, 0 removed (0.0%), 0 changed (0.0%)"),
+            "\(stores.stdout)")
         #expect(stores.stdout.contains("  removed: BN18 8ZU\n"), "\(stores.stdout)")
 
         let manifests = try runSeedbuild(["diff", "night1/manifest.json", "build/seed/manifest.json", "--json"], in: project.url)
@@ -154,10 +167,14 @@ struct ChangeBudgetCommandTests {
         let second = try runSeedbuild(["seeds/postcodes.csv", "--data-version", "2", "--publish", server.url], in: project.url)
         #expect(second.status == 0, "\(second.stderr)")
         let channel = server.url + "postcodes/2/"
-        for arguments in [["diff", channel], ["diff", channel + "@1", channel + "@2"], ["diff", channel + "@1", "build/seed/postcodes.sqlite"]] {
+        for arguments in [
+            ["diff", channel], ["diff", channel + "@1", channel + "@2"], ["diff", channel + "@1", "build/seed/postcodes.sqlite"],
+        ] {
             let diff = try runSeedbuild(arguments, in: project.url)
             #expect(diff.status == 0, "\(arguments): \(diff.stderr)")
-            #expect(diff.stdout.contains("Postcode: 311 → 310 rows; 0 added, 1 removed (0.3%), 0 changed (0.0%)\n  removed: BN15 3XA"), "\(arguments): \(diff.stdout)")
+            #expect(
+                diff.stdout.contains("Postcode: 311 → 310 rows; 0 added, 1 removed (0.3%), 0 changed (0.0%)\n  removed: BN15 3XA"),
+                "\(arguments): \(diff.stdout)")
         }
     }
 }

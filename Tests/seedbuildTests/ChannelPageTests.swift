@@ -12,11 +12,13 @@ struct ChannelPageTests {
 
     /// The page as Chromium renders it: the DOM's text after layout, and screenshots at a desktop's and a phone's width.
     private func render(_ page: String, screenshots name: String) throws -> String {
-        let chromium = try #require(["/usr/bin/chromium", "/usr/bin/chromium-browser"].first(where: FileManager.default.isExecutableFile(atPath:)),
-                                    "chromium is not installed; run scripts/test, which installs it")
+        let chromium = try #require(
+            ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first(where: FileManager.default.isExecutableFile(atPath:)),
+            "chromium is not installed; run scripts/test, which installs it")
         let kept = repositoryPath(".build/test-screenshots")
         try FileManager.default.createDirectory(atPath: kept, withIntermediateDirectories: true)
-        let flags = "--headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir=\(NSTemporaryDirectory())/chromium-\(UUID().uuidString)"
+        let flags =
+            "--headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir=\(NSTemporaryDirectory())/chromium-\(UUID().uuidString)"
         for (width, label) in [(1280, "desktop"), (390, "phone")] {
             let shot = "\(kept)/\(name)-\(label).png"
             let taken = try shell("\(chromium) \(flags) --window-size=\(width),2400 --screenshot='\(shot)' 'file://\(page)' 2>/dev/null")
@@ -71,7 +73,9 @@ struct ChannelPageTests {
         let drawn = try String(contentsOfFile: project.path("report.html"), encoding: .utf8)
         let published = try String(contentsOfFile: page, encoding: .utf8)
         let withoutFooter = { (html: String) in html.components(separatedBy: "<footer>")[0].replacingOccurrences(of: server.url, with: "") }
-        #expect(withoutFooter(drawn).replacingOccurrences(of: "postcodes/2/", with: "") == withoutFooter(published).replacingOccurrences(of: "dist/postcodes/2/", with: ""))
+        #expect(
+            withoutFooter(drawn).replacingOccurrences(of: "postcodes/2/", with: "")
+                == withoutFooter(published).replacingOccurrences(of: "dist/postcodes/2/", with: ""))
         withExtendedLifetime(server) {}
     }
 
@@ -104,8 +108,9 @@ struct ChannelPageTests {
     }
 
     @Test func theMetricsFilePassesPromtoolAndKeepsTheLastSuccess() throws {
-        let promtool = try #require(["/usr/bin/promtool", "/usr/local/bin/promtool"].first(where: FileManager.default.isExecutableFile(atPath:)),
-                                    "promtool is not installed; run scripts/test, which installs Debian's prometheus")
+        let promtool = try #require(
+            ["/usr/bin/promtool", "/usr/local/bin/promtool"].first(where: FileManager.default.isExecutableFile(atPath:)),
+            "promtool is not installed; run scripts/test, which installs Debian's prometheus")
         let project = try SampleProject()
         #expect(try runSeedbuild(["seeds/postcodes.csv", "--data-version", "1"], in: project.url).status == 0)
         try project.removeFirstPostcode()

@@ -25,7 +25,9 @@ struct ChannelRestartTests {
         try FileManager.default.removeItem(atPath: project.path("dist/postcodes/2/channel.json"))
         let held = try runSeedbuild(["seeds/postcodes.csv", "--data-version", "2"], in: project.url)
         #expect(held.status == 75, "\(held.stderr)")
-        #expect(held.stderr.contains("dist/postcodes/2/latest.json: the pointer is missing, but the channel holds releases (dist/postcodes/2/"), "\(held.stderr)")
+        #expect(
+            held.stderr.contains("dist/postcodes/2/latest.json: the pointer is missing, but the channel holds releases (dist/postcodes/2/"),
+            "\(held.stderr)")
         #expect(held.stderr.contains("--no-base"))
         #expect(!FileManager.default.fileExists(atPath: project.path("dist/postcodes/2/latest.json")), "nothing published")
         let restarted = try runSeedbuild(["seeds/postcodes.csv", "--data-version", "2", "--no-base"], in: project.url)
@@ -39,7 +41,9 @@ struct ChannelRestartTests {
         try FileManager.default.removeItem(atPath: server.root + "/postcodes/2/latest.json")
         let held = try runSeedbuild(["seeds/postcodes.csv", "--data-version", "2", "--publish", server.url], in: project.url)
         #expect(held.status == 75, "\(held.stderr)")
-        #expect(held.stderr.contains("the pointer is missing, but the channel holds releases (\(server.url)postcodes/2/channel.json is there)"), "\(held.stderr)")
+        #expect(
+            held.stderr.contains("the pointer is missing, but the channel holds releases (\(server.url)postcodes/2/channel.json is there)"),
+            "\(held.stderr)")
         #expect(!FileManager.default.fileExists(atPath: server.root + "/postcodes/2/latest.json"), "nothing published")
 
         // An explicit --base of the same channel says the same, with the same status.

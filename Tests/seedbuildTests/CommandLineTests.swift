@@ -1,7 +1,7 @@
 import Foundation
+import SeedModel
 import SeedTestSupport
 import Testing
-import SeedModel
 
 /// Runs the built `seedbuild` binary and captures what it prints and its exit status.
 struct CommandResult {
@@ -24,7 +24,8 @@ func runSeedbuild(_ arguments: [String], in directory: URL? = nil, environment: 
     let stdout = out.fileHandleForReading.readDataToEndOfFile()
     let stderr = err.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return CommandResult(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    return CommandResult(
+        status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
 }
 
 /// A copy of the sample project (seedbuild.json, seeds/, schemas/) in a fresh folder, removed afterwards.
@@ -102,7 +103,9 @@ struct CommandLineTests {
 
         let storeOnly = try runSeedbuild(["build", "seeds/postcodes.csv", "--json", "--out", "bare", "--no-compress"], in: project.url)
         #expect(storeOnly.status == 0)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: project.path("bare")).filter { !$0.hasPrefix(".") } == ["postcodes.sqlite"], "and the folder's lock file")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: project.path("bare")).filter { !$0.hasPrefix(".") } == ["postcodes.sqlite"],
+            "and the folder's lock file")
     }
 
     @Test func badDataExits65NamingFileLineAndField() throws {
@@ -111,7 +114,8 @@ struct CommandLineTests {
         try FileManager.default.copyItem(atPath: project.path("seeds/counties.csv"), toPath: project.path("bad/counties.csv"))
         let result = try runSeedbuild(["build", "bad/postcodes.csv"], in: project.url)
         #expect(result.status == 65)
-        #expect(result.stderr.contains("rejected: bad/postcodes.csv:2:3 (field \"latitude\"): Postcode.latitude: \"north\" is not a number"))
+        #expect(
+            result.stderr.contains("rejected: bad/postcodes.csv:2:3 (field \"latitude\"): Postcode.latitude: \"north\" is not a number"))
         #expect(result.stderr.contains("1 rows rejected, more than --max-rejects 0"))
         #expect(!FileManager.default.fileExists(atPath: project.path("build/seed/postcodes.sqlite")))
         #expect(FileManager.default.fileExists(atPath: project.path("build/seed/postcodes.rejects.csv")))
@@ -144,16 +148,20 @@ struct CommandLineTests {
         let result = try runSeedbuild(["model", "show", "schemas/PostCodesModel.xcdatamodeld", "schemas/UserModel.xcdatamodeld"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.hasPrefix("model PostCodesModel+UserModel"))
-        for fragment in ["entity County [PostCodesConf]", "entity Postcode [PostCodesConf]", "entity Rating [UserConf]",
-                         "area: String, optional, renamed from district", "ratings: fetched Rating where postcode == $FETCH_SOURCE.postcode",
-                         "county: to-one County, inverse postcodes", "PostCodesConf: County, Postcode", "UserConf: Rating"] {
+        for fragment in [
+            "entity County [PostCodesConf]", "entity Postcode [PostCodesConf]", "entity Rating [UserConf]",
+            "area: String, optional, renamed from district", "ratings: fetched Rating where postcode == $FETCH_SOURCE.postcode",
+            "county: to-one County, inverse postcodes", "PostCodesConf: County, Postcode", "UserConf: Rating",
+        ] {
             #expect(result.stdout.contains(fragment), "\(fragment)")
         }
         #expect(result.stderr.isEmpty, "merged, the fetched property's target exists: \(result.stderr)")
     }
 
     @Test func modelHashesAsJSON() throws {
-        let result = try runSeedbuild(["model", "hashes", "schemas/PostCodesModel.xcdatamodeld", "--configuration", "PostCodesConf", "--json"])
+        let result = try runSeedbuild([
+            "model", "hashes", "schemas/PostCodesModel.xcdatamodeld", "--configuration", "PostCodesConf", "--json",
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         func entities(_ stdout: String) throws -> [String: [String: String]] {
             let object = try JSONSerialization.jsonObject(with: Data(stdout.utf8)) as? [String: Any]
@@ -189,7 +197,9 @@ struct CommandLineTests {
 
     @Test func invalidAndMissingModelsExit65And66() throws {
         let project = try SampleProject()
-        project.write("Broken.xcdatamodel/contents", """
+        project.write(
+            "Broken.xcdatamodel/contents",
+            """
             <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
             <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
             <entity name="A"><relationship name="b" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Ghost"/></entity>

@@ -39,11 +39,15 @@ struct CompoundKeyTests {
     }
 
     @Test func aCompoundKeyResolvesTheRightCounty() throws {
-        let project = try project(places: "name,county_name,county_state\nMarietta,Washington County,OH\nWashington,Washington County,PA\nNowhere,,\n")
+        let project = try project(
+            places: "name,county_name,county_state\nMarietta,Washington County,OH\nWashington,Washington County,PA\nNowhere,,\n")
         let result = try build(project)
         #expect(result.status == 0, "\(result.stderr)")
         let query = try runSeedbuild(
-            ["query", "--store", "us/out/places.sqlite:ro", "--model", "us/model.json", "Place", "--where", "county.state == 'PA'", "--json"],
+            [
+                "query", "--store", "us/out/places.sqlite:ro", "--model", "us/model.json", "Place", "--where", "county.state == 'PA'",
+                "--json",
+            ],
             in: project.url)
         #expect(query.status == 0, "\(query.stderr)")
         #expect(query.stdout.contains("\"Washington\"") && !query.stdout.contains("Marietta"), "\(query.stdout)")
@@ -59,11 +63,15 @@ struct CompoundKeyTests {
     }
 
     @Test func aRequiredRelationshipNamesTheColumnsItNeeds() throws {
-        let required = model.replacingOccurrences(of: #"{"name": "county", "destination": "County", "inverse": "places"}"#, with: #"{"name": "county", "destination": "County", "inverse": "places", "optional": false}"#)
+        let required = model.replacingOccurrences(
+            of: #"{"name": "county", "destination": "County", "inverse": "places"}"#,
+            with: #"{"name": "county", "destination": "County", "inverse": "places", "optional": false}"#)
         let project = try project(places: "name\nMarietta\n")
         project.write("us/model.json", required)
         let result = try build(project)
         #expect(result.status == 65)
-        #expect(result.stderr.contains("no column for required relationship Place.county; add \"county_name\" and \"county_state\""), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("no column for required relationship Place.county; add \"county_name\" and \"county_state\""),
+            "\(result.stderr)")
     }
 }

@@ -56,7 +56,9 @@ struct ConcurrentRunTests {
         waitForTemporaryFiles(project.path("build/seed"))
         let refused = try runSeedbuild(["build", "seeds/postcodes.csv"], in: project.url)
         #expect(refused.status == 75)
-        #expect(refused.stderr.contains("build/seed: another seedbuild (pid \(first.processIdentifier)) is writing to this folder"), "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains("build/seed: another seedbuild (pid \(first.processIdentifier)) is writing to this folder"),
+            "\(refused.stderr)")
         #expect(refused.stderr.contains("--wait"))
 
         let (waiting, waitingErr) = try start(["build", "seeds/postcodes.csv", "--wait"], in: project.url)
@@ -78,8 +80,9 @@ struct ConcurrentRunTests {
         #expect(!temporaryFiles(project.path("build/seed")).isEmpty, "the working store exists while the pipe blocks")
         kill(build.processIdentifier, signal)
         build.waitUntilExit()
-        #expect(build.terminationReason == .uncaughtSignal && build.terminationStatus == signal,
-                "ended \(build.terminationReason == .exit ? "with status" : "by signal") \(build.terminationStatus): \(stderr(of: buildErr))")
+        #expect(
+            build.terminationReason == .uncaughtSignal && build.terminationStatus == signal,
+            "ended \(build.terminationReason == .exit ? "with status" : "by signal") \(build.terminationStatus): \(stderr(of: buildErr))")
         #expect(temporaryFiles(project.path("build/seed")).isEmpty, "left: \(temporaryFiles(project.path("build/seed")))")
         // Unblock the pipe for nobody: open it non-blocking so the test never hangs.
         let fd = open(fifo, O_RDONLY | O_NONBLOCK)

@@ -46,7 +46,8 @@ struct DeltaCommandTests {
         // seedbuild.json sets K for the job.
         let settings = project.path("seedbuild.json")
         let text = try String(contentsOfFile: settings, encoding: .utf8)
-        try text.replacingOccurrences(of: "\"publish\": \"dist\"", with: "\"publish\": \"dist\", \"deltas\": 1").write(toFile: settings, atomically: true, encoding: .utf8)
+        try text.replacingOccurrences(of: "\"publish\": \"dist\"", with: "\"publish\": \"dist\", \"deltas\": 1").write(
+            toFile: settings, atomically: true, encoding: .utf8)
         try project.removeFirstPostcode()
         let one = try json(try runSeedbuild(["seeds/postcodes.csv", "--data-version", "5", "--json"], in: project.url).stdout)
         #expect(((one["build"] as? [String: Any])?["deltas"] as? [[String: Any]])?.compactMap { $0["fromDataVersion"] as? Int } == [4])
@@ -99,9 +100,13 @@ struct DeltaCommandTests {
         let downloaded = try #require(second["downloadedBytes"] as? Int)
         // Exactly the pointer, the manifest and the delta: never the artifact.
         let channel = project.path("dist/postcodes/2") + "/"
-        let size = { (path: String) throws -> Int in (try FileManager.default.attributesOfItem(atPath: channel + path)[.size] as? NSNumber)?.intValue ?? -1 }
+        let size = { (path: String) throws -> Int in
+            (try FileManager.default.attributesOfItem(atPath: channel + path)[.size] as? NSNumber)?.intValue ?? -1
+        }
         let deltaBytes = try #require((built["deltas"] as? [[String: Any]])?.first?["bytes"] as? Int)
-        #expect(downloaded == (try size("latest.json")) + (try size("manifests/2.json")) + deltaBytes, "\(downloaded) bytes by delta, the artifact has \(artifactBytes)")
+        #expect(
+            downloaded == (try size("latest.json")) + (try size("manifests/2.json")) + deltaBytes,
+            "\(downloaded) bytes by delta, the artifact has \(artifactBytes)")
         let installed = project.path(try #require(second["storePath"] as? String))
         let after = try identity(installed)
         let published = try identity(project.path("build/seed/postcodes.sqlite"))
@@ -118,14 +123,22 @@ struct DeltaCommandTests {
     @Test func deltaOptionsThatCannotApplyAreRefused() throws {
         let project = try SampleProject()
         let noBase = try runSeedbuild(["build", "seeds/postcodes.csv", "--deltas", "3"], in: project.url)
-        #expect(noBase.status == 64 && noBase.stderr.contains("--deltas applies to a build following a base: give --base"), "\(noBase.stderr)")
+        #expect(
+            noBase.status == 64 && noBase.stderr.contains("--deltas applies to a build following a base: give --base"), "\(noBase.stderr)")
         let both = try runSeedbuild(["seeds/postcodes.csv", "--no-base", "--delta-max-share", "0.3"], in: project.url)
-        #expect(both.status == 64 && both.stderr.contains("--delta-max-share applies to a build following a base, and --no-base follows none"), "\(both.stderr)")
+        #expect(
+            both.status == 64 && both.stderr.contains("--delta-max-share applies to a build following a base, and --no-base follows none"),
+            "\(both.stderr)")
         let share = try runSeedbuild(["seeds/postcodes.csv", "--delta-max-share", "150%"], in: project.url)
-        #expect(share.status == 64 && share.stderr.contains("--delta-max-share takes a fraction more than 0 and at most 1 (0.5) or a percentage (50%), got \"150%\""), "\(share.stderr)")
+        #expect(
+            share.status == 64
+                && share.stderr.contains(
+                    "--delta-max-share takes a fraction more than 0 and at most 1 (0.5) or a percentage (50%), got \"150%\""),
+            "\(share.stderr)")
         let negative = try runSeedbuild(["seeds/postcodes.csv", "--deltas=-1"], in: project.url)
         #expect(negative.status == 64 && negative.stderr.contains("--deltas must be 0 (none) or more"), "\(negative.stderr)")
-        try #"{"model": "schemas/PostCodesModel.xcdatamodeld", "deltaMaxShare": 2}"#.write(toFile: project.path("seedbuild.json"), atomically: true, encoding: .utf8)
+        try #"{"model": "schemas/PostCodesModel.xcdatamodeld", "deltaMaxShare": 2}"#.write(
+            toFile: project.path("seedbuild.json"), atomically: true, encoding: .utf8)
         let file = try runSeedbuild(["seeds/postcodes.csv"], in: project.url)
         #expect(file.status == 65 && file.stderr.contains("\"deltaMaxShare\" must be a number more than 0 and at most 1"), "\(file.stderr)")
     }

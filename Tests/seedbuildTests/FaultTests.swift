@@ -17,7 +17,8 @@ struct FaultTests {
             let result = try runSeedbuild(["model", "show", name], in: project.url, environment: ["SWIFT_BACKTRACE": "enable=no"])
             #expect(result.status == 65, "\(name): \(result.stderr)")
             #expect(result.stderr.contains("\(name)/contents: line 1:"), "\(result.stderr)")
-            let build = try runSeedbuild(["build", "seeds/postcodes.csv", "--model", name], in: project.url, environment: ["SWIFT_BACKTRACE": "enable=no"])
+            let build = try runSeedbuild(
+                ["build", "seeds/postcodes.csv", "--model", name], in: project.url, environment: ["SWIFT_BACKTRACE": "enable=no"])
             #expect(build.status == 65, "\(name): \(build.stderr)")
         }
     }
@@ -56,10 +57,12 @@ extension FaultTests {
             try process.run()
             let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
-            if process.terminationStatus == 0 { continue }  // it fitted
+            if process.terminationStatus == 0 { continue } // it fitted
             failed.append(size)
             #expect(process.terminationStatus == 74, "\(size): \(stderr)")
-            #expect(stderr.contains("No space left on device") || stderr.contains("no space left on the device holding out"), "\(size): \(stderr)")
+            #expect(
+                stderr.contains("No space left on device") || stderr.contains("no space left on the device holding out"),
+                "\(size): \(stderr)")
             #expect(!stderr.contains("INSERT") && !stderr.contains("NSCocoaErrorDomain"), "\(size): \(stderr)")
             #expect(!stderr.contains("manifest.json\n"), "\(size): no manifest for a failed build")
         }
@@ -100,7 +103,8 @@ extension FaultTests {
         var bytes = Data((lines[0] + "\n").utf8)
         // The first record with a 0xFF byte at the start of its fourth field (ward).
         let fields = lines[1].split(separator: ",", omittingEmptySubsequences: false)
-        bytes += Data(fields[0..<3].joined(separator: ",").utf8) + Data([0x2C, 0xFF]) + Data((fields[3...].joined(separator: ",") + "\n").utf8)
+        bytes +=
+            Data(fields[0..<3].joined(separator: ",").utf8) + Data([0x2C, 0xFF]) + Data((fields[3...].joined(separator: ",") + "\n").utf8)
         try FileManager.default.createDirectory(atPath: project.path("one"), withIntermediateDirectories: true)
         try bytes.write(to: URL(fileURLWithPath: project.path("one/postcodes.csv")))
         try FileManager.default.copyItem(atPath: project.path("seeds/counties.csv"), toPath: project.path("one/counties.csv"))
@@ -124,10 +128,15 @@ extension FaultTests {
         #expect(try runSeedbuild(["build", "seeds/postcodes.csv"], in: project.url).status == 0)
         let publish = try runSeedbuild(["publish", "--to", "afile/dist"], in: project.url)
         #expect(publish.status == 73)
-        #expect(publish.stderr.contains("cannot create the folder (afile is a file, not a folder)") && !publish.stderr.contains("NSCocoaErrorDomain"), "\(publish.stderr)")
-        let migrate = try runSeedbuild(["migrate", "build/seed/postcodes.sqlite", "--format", "plain", "--out", "afile/plain.sqlite"], in: project.url)
+        #expect(
+            publish.stderr.contains("cannot create the folder (afile is a file, not a folder)")
+                && !publish.stderr.contains("NSCocoaErrorDomain"), "\(publish.stderr)")
+        let migrate = try runSeedbuild(
+            ["migrate", "build/seed/postcodes.sqlite", "--format", "plain", "--out", "afile/plain.sqlite"], in: project.url)
         #expect(migrate.status == 74)
-        #expect(migrate.stderr.contains("afile/plain.sqlite: cannot write here: ") && migrate.stderr.contains("afile is a file, not a folder"), "\(migrate.stderr)")
+        #expect(
+            migrate.stderr.contains("afile/plain.sqlite: cannot write here: ") && migrate.stderr.contains("afile is a file, not a folder"),
+            "\(migrate.stderr)")
         let keygen = try runSeedbuild(["keygen", "--out", "afile/keys"], in: project.url)
         #expect(keygen.status == 73)
         #expect(keygen.stderr.contains("afile/keys: cannot create the folder (afile is a file, not a folder)"), "\(keygen.stderr)")
@@ -145,7 +154,8 @@ extension FaultTests {
         #expect(refused.stderr.contains("the record is longer than 4096 bytes"), "\(refused.stderr)")
         let rejects = try Data(contentsOf: URL(fileURLWithPath: project.path("build/seed/postcodes.rejects.csv")))
         #expect(rejects.count < 4_500, "only a prefix of the record: \(rejects.count)")
-        #expect(try runSeedbuild(["build", "long/postcodes.csv", "--max-record-size", "4K", "--max-rejects", "1"], in: project.url).status == 0)
+        #expect(
+            try runSeedbuild(["build", "long/postcodes.csv", "--max-record-size", "4K", "--max-rejects", "1"], in: project.url).status == 0)
         #expect(try runSeedbuild(["build", "long/postcodes.csv", "--max-record-size", "1x"], in: project.url).status == 64)
 
         // The sample's CSVs through named pipes: one pass reads and hashes them.

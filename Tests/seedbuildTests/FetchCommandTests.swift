@@ -1,8 +1,9 @@
 import Foundation
 import SeedTestSupport
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite("seedbuild fetch on the command line")
@@ -44,7 +45,12 @@ struct FetchCommandTests {
 
         let channel = try #require(published["channel"] as? String)
         for outcome in ["installed", "alreadyInstalled"] {
-            let fetched = try object(try runSeedbuild(["fetch", channel, "--to", "app-data", "--allow-unsigned", "--model", "schemas/PostCodesModel.xcdatamodeld", "--user-model", "schemas/UserModel.xcdatamodeld", "--json"], in: project.url))
+            let fetched = try object(
+                try runSeedbuild(
+                    [
+                        "fetch", channel, "--to", "app-data", "--allow-unsigned", "--model", "schemas/PostCodesModel.xcdatamodeld",
+                        "--user-model", "schemas/UserModel.xcdatamodeld", "--json",
+                    ], in: project.url))
             #expect(fetched["outcome"] as? String == outcome)
             #expect(fetched["dataVersion"] as? Int == version)
             #expect(fetched["signedBy"] is NSNull)
@@ -54,7 +60,8 @@ struct FetchCommandTests {
         }
 
         // A failure is JSON on stdout too, with the exit status; the message stays on stderr.
-        let failed = try runSeedbuild(["fetch", "dist/no-such-dataset/1/", "--to", "app-data", "--allow-unsigned", "--json"], in: project.url)
+        let failed = try runSeedbuild(
+            ["fetch", "dist/no-such-dataset/1/", "--to", "app-data", "--allow-unsigned", "--json"], in: project.url)
         #expect(failed.status == 66, "nothing published there: missing input")
         #expect(failed.stderr.contains("dist/no-such-dataset/1/latest.json: no release there"), "\(failed.stderr)")
         let failure = try #require(try JSONSerialization.jsonObject(with: Data(failed.stdout.utf8)) as? [String: Any], "\(failed.stdout)")
@@ -69,7 +76,8 @@ struct FetchCommandTests {
         let project = try SampleProject()
         #expect(try runSeedbuild(["seeds/postcodes.csv"], in: project.url).status == 0)
         let olderUserModel = project.path("OlderUserModel.json")
-        try Data(#"""
+        try Data(
+            #"""
             {"name": "UserModel", "versionIdentifiers": ["0"],
              "configurations": [{"name": "UserConf", "entities": ["Bookmark", "Rating"]}],
              "entities": [
@@ -77,10 +85,14 @@ struct FetchCommandTests {
                {"name": "Rating", "attributes": [{"name": "postcode", "type": "String", "optional": false},
                                                  {"name": "stars", "type": "Integer 16", "optional": false}]}
              ]}
-            """#.utf8).write(to: URL(fileURLWithPath: olderUserModel))
+            """#.utf8
+        ).write(to: URL(fileURLWithPath: olderUserModel))
         func fetch(to folder: String, json: Bool = true) throws -> CommandResult {
             try runSeedbuild(
-                ["fetch", "dist/postcodes/2/", "--to", folder, "--allow-unsigned", "--model", "schemas/PostCodesModel.xcdatamodeld", "--user-model", olderUserModel]
+                [
+                    "fetch", "dist/postcodes/2/", "--to", folder, "--allow-unsigned", "--model", "schemas/PostCodesModel.xcdatamodeld",
+                    "--user-model", olderUserModel,
+                ]
                     + (json ? ["--json"] : []), in: project.url)
         }
         func summary(_ result: CommandResult) throws -> [String: Any] {
@@ -92,7 +104,8 @@ struct FetchCommandTests {
         #expect(installed["opensBy"] as? String == "restamp")
         #expect(installed["migration"] == nil)
         let store = try #require(installed["storePath"] as? String)
-        let inspected = try summary(try runSeedbuild(["inspect", store.hasPrefix("/") ? store : project.path(store), "--json"], in: project.url))
+        let inspected = try summary(
+            try runSeedbuild(["inspect", store.hasPrefix("/") ? store : project.path(store), "--json"], in: project.url))
         let hashes = try #require(inspected["versionHashes"] as? [String: Any])
         #expect(hashes["Bookmark"] != nil && inspected["restampedFrom"] != nil, "stamped for the app's model: \(inspected)")
 
@@ -131,7 +144,8 @@ struct FetchCommandTests {
         #expect(try runSeedbuild(["keygen", "--out", keys], in: project.url).status == 0)
         let built = try runSeedbuild(["seeds/postcodes.csv", "--sign-key", keys + "/seedbuild-signing.key"], in: project.url)
         #expect(built.status == 0, "\(built.stderr)")
-        let fetched = try runSeedbuild(["fetch", "dist/postcodes/2/", "--to", "app-data", "--trusted-key", keys + "/seedbuild-signing.pub"], in: project.url)
+        let fetched = try runSeedbuild(
+            ["fetch", "dist/postcodes/2/", "--to", "app-data", "--trusted-key", keys + "/seedbuild-signing.pub"], in: project.url)
         #expect(fetched.status == 0 && fetched.stderr.isEmpty, "\(fetched.stderr)")
     }
 
@@ -152,7 +166,9 @@ struct FetchCommandTests {
 
         let next = try runSeedbuild(["fetch", "dist/postcodes/2/", "--to", "app-data", "--allow-unsigned"], in: project.url)
         #expect(next.status == 0 && next.stdout.contains("installed data version"), "\(next.stderr)")
-        let left = try FileManager.default.contentsOfDirectory(atPath: project.path("app-data")).filter { $0.hasPrefix(".") && !$0.hasSuffix(".lock") }
+        let left = try FileManager.default.contentsOfDirectory(atPath: project.path("app-data")).filter {
+            $0.hasPrefix(".") && !$0.hasSuffix(".lock")
+        }
         #expect(left.isEmpty, "\(left)")
         withExtendedLifetime(server) {}
     }
@@ -163,7 +179,8 @@ struct FetchCommandTests {
         for _ in 0..<250 {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
             if let name = names.first(where: { $0.hasSuffix(".sqlite.gz.part") }),
-                ((try? FileManager.default.attributesOfItem(atPath: folder + "/" + name)[.size] as? NSNumber)?.intValue ?? 0) > 0 {
+                ((try? FileManager.default.attributesOfItem(atPath: folder + "/" + name)[.size] as? NSNumber)?.intValue ?? 0) > 0
+            {
                 return name
             }
             usleep(100_000)

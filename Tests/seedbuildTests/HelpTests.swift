@@ -6,7 +6,10 @@ import Testing
 /// nothing else, in any folder: help is parsed before any input is looked for.
 @Suite("Help")
 struct HelpTests {
-    static let commands = ["run", "build", "compress", "verify", "publish", "fetch", "diff", "inspect", "migrate", "query", "keygen", "model", "model show", "model hashes"]
+    static let commands = [
+        "run", "build", "compress", "verify", "publish", "fetch", "diff", "inspect", "migrate", "query", "keygen", "model", "model show",
+        "model hashes",
+    ]
 
     /// An empty folder: no seedbuild.json, no CSV.
     let empty: URL

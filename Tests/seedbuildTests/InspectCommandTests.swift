@@ -7,7 +7,8 @@ import Testing
 struct InspectCommandTests {
     private func builtProject() throws -> SampleProject {
         let project = try SampleProject()
-        let result = try runSeedbuild(["seeds/postcodes.csv", "--data-version", "5"], in: project.url, environment: ["SOURCE_DATE_EPOCH": "1700000000"])
+        let result = try runSeedbuild(
+            ["seeds/postcodes.csv", "--data-version", "5"], in: project.url, environment: ["SOURCE_DATE_EPOCH": "1700000000"])
         #expect(result.status == 0, "\(result.stderr)")
         return project
     }
@@ -22,7 +23,9 @@ struct InspectCommandTests {
         #expect(store.status == 0, "\(store.stderr)")
         let object = try json(store.stdout)
         // The seed is in Core Data's layout: its metadata is Z_METADATA's property list, every key printed.
-        let rows = String(decoding: try shell("sqlite3 '\(project.path("build/seed/postcodes.sqlite"))' 'SELECT count(*) FROM Z_METADATA'").output, as: UTF8.self)
+        let rows = String(
+            decoding: try shell("sqlite3 '\(project.path("build/seed/postcodes.sqlite"))' 'SELECT count(*) FROM Z_METADATA'").output,
+            as: UTF8.self)
         #expect(rows.trimmingCharacters(in: .whitespacesAndNewlines) == "1")
         let metadataKeys = try StoreMetadata.read(at: URL(fileURLWithPath: project.path("build/seed/postcodes.sqlite"))).values.keys
         #expect(Set(object.keys) == Set(metadataKeys + ["inspectedFile"]))
@@ -72,12 +75,15 @@ struct InspectCommandTests {
 
     @Test func setKeysOnAStoreOnly() throws {
         let project = try builtProject()
-        let set = try runSeedbuild(["inspect", "build/seed/postcodes.sqlite", "--set", "region=south", "--set", "reviewed={\"by\":\"ops\"}", "--json"], in: project.url)
+        let set = try runSeedbuild(
+            ["inspect", "build/seed/postcodes.sqlite", "--set", "region=south", "--set", "reviewed={\"by\":\"ops\"}", "--json"],
+            in: project.url)
         #expect(set.status == 0, "\(set.stderr)")
         let object = try json(set.stdout)
         #expect(object["region"] as? String == "south")
         #expect((object["reviewed"] as? [String: String]) == ["by": "ops"])
-        let mode = try FileManager.default.attributesOfItem(atPath: project.path("build/seed/postcodes.sqlite"))[.posixPermissions] as? NSNumber
+        let mode =
+            try FileManager.default.attributesOfItem(atPath: project.path("build/seed/postcodes.sqlite"))[.posixPermissions] as? NSNumber
         #expect(mode?.intValue == 0o444, "still read-only")
 
         let managed = try runSeedbuild(["inspect", "build/seed/postcodes.sqlite", "--set", "storeUUID=x"], in: project.url)
@@ -101,7 +107,8 @@ struct InspectCommandTests {
         #expect(again.status == 73, "never overwrites a key")
         let build = try runSeedbuild(["seeds/postcodes.csv", "--sign-key", "keys/seedbuild-signing.key"], in: project.url)
         #expect(build.status == 0, "\(build.stderr)")
-        let manifest = try json(String(decoding: try Data(contentsOf: URL(fileURLWithPath: project.path("build/seed/manifest.json"))), as: UTF8.self))
+        let manifest = try json(
+            String(decoding: try Data(contentsOf: URL(fileURLWithPath: project.path("build/seed/manifest.json"))), as: UTF8.self))
         let signature = try #require(manifest["signature"] as? [String: String])
         #expect(signature["algorithm"] == "Ed25519" && signature["keyId"]?.count == 16)
     }
@@ -116,7 +123,9 @@ struct InspectCommandTests {
         }
         // The manifest is fresh: only when it was written and when it expires may differ.
         func manifest(_ project: SampleProject) throws -> NSDictionary {
-            let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: project.path("build/seed/manifest.json")))) as? [String: Any]
+            let object =
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: project.path("build/seed/manifest.json"))))
+                as? [String: Any]
             return (object ?? [:]).filter { $0.key != "issued" && $0.key != "expires" } as NSDictionary
         }
         #expect(try manifest(first) == manifest(second))

@@ -22,7 +22,8 @@ struct KeygenTests {
         let repository = root.appendingPathComponent("repo")
         try FileManager.default.createDirectory(at: repository, withIntermediateDirectories: true)
         try git(["init", "-q"], in: repository)
-        let refused = try runSeedbuild(["keygen", "--out", "keys"], in: repository, environment: ["XDG_CONFIG_HOME": root.path + "/config"])
+        let refused = try runSeedbuild(
+            ["keygen", "--out", "keys"], in: repository, environment: ["XDG_CONFIG_HOME": root.path + "/config"])
         #expect(refused.status == 73)
         #expect(refused.stderr.contains("inside the git work tree"), "\(refused.stderr)")
         #expect(refused.stderr.contains("--out \(root.path)/config/seedbuild/keys"), "suggests a place outside: \(refused.stderr)")
@@ -31,7 +32,9 @@ struct KeygenTests {
         try Data("keys/\n".utf8).write(to: repository.appendingPathComponent(".gitignore"))
         let ignored = try runSeedbuild(["keygen", "--out", "keys"], in: repository)
         #expect(ignored.status == 0, "\(ignored.stderr)")
-        let mode = try FileManager.default.attributesOfItem(atPath: repository.path + "/keys/seedbuild-signing.key")[.posixPermissions] as? NSNumber
+        let mode =
+            try FileManager.default.attributesOfItem(atPath: repository.path + "/keys/seedbuild-signing.key")[.posixPermissions]
+            as? NSNumber
         #expect(mode?.intValue == 0o600)
 
         // The suggested default lies outside any work tree.
@@ -54,11 +57,13 @@ struct KeygenTests {
             let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
             return (object?["signature"] as? [String: Any])?["keyId"] as? String
         }
-        let named = try runSeedbuild(["build", "seeds/postcodes.csv", "--sign-key", "env:CI_SECRET"], in: project.url, environment: ["CI_SECRET": pem])
+        let named = try runSeedbuild(
+            ["build", "seeds/postcodes.csv", "--sign-key", "env:CI_SECRET"], in: project.url, environment: ["CI_SECRET": pem])
         #expect(named.status == 0, "\(named.stderr)")
         #expect(try signature() == keyID)
 
-        let byDefault = try runSeedbuild(["build", "seeds/postcodes.csv", "--out", "build/seed"], in: project.url, environment: ["SEEDBUILD_SIGN_KEY": pem])
+        let byDefault = try runSeedbuild(
+            ["build", "seeds/postcodes.csv", "--out", "build/seed"], in: project.url, environment: ["SEEDBUILD_SIGN_KEY": pem])
         #expect(byDefault.status == 0, "\(byDefault.stderr)")
         #expect(try signature() == keyID)
 

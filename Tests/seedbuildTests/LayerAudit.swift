@@ -88,7 +88,9 @@ struct LayerAudit {
                 guard let lowest = candidates.min(by: { $0.layer < $1.layer }), lowest.layer > own else { continue }
                 // An extension's member may be meant as any member of that name (`.insert` of a set); one
                 // declared at or below this layer is the one meant. A free function or a type has no such double.
-                if candidates.allSatisfy({ $0.declaration.extended != nil }), let member = lowestMember[use.name], member <= own { continue }
+                if candidates.allSatisfy({ $0.declaration.extended != nil }), let member = lowestMember[use.name], member <= own {
+                    continue
+                }
                 findings.append(Finding(file: file, name: use.name, kind: lowest.declaration.kind, declaredIn: lowest.folder))
             }
         }
@@ -201,7 +203,10 @@ struct LayerAudit {
     /// What a file declares: for other files (top level, and what its extensions add), and every
     /// member name it declares at any depth (which a `.name` use may mean).
     static func index(_ code: String) -> (exported: [Declaration], members: Set<String>) {
-        let header = try! Regex(#"^\s*(?<access>(?:"# + modifiers + #"))(?<keyword>struct|enum|class|protocol|actor|typealias|extension|func|var|let|case|init|subscript|(?:infix|prefix|postfix)\s+operator)\b\s*(?<name>`?[A-Za-z_][\w.]*`?|[/=\-+!*%<>&|^~?.]+)?"#)
+        let header = try! Regex(
+            #"^\s*(?<access>(?:"# + modifiers
+                + #"))(?<keyword>struct|enum|class|protocol|actor|typealias|extension|func|var|let|case|init|subscript|(?:infix|prefix|postfix)\s+operator)\b\s*(?<name>`?[A-Za-z_][\w.]*`?|[/=\-+!*%<>&|^~?.]+)?"#
+        )
         var exported: [Declaration] = []
         var members: Set<String> = []
         /// The open braces: whether each is an extension's body (and whether that extension is private).

@@ -11,17 +11,40 @@ struct LayerAuditTests {
     /// Each target's folders, lowest layer first; folders of one layer may use each other. Files at
     /// a target's root (all of `seedbuild`'s) sit above its folders.
     static let layers: [(target: String, layers: [[String]])] = [
-        ("SeedModel", [["Model", "Diagnostics"], ["Validation", "Versioning", "Migration"], ["JSON", "Xcode", "Compiled"], ["Loading"]]),
-        ("SeedInstall", [["Errors", "JSON"], ["Files", "SQLite"], ["Compression", "Transfer"], ["Metadata"], ["Artifact", "CoreData"], ["Install", "Delta"]]),
-        ("SeedStore", [["Values"], ["SQLite"], ["CoreData"], ["Schema"], ["Predicate", "Migration"], ["Coordinator", "Stores"], ["Context"], ["Records"]]),
-        ("SeedPipeline", [["CSV", "Compression"], ["Ingest"], ["Build", "Delta", "Diff", "Artifact"], ["Publish", "Report", "Verify", "Inspect", "Query", "Project"]]),
+        (
+            "SeedModel",
+            [["Model", "Diagnostics"], ["Validation", "Versioning", "Migration"], ["JSON", "Xcode", "Compiled"], ["Loading"]]
+        ),
+        (
+            "SeedInstall",
+            [
+                ["Errors", "JSON"], ["Files", "SQLite"], ["Compression", "Transfer"], ["Metadata"], ["Artifact", "CoreData"],
+                ["Install", "Delta"],
+            ]
+        ),
+        (
+            "SeedStore",
+            [
+                ["Values"], ["SQLite"], ["CoreData"], ["Schema"], ["Predicate", "Migration"], ["Coordinator", "Stores"], ["Context"],
+                ["Records"],
+            ]
+        ),
+        (
+            "SeedPipeline",
+            [
+                ["CSV", "Compression"], ["Ingest"], ["Build", "Delta", "Diff", "Artifact"],
+                ["Publish", "Report", "Verify", "Inspect", "Query", "Project"],
+            ]
+        ),
         ("seedbuild", []),
     ]
 
     /// Uses that run up a layer on purpose, each with its reason.
     static let allowed: [(file: String, name: String, why: String)] = [
-        ("Sources/SeedStore/Coordinator/StoreCoordinator.swift", "WeakContext",
-         "the coordinator holds its top-level contexts weakly, so that a save merges into the others"),
+        (
+            "Sources/SeedStore/Coordinator/StoreCoordinator.swift", "WeakContext",
+            "the coordinator holds its top-level contexts weakly, so that a save merges into the others"
+        )
     ]
 
     /// What each library target may import besides the system's modules: what Package.swift declares
@@ -39,9 +62,13 @@ struct LayerAuditTests {
         for (target, layers) in Self.layers {
             let root = repositoryRoot.appendingPathComponent("Sources/\(target)")
             var texts: [String: String] = [:]
-            for file in try Self.swiftFiles(in: root) { texts[file] = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8) }
+            for file in try Self.swiftFiles(in: root) {
+                texts[file] = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+            }
             let folders = Set(texts.keys.compactMap(LayerAudit.folder))
-            #expect(folders == Set(layers.joined()), "\(target)'s folders and the layers listed here differ: \(folders.symmetricDifference(layers.joined()).sorted())")
+            #expect(
+                folders == Set(layers.joined()),
+                "\(target)'s folders and the layers listed here differ: \(folders.symmetricDifference(layers.joined()).sorted())")
             for finding in LayerAudit(layers: layers).findings(texts) {
                 let path = "Sources/\(target)/\(finding.file)"
                 if Self.allowed.contains(where: { $0.file == path && $0.name == finding.name }) {
@@ -61,27 +88,44 @@ struct LayerAuditTests {
         ("a type", "public struct Signer {}\n", "let signer = Signer()\n", "Signer"),
         ("a nested type an extension adds", "extension Data {\n    struct Chunk {}\n}\n", "let chunk = Data.Chunk()\n", "Chunk"),
         ("an extension method", "extension String {\n    func quoted() -> String { self }\n}\n", "let q = name.quoted()\n", "quoted"),
-        ("an extension property", "extension CoreDataSchema {\n    package var contentDumps: [String] { [] }\n}\n",
-         "digest = compute(tables: new.contentDumps)\n", "contentDumps"),
-        ("an extension property on a type of ours the file names", "extension Schema {\n    var dumps: [String] { [] }\n}\n",
-         "func restamp(_ new: Schema) -> [String] { new.dumps }\n", "dumps"),
+        (
+            "an extension property", "extension CoreDataSchema {\n    package var contentDumps: [String] { [] }\n}\n",
+            "digest = compute(tables: new.contentDumps)\n", "contentDumps"
+        ),
+        (
+            "an extension property on a type of ours the file names", "extension Schema {\n    var dumps: [String] { [] }\n}\n",
+            "func restamp(_ new: Schema) -> [String] { new.dumps }\n", "dumps"
+        ),
         ("an extension's static member", "extension Int {\n    static let pageSize = 4096\n}\n", "let size = Int.pageSize\n", "pageSize"),
-        ("a method called on self in an extension", "extension Model {\n    func rebuild() {}\n}\n", "extension Model {\n    func go() { rebuild() }\n}\n", "rebuild"),
+        (
+            "a method called on self in an extension", "extension Model {\n    func rebuild() {}\n}\n",
+            "extension Model {\n    func go() { rebuild() }\n}\n", "rebuild"
+        ),
         ("a free function", "func sqlLiteral(_ text: String) -> String { text }\n", "let literal = sqlLiteral(entity)\n", "sqlLiteral"),
-        ("a free function inside a string's interpolation", "func sqlLiteral(_ text: String) -> String { text }\n",
-         "let sql = \"WHERE v.entity = \\(sqlLiteral(name)) AND \\(\"x\")\"\n", "sqlLiteral"),
+        (
+            "a free function inside a string's interpolation", "func sqlLiteral(_ text: String) -> String { text }\n",
+            "let sql = \"WHERE v.entity = \\(sqlLiteral(name)) AND \\(\"x\")\"\n", "sqlLiteral"
+        ),
         ("a global constant", "let windowBits: Int32 = -15\n", "let bits = windowBits\n", "windowBits"),
         ("an operator", "infix operator <~>: AdditionPrecedence\nfunc <~> (a: Int, b: Int) -> Int { a }\n", "let x = 1 <~> 2\n", "<~>"),
-        ("an operator a type implements", "extension Version {\n    static func <~> (a: Version, b: Version) -> Bool { true }\n}\n", "let x = a <~> b\n", "<~>"),
+        (
+            "an operator a type implements", "extension Version {\n    static func <~> (a: Version, b: Version) -> Bool { true }\n}\n",
+            "let x = a <~> b\n", "<~>"
+        ),
     ])
     func theAuditFindsEachKindOfUpwardUse(kind: String, declaration: String, use: String, name: String) {
         let audit = LayerAudit(layers: [["Low"], ["High"]])
         // A member of that name in the lower layer's own type does not hide a free function or a type.
-        let lowerMember = "struct Schema {}\nstruct Value {\n    func sqlLiteral(fieldText: String) -> String { fieldText }\n}\nextension Value {\n    var sqlLiteral: String { \"\" }\n}\n"
+        let lowerMember =
+            "struct Schema {}\nstruct Value {\n    func sqlLiteral(fieldText: String) -> String { fieldText }\n}\nextension Value {\n    var sqlLiteral: String { \"\" }\n}\n"
         let planted = audit.findings(["High/Declared.swift": declaration, "Low/Value.swift": lowerMember, "Low/User.swift": use])
         #expect(planted.map(\.file) == ["Low/User.swift"] && planted.map(\.name) == [name], "\(kind): \(planted)")
-        #expect(audit.findings(["High/Declared.swift": declaration, "Low/Value.swift": lowerMember, "High/User.swift": use]).isEmpty, "\(kind), used beside it")
-        #expect(audit.findings(["Low/Declared.swift": declaration, "Low/Value.swift": lowerMember, "High/User.swift": use]).isEmpty, "\(kind), used from above")
+        #expect(
+            audit.findings(["High/Declared.swift": declaration, "Low/Value.swift": lowerMember, "High/User.swift": use]).isEmpty,
+            "\(kind), used beside it")
+        #expect(
+            audit.findings(["Low/Declared.swift": declaration, "Low/Value.swift": lowerMember, "High/User.swift": use]).isEmpty,
+            "\(kind), used from above")
     }
 
     /// What the audit must not take for a use: words in comments and strings, argument labels, names
@@ -114,7 +158,10 @@ struct LayerAuditTests {
             let count = read(descriptor, buffer, 1)
             """
         #expect(audit.findings(["High/A.swift": high, "Low/B.swift": low]).isEmpty)
-        #expect(Self.importedModules("import Foundation\n@_exported import SeedInstall\npackage import GRDB\n#if canImport(SQLite3)\ninternal import SQLite3\n#endif\n") == ["Foundation", "SeedInstall", "GRDB", "SQLite3"])
+        #expect(
+            Self.importedModules(
+                "import Foundation\n@_exported import SeedInstall\npackage import GRDB\n#if canImport(SQLite3)\ninternal import SQLite3\n#endif\n"
+            ) == ["Foundation", "SeedInstall", "GRDB", "SQLite3"])
     }
 
     @Test func libraryTargetsImportOnlyWhatTheyDeclare() throws {
@@ -137,7 +184,9 @@ struct LayerAuditTests {
 
     static func importedModules(_ text: String) -> [String] {
         text.split(separator: "\n").compactMap { line in
-            (try? #/^\s*(?:@\w+\s+)?(?:(?:public|package|internal|fileprivate|private)\s+)?import\s+(\w+)/#.prefixMatch(in: line)).flatMap { $0 }.map { String($0.output.1) }
+            (try? #/^\s*(?:@\w+\s+)?(?:(?:public|package|internal|fileprivate|private)\s+)?import\s+(\w+)/#.prefixMatch(in: line)).flatMap {
+                $0
+            }.map { String($0.output.1) }
         }
     }
 }

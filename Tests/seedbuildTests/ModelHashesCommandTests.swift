@@ -8,14 +8,17 @@ struct ModelHashesCommandTests {
         // The merged sample models, as an app's coordinator merges them; pinned so any change to the
         // hash algorithm or the sample models is seen (the algorithm itself is checked against Apple's
         // output in SeedStoreTests' Core Data oracles).
-        let result = try runSeedbuild(["model", "hashes", "schemas/PostCodesModel.xcdatamodeld", "schemas/UserModel.xcdatamodeld", "--base64"])
+        let result = try runSeedbuild([
+            "model", "hashes", "schemas/PostCodesModel.xcdatamodeld", "schemas/UserModel.xcdatamodeld", "--base64",
+        ])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == """
-            ZQc6hV3uiDmwzlnxEAtxaJR2aPmz8dWx0Om6Un9EIbQ=  County
-            oPX62Z/f2RB8nkmEHY4w8g+iz0fDEGCEzU42sGfItuM=  Postcode
-            gnVk+YPwYBmmfWwz79lrUAwKfbQDsnsS2CnpN/BUyCI=  Rating
+        #expect(
+            result.stdout == """
+                ZQc6hV3uiDmwzlnxEAtxaJR2aPmz8dWx0Om6Un9EIbQ=  County
+                oPX62Z/f2RB8nkmEHY4w8g+iz0fDEGCEzU42sGfItuM=  Postcode
+                gnVk+YPwYBmmfWwz79lrUAwKfbQDsnsS2CnpN/BUyCI=  Rating
 
-            """)
+                """)
         let json = try runSeedbuild(["model", "hashes", "schemas/PostCodesModel.xcdatamodeld", "schemas/UserModel.xcdatamodeld", "--json"])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect(object["versionChecksum"] as? String == "AFyyylVKWGtyWXehGUH/a6tNVaMJLePaoYCVgPv5t4U=")
@@ -24,7 +27,9 @@ struct ModelHashesCommandTests {
     @Test func printsWhatApplesCompilerWrote() throws {
         // CoreDataPlus's SampleModel3: Xcode's contents and the VersionInfo.plist momc wrote from it.
         let oracle = OracleFixtures.url("alemar11__CoreDataPlus/SampleModel3")
-        let result = try runSeedbuild(["model", "hashes", oracle.appendingPathComponent("SampleModel3.xcdatamodeld/SampleModel3.xcdatamodel").path, "--base64"])
+        let result = try runSeedbuild([
+            "model", "hashes", oracle.appendingPathComponent("SampleModel3.xcdatamodeld/SampleModel3.xcdatamodel").path, "--base64",
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         let info = try Data(contentsOf: oracle.appendingPathComponent("Fixtures/SampleModel3.momd/VersionInfo.plist"))
         let plist = try PropertyListSerialization.propertyList(from: info, format: nil) as? [String: Any]
@@ -37,17 +42,22 @@ struct ModelHashesCommandTests {
 
 @Suite("seedbuild model hashes of a model cached in a Core Data store")
 struct CachedModelHashesTests {
-    @Test(arguments: OracleFixtures.present([
-        "alemar11__CoreDataPlus/SampleModel2/Fixtures/SampleModel2_V2.sqlite",
-        "wireapp__wire-ios-data-model/stores/store2-52-0.wiredatabase",
-    ]))
+    @Test(
+        arguments: OracleFixtures.present([
+            "alemar11__CoreDataPlus/SampleModel2/Fixtures/SampleModel2_V2.sqlite",
+            "wireapp__wire-ios-data-model/stores/store2-52-0.wiredatabase",
+        ]))
     func storeModelHashesEqualTheStampedOnes(_ path: String) throws {
         let store = OracleFixtures.url(path).path
         let hashes = try runSeedbuild(["model", "hashes", store, "--json"])
         #expect(hashes.status == 0, "\(hashes.stderr)")
-        let entities = (try JSONSerialization.jsonObject(with: Data(hashes.stdout.utf8)) as? [String: Any])?["entities"] as? [String: [String: String]] ?? [:]
+        let entities =
+            (try JSONSerialization.jsonObject(with: Data(hashes.stdout.utf8)) as? [String: Any])?["entities"] as? [String: [String: String]]
+            ?? [:]
         let inspected = try runSeedbuild(["inspect", store, "--json"])
-        let stamped = (try JSONSerialization.jsonObject(with: Data(inspected.stdout.utf8)) as? [String: Any])?["versionHashes"] as? [String: String] ?? [:]
+        let stamped =
+            (try JSONSerialization.jsonObject(with: Data(inspected.stdout.utf8)) as? [String: Any])?["versionHashes"] as? [String: String]
+            ?? [:]
         #expect(!stamped.isEmpty && entities.mapValues { $0["hex"] ?? "" } == stamped)
     }
 }

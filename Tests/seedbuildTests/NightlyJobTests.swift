@@ -33,20 +33,28 @@ struct NightlyJobTests {
 
         #expect(try runSeedbuild(["keygen", "--out", keys]).status == 0)
         // The channel is unsigned: a signing build follows it only when told, once.
-        let refused = try runSeedbuild(["seeds/postcodes.csv", "--sign-key", keys + "/seedbuild-signing.key"], in: project.url, environment: environment)
+        let refused = try runSeedbuild(
+            ["seeds/postcodes.csv", "--sign-key", keys + "/seedbuild-signing.key"], in: project.url, environment: environment)
         #expect(refused.status == 65, "\(refused.stderr)")
         #expect(refused.stderr.contains("--allow-unsigned-base"), "\(refused.stderr)")
         let signed = try runSeedbuild(
-            ["seeds/postcodes.csv", "--sign-key", keys + "/seedbuild-signing.key", "--allow-unsigned-base"], in: project.url, environment: environment)
+            ["seeds/postcodes.csv", "--sign-key", keys + "/seedbuild-signing.key", "--allow-unsigned-base"], in: project.url,
+            environment: environment)
         #expect(signed.status == 0, "\(signed.stderr)")
-        #expect(signed.stdout.contains("refreshed data version 202311142213 at dist/postcodes/2/: the published manifest is unsigned, this build's is signed by key"))
-        let fetched = try runSeedbuild(["fetch", "dist/postcodes/2/", "--to", "app", "--trusted-key", keys + "/seedbuild-signing.pub"], in: project.url)
+        #expect(
+            signed.stdout.contains(
+                "refreshed data version 202311142213 at dist/postcodes/2/: the published manifest is unsigned, this build's is signed by key"
+            ))
+        let fetched = try runSeedbuild(
+            ["fetch", "dist/postcodes/2/", "--to", "app", "--trusted-key", keys + "/seedbuild-signing.pub"], in: project.url)
         #expect(fetched.status == 0, "\(fetched.stderr)")
         #expect(fetched.stdout.contains("installed data version 202311142213"))
 
         let unsigned = try runSeedbuild(["seeds/postcodes.csv"], in: project.url, environment: environment)
         #expect(unsigned.status == 65)
-        #expect(unsigned.stderr.contains("build/seed/manifest.json: unsigned, but the release at dist/postcodes/2/latest.json is signed by key"))
+        #expect(
+            unsigned.stderr.contains("build/seed/manifest.json: unsigned, but the release at dist/postcodes/2/latest.json is signed by key")
+        )
         #expect(unsigned.stderr.contains("--allow-unsigned"))
         let told = try runSeedbuild(["publish", "--allow-unsigned"], in: project.url)
         #expect(told.status == 0, "\(told.stderr)")
@@ -74,20 +82,31 @@ struct NightlyJobTests {
         project.write("entity.json", #"{"Postcode": {"latitude": "latitude"}, "Countty": {"x": null}}"#)
         let entity = try runSeedbuild(["build", "seeds/postcodes.csv", "--mapping", "entity.json"], in: project.url)
         #expect(entity.status == 65)
-        #expect(entity.stderr.contains(#"entity.json (field "Countty"): "Countty" is not an entity of configuration PostCodesConf (County, Postcode); did you mean County?"#), "\(entity.stderr)")
+        #expect(
+            entity.stderr.contains(
+                #"entity.json (field "Countty"): "Countty" is not an entity of configuration PostCodesConf (County, Postcode); did you mean County?"#
+            ), "\(entity.stderr)")
 
-        for (name, mapping) in [("renamed.json", #"{"Postcode": {"pcds": "postcode"}}"#), ("skipped.json", #"{"Postcode": {"objectid": null}}"#)] {
+        for (name, mapping) in [
+            ("renamed.json", #"{"Postcode": {"pcds": "postcode"}}"#), ("skipped.json", #"{"Postcode": {"objectid": null}}"#),
+        ] {
             project.write(name, mapping)
             let result = try runSeedbuild(["build", "seeds/postcodes.csv", "--mapping", name], in: project.url)
             let column = mapping.contains("pcds") ? "pcds" : "objectid"
             #expect(result.status == 65, "\(result.stderr)")
-            #expect(result.stderr.contains("seeds/postcodes.csv:1 (field \"\(column)\"): \(name) names column \"\(column)\" for Postcode, but this file has no such column"), "\(result.stderr)")
+            #expect(
+                result.stderr.contains(
+                    "seeds/postcodes.csv:1 (field \"\(column)\"): \(name) names column \"\(column)\" for Postcode, but this file has no such column"
+                ), "\(result.stderr)")
         }
         #expect(!FileManager.default.fileExists(atPath: project.path("build/seed/postcodes.sqlite")))
 
-        let ignored = try runSeedbuild(["build", "seeds/postcodes.csv", "--ignore-column", "bogus", "--ignore-column", "ward"], in: project.url)
+        let ignored = try runSeedbuild(
+            ["build", "seeds/postcodes.csv", "--ignore-column", "bogus", "--ignore-column", "ward"], in: project.url)
         #expect(ignored.status == 0, "\(ignored.stderr)")
-        #expect(ignored.stderr.contains("--ignore-column bogus matched no column of seeds/counties.csv, seeds/postcodes.csv"), "\(ignored.stderr)")
+        #expect(
+            ignored.stderr.contains("--ignore-column bogus matched no column of seeds/counties.csv, seeds/postcodes.csv"),
+            "\(ignored.stderr)")
         #expect(!ignored.stderr.contains("--ignore-column ward"), "ward is a column of postcodes.csv: \(ignored.stderr)")
     }
 

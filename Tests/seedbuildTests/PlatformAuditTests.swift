@@ -19,12 +19,20 @@ struct PlatformAuditTests {
         Rule(pattern: #"\bMutex\s*<"#, why: "Mutex needs iOS 18 / macOS 15: use NSLock"),
         Rule(pattern: #"\bAtomic\s*<"#, why: "Atomic needs iOS 18 / macOS 15: use NSLock"),
         Rule(pattern: #"\b(U?Int128)\b"#, why: "Int128 and UInt128 need iOS 18 / macOS 15"),
-        Rule(pattern: #"\b(RawSpan|MutableSpan|MutableRawSpan|OutputSpan|UTF8Span|InlineArray)\b|\.span\b"#, why: "Span and InlineArray need iOS 26 / macOS 26: use withUnsafeBufferPointer"),
-        Rule(pattern: #"String\(validating:"#, why: "String(validating:) needs iOS 18 / macOS 15: use String(decoding:as:) with a check, or String(validatingUTF8:)"),
+        Rule(
+            pattern: #"\b(RawSpan|MutableSpan|MutableRawSpan|OutputSpan|UTF8Span|InlineArray)\b|\.span\b"#,
+            why: "Span and InlineArray need iOS 26 / macOS 26: use withUnsafeBufferPointer"),
+        Rule(
+            pattern: #"String\(validating:"#,
+            why: "String(validating:) needs iOS 18 / macOS 15: use String(decoding:as:) with a check, or String(validatingUTF8:)"),
         Rule(pattern: #"\bTask\.immediate\b|withTaskExecutorPreference|\bTaskExecutor\b"#, why: "needs iOS 18 / macOS 15 or later"),
-        Rule(pattern: #"\bst_[amc]tim\b"#, why: "Linux's stat field; Apple's systems name it st_mtimespec", allowedUnder: ["canImport(Glibc)", "os(Linux)", "!canImport(Darwin)", "#else"]),
+        Rule(
+            pattern: #"\bst_[amc]tim\b"#, why: "Linux's stat field; Apple's systems name it st_mtimespec",
+            allowedUnder: ["canImport(Glibc)", "os(Linux)", "!canImport(Darwin)", "#else"]),
         Rule(pattern: #"\bProcess\(\)"#, why: "Process does not exist on iOS, tvOS, watchOS or visionOS", allowedUnder: ["os(macOS)"]),
-        Rule(pattern: #"^\s*import\s+(Glibc|FoundationNetworking|Musl|FoundationXML)\b"#, why: "Linux-only module: import it behind #if canImport", allowedUnder: ["canImport("]),
+        Rule(
+            pattern: #"^\s*import\s+(Glibc|FoundationNetworking|Musl|FoundationXML)\b"#,
+            why: "Linux-only module: import it behind #if canImport", allowedUnder: ["canImport("]),
     ]
 
     /// The library products' sources, which apps compile for Apple's platforms.
@@ -40,7 +48,8 @@ struct PlatformAuditTests {
         var findings: [String] = []
         for folder in Self.libraryFolders {
             let root = repositoryRoot.appendingPathComponent(folder)
-            let files = (FileManager.default.enumerator(atPath: root.path)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".swift") }.sorted()
+            let files = (FileManager.default.enumerator(atPath: root.path)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".swift") }
+                .sorted()
             #expect(!files.isEmpty, "no sources in \(folder)")
             for file in files {
                 let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
@@ -69,10 +78,22 @@ struct PlatformAuditTests {
         var branches: [String] = []
         for (number, line) in text.components(separatedBy: "\n").enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if trimmed.hasPrefix("#if") { branches.append(trimmed); continue }
-            if trimmed.hasPrefix("#elseif") { branches[branches.count - 1] = trimmed; continue }
-            if trimmed.hasPrefix("#else") { branches[branches.count - 1] = "#else"; continue }
-            if trimmed.hasPrefix("#endif") { _ = branches.popLast(); continue }
+            if trimmed.hasPrefix("#if") {
+                branches.append(trimmed)
+                continue
+            }
+            if trimmed.hasPrefix("#elseif") {
+                branches[branches.count - 1] = trimmed
+                continue
+            }
+            if trimmed.hasPrefix("#else") {
+                branches[branches.count - 1] = "#else"
+                continue
+            }
+            if trimmed.hasPrefix("#endif") {
+                _ = branches.popLast()
+                continue
+            }
             let code = trimmed.components(separatedBy: "//").first ?? ""
             for rule in rules where code.range(of: rule.pattern, options: .regularExpression) != nil {
                 let allowed = branches.contains { branch in rule.allowedUnder.contains { branch.contains($0) } }

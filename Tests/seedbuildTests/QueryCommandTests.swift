@@ -13,10 +13,12 @@ struct QueryCommandTests {
         let build = try runSeedbuild(["build", "seeds/postcodes.csv"], in: project.url)
         #expect(build.status == 0, "\(build.stderr)")
         let model = try Model.merged([
-            ModelLoader.load(project.path("schemas/PostCodesModel.xcdatamodeld")), ModelLoader.load(project.path("schemas/UserModel.xcdatamodeld")),
+            ModelLoader.load(project.path("schemas/PostCodesModel.xcdatamodeld")),
+            ModelLoader.load(project.path("schemas/UserModel.xcdatamodeld")),
         ])
         let coordinator = StoreCoordinator(model: model)
-        try coordinator.addStore(StoreDescription(type: .sqlite, url: URL(fileURLWithPath: project.path("user.sqlite")), configuration: "UserConf"))
+        try coordinator.addStore(
+            StoreDescription(type: .sqlite, url: URL(fileURLWithPath: project.path("user.sqlite")), configuration: "UserConf"))
         let context = ObjectContext(coordinator: coordinator)
         for (postcode, stars, comment) in [("CT2 0WG", 5, "quiet"), ("CT2 0WG", 3, nil), ("CT5 1GL", 4, "by the sea")] {
             let rating = try context.insert(entity: "Rating")
@@ -33,7 +35,10 @@ struct QueryCommandTests {
         let project = try project()
         let result = try runSeedbuild(
             ["query", "--store", "build/seed/postcodes.sqlite:PostCodesConf:ro", "--store", "user.sqlite:UserConf"] + models
-                + ["Postcode", "--where", "postcode BEGINSWITH 'CT' AND ward != nil", "--fetched", "ratings", "--sort", "postcode:desc", "--json"],
+                + [
+                    "Postcode", "--where", "postcode BEGINSWITH 'CT' AND ward != nil", "--fetched", "ratings", "--sort", "postcode:desc",
+                    "--json",
+                ],
             in: project.url)
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map { try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
@@ -49,7 +54,9 @@ struct QueryCommandTests {
 
         // Not a terminal: JSON Lines without --json too; --limit cuts.
         let limited = try runSeedbuild(
-            ["query", "--store", "build/seed/postcodes.sqlite:ro", "--store", "user.sqlite"] + models + ["Rating", "--sort", "rating", "--limit", "2"], in: project.url)
+            ["query", "--store", "build/seed/postcodes.sqlite:ro", "--store", "user.sqlite"] + models + [
+                "Rating", "--sort", "rating", "--limit", "2",
+            ], in: project.url)
         #expect(limited.status == 0, "\(limited.stderr)")
         #expect(limited.stdout.split(separator: "\n").map { $0.contains("\"rating\":3") || $0.contains("\"rating\":4") } == [true, true])
     }
@@ -70,13 +77,19 @@ struct QueryCommandTests {
         #expect(missing.status == 66)
         #expect(missing.stderr.contains("nowhere.sqlite: no such store"))
         let seedBefore = try Data(contentsOf: URL(fileURLWithPath: project.path("build/seed/postcodes.sqlite")))
-        let unmarked = try runSeedbuild(["query", "--store", "build/seed/postcodes.sqlite"] + models + ["County", "--limit", "1"], in: project.url)
+        let unmarked = try runSeedbuild(
+            ["query", "--store", "build/seed/postcodes.sqlite"] + models + ["County", "--limit", "1"], in: project.url)
         #expect(unmarked.status == 0, "\(unmarked.stderr)")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: project.path("build/seed/postcodes.sqlite"))) == seedBefore, "a query never changes a store, :ro or not")
-        let artifact = try runSeedbuild(["query", "--store", "build/seed/postcodes.sqlite.gz:ro"] + models + ["County", "--where", "code == 'E10000016'"], in: project.url)
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: project.path("build/seed/postcodes.sqlite"))) == seedBefore,
+            "a query never changes a store, :ro or not")
+        let artifact = try runSeedbuild(
+            ["query", "--store", "build/seed/postcodes.sqlite.gz:ro"] + models + ["County", "--where", "code == 'E10000016'"],
+            in: project.url)
         #expect(artifact.status == 0, "\(artifact.stderr)")
         #expect(artifact.stdout.contains("\"name\":\"Kent\""))
-        let usage = try runSeedbuild(["query", "--store", "user.sqlite"] + models + ["Rating", "--sort", "rating:sideways"], in: project.url)
+        let usage = try runSeedbuild(
+            ["query", "--store", "user.sqlite"] + models + ["Rating", "--sort", "rating:sideways"], in: project.url)
         #expect(usage.status == 64)
     }
 
@@ -86,21 +99,32 @@ struct QueryCommandTests {
         func postcodes(_ arguments: [String]) throws -> [String] {
             let result = try runSeedbuild(stores + arguments, in: project.url)
             #expect(result.status == 0, "\(arguments): \(result.stderr)")
-            return result.stdout.split(separator: "\n").map { (try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any])["postcode"] as! String }
+            return result.stdout.split(separator: "\n").map {
+                (try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any])["postcode"] as! String
+            }
         }
         // seeds/postcodes.csv has 23 rows in Kent (E10000016), 6 of them starting CT2.
         let kent = try postcodes(["--where", "county.name == %@", "--arg", "Kent"])
         #expect(kent.count == 23)
         #expect(kent == (try postcodes(["--where", "county.name == 'Kent'"])))
         let ct2 = ["CT2 0WG", "CT2 9TH", "CT25 3RS", "CT27 5QP", "CT27 9WP", "CT29 3WB"]
-        #expect(try postcodes(["--where", "postcode BEGINSWITH %@ AND %K == %@", "--arg", "CT2", "--arg", "county.name", "--arg", "Kent"]) == ct2)
-        #expect(try postcodes(["--where", "%2$K == %1$@ AND postcode BEGINSWITH $P", "--arg", "Kent", "--arg", "county.name", "--var", "P=CT2"]) == ct2)
+        #expect(
+            try postcodes(["--where", "postcode BEGINSWITH %@ AND %K == %@", "--arg", "CT2", "--arg", "county.name", "--arg", "Kent"])
+                == ct2)
+        #expect(
+            try postcodes(["--where", "%2$K == %1$@ AND postcode BEGINSWITH $P", "--arg", "Kent", "--arg", "county.name", "--var", "P=CT2"])
+                == ct2)
         // To-many forms from the command line: Kent's county holds the 23; each other county fewer.
         let counties = ["query", "--store", "build/seed/postcodes.sqlite:PostCodesConf:ro"] + models + ["County", "--sort", "name"]
-        let large = try runSeedbuild(counties + ["--where", "postcodes.@count == %d AND ANY postcodes.postcode BEGINSWITH %@", "--arg", "23", "--arg", "CT2"], in: project.url)
+        let large = try runSeedbuild(
+            counties + ["--where", "postcodes.@count == %d AND ANY postcodes.postcode BEGINSWITH %@", "--arg", "23", "--arg", "CT2"],
+            in: project.url)
         #expect(large.status == 0, "\(large.stderr)")
         #expect(large.stdout.split(separator: "\n").count == 1 && large.stdout.contains("\"name\":\"Kent\""), "\(large.stdout)")
-        #expect(try postcodes(["--where", "SUBQUERY(county.postcodes, $p, $p.postcode BEGINSWITH 'CT2').@count == 6 AND postcode MATCHES 'CT2 .*'"]) == ["CT2 0WG", "CT2 9TH"])
+        #expect(
+            try postcodes([
+                "--where", "SUBQUERY(county.postcodes, $p, $p.postcode BEGINSWITH 'CT2').@count == 6 AND postcode MATCHES 'CT2 .*'",
+            ]) == ["CT2 0WG", "CT2 9TH"])
 
         let few = try runSeedbuild(stores + ["--where", "county.name == %@ AND postcode BEGINSWITH %@", "--arg", "Kent"], in: project.url)
         #expect(few.status == 65)

@@ -42,7 +42,9 @@ struct RunJSONTests {
         // Every version of the bundle: the current one opens it as it is, version 1 through a migration.
         let all = try runSeedbuild(["seeds/postcodes.csv", "--json", "--no-publish", "--all-versions"], in: project.url)
         let matrix = try object(all)
-        let verdicts = ((matrix["verify"] as? [String: Any])?["models"] as? [[String: Any]] ?? []).map { "\($0["version"] ?? ""):\($0["result"] ?? "")" }
+        let verdicts = ((matrix["verify"] as? [String: Any])?["models"] as? [[String: Any]] ?? []).map {
+            "\($0["version"] ?? ""):\($0["result"] ?? "")"
+        }
         #expect(verdicts == ["PostCodesModel 2:compatible", "PostCodesModel:lightweight"], "\(all.stdout) \(all.stderr)")
     }
 
@@ -60,17 +62,21 @@ struct RunJSONTests {
         ] {
             let result = try runSeedbuild(arguments, in: project.url)
             #expect(result.status != 0, "\(arguments)")
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(arguments): \(result.stdout)")
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(arguments): \(result.stdout)")
             #expect(object["outcome"] as? String == "failed", "\(arguments)")
             #expect(object["exitCode"] as? Int == Int(result.status), "\(arguments)")
             #expect(result.stderr.contains("error: "), "\(arguments): \(result.stderr)")
         }
         #expect(try runSeedbuild(["build", "seeds/postcodes.csv"], in: project.url).status == 0)
-        project.write("build/seed/manifest.json", try String(contentsOfFile: project.path("build/seed/manifest.json"), encoding: .utf8)
-            .replacingOccurrences(of: "\"County\" : 12", with: "\"County\" : 13"))
+        project.write(
+            "build/seed/manifest.json",
+            try String(contentsOfFile: project.path("build/seed/manifest.json"), encoding: .utf8)
+                .replacingOccurrences(of: "\"County\" : 12", with: "\"County\" : 13"))
         let verify = try runSeedbuild(["verify", "build/seed/manifest.json", "--json"], in: project.url)
         #expect(verify.status == 70)
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(verify.stdout.utf8)) as? [String: Any], "one object: \(verify.stdout)")
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(verify.stdout.utf8)) as? [String: Any], "one object: \(verify.stdout)")
         #expect(report["passed"] as? Bool == false)
     }
 

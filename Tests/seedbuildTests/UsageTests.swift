@@ -64,7 +64,9 @@ struct UsageTests {
         let project = try SampleProject()
         // Keys out of order send rows through the staging table; the duplicate is found there, and
         // naming its lines reads the file again past the ragged record.
-        project.write("bad/postcodes.csv", """
+        project.write(
+            "bad/postcodes.csv",
+            """
             postcode,county_code,latitude
             CT1 1AC,E10000016,51
             CT1 1AA,E10000016,51

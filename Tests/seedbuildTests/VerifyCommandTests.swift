@@ -28,14 +28,26 @@ struct VerifyCommandTests {
         let manifest = try report(try runSeedbuild(["verify", "build/seed/manifest.json", "--json"], in: project.url).stdout)
         let names = (manifest["checks"] as? [[String: Any]])?.compactMap { $0["name"] as? String } ?? []
         // A seed in Core Data's layout: Core Data's entity numbers and Z_MAX are checked, not a header stamp.
-        #expect(names.starts(with: ["artifact size", "artifact sha256", "inflate", "store size", "store sha256", "store beside", "quick_check", "foreign_key_check", "Z_PRIMARYKEY"]))
+        #expect(
+            names.starts(with: [
+                "artifact size", "artifact sha256", "inflate", "store size", "store sha256", "store beside", "quick_check",
+                "foreign_key_check", "Z_PRIMARYKEY",
+            ]))
     }
 
     @Test func v1StoreIsLightweightUnderV2AndTheMatrixCoversEveryVersion() throws {
         let project = try SampleProject()
-        let build = try runSeedbuild(["build", "seeds/postcodes.csv", "--model", "schemas/PostCodesModel.xcdatamodeld/PostCodesModel.xcdatamodel", "--user-model", "schemas/UserModel.xcdatamodeld", "--configuration", "PostCodesConf", "--out", "v1", "--ignore-column", "ward"], in: project.url)
+        let build = try runSeedbuild(
+            [
+                "build", "seeds/postcodes.csv", "--model", "schemas/PostCodesModel.xcdatamodeld/PostCodesModel.xcdatamodel", "--user-model",
+                "schemas/UserModel.xcdatamodeld", "--configuration", "PostCodesConf", "--out", "v1", "--ignore-column", "ward",
+            ], in: project.url)
         #expect(build.status == 0, "\(build.stderr)")
-        let result = try runSeedbuild(["verify", "v1/manifest.json", "--model", "schemas/PostCodesModel.xcdatamodeld", "--user-model", "schemas/UserModel.xcdatamodeld", "--all-versions", "--json"], in: project.url)
+        let result = try runSeedbuild(
+            [
+                "verify", "v1/manifest.json", "--model", "schemas/PostCodesModel.xcdatamodeld", "--user-model",
+                "schemas/UserModel.xcdatamodeld", "--all-versions", "--json",
+            ], in: project.url)
         #expect(result.status == 0, "\(result.stdout)")
         let object = try report(result.stdout)
         #expect(object["result"] as? String == "lightweight")
@@ -43,7 +55,8 @@ struct VerifyCommandTests {
         #expect(models.map { $0["version"] as? String } == ["PostCodesModel 2", "PostCodesModel"])
         #expect(models.map { $0["result"] as? String } == ["lightweight", "compatible"])
         let plan = models[0]["details"] as? [String] ?? []
-        #expect(plan.contains { $0.hasPrefix("renameAttribute Postcode.area") } && plan.contains { $0.hasPrefix("addAttribute Postcode.ward") })
+        #expect(
+            plan.contains { $0.hasPrefix("renameAttribute Postcode.area") } && plan.contains { $0.hasPrefix("addAttribute Postcode.ward") })
     }
 
     /// The app's user model has a second version (Rating gains an attribute): the seed built for the
@@ -52,24 +65,38 @@ struct VerifyCommandTests {
         let project = try SampleProject()
         let bundle = "schemas/UserModel.xcdatamodeld"
         let first = try String(contentsOfFile: project.path("\(bundle)/UserModel.xcdatamodel/contents"), encoding: .utf8)
-        let second = first.replacingOccurrences(of: "<attribute name=\"comment\"", with: "<attribute name=\"mood\" optional=\"YES\" attributeType=\"String\"/>\n        <attribute name=\"comment\"")
-            .replacingOccurrences(of: "userDefinedModelVersionIdentifier=\"1\"", with: "userDefinedModelVersionIdentifier=\"2\"")
+        let second = first.replacingOccurrences(
+            of: "<attribute name=\"comment\"",
+            with: "<attribute name=\"mood\" optional=\"YES\" attributeType=\"String\"/>\n        <attribute name=\"comment\""
+        )
+        .replacingOccurrences(of: "userDefinedModelVersionIdentifier=\"1\"", with: "userDefinedModelVersionIdentifier=\"2\"")
         project.write("\(bundle)/UserModel 2.xcdatamodel/contents", second)
-        project.write("\(bundle)/.xccurrentversion", """
+        project.write(
+            "\(bundle)/.xccurrentversion",
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>UserModel 2.xcdatamodel</string></dict></plist>
             """)
         let build = try runSeedbuild(
-            ["build", "seeds/postcodes.csv", "--model", "schemas/PostCodesModel.xcdatamodeld", "--user-model", "\(bundle)/UserModel.xcdatamodel", "--out", "old"],
+            [
+                "build", "seeds/postcodes.csv", "--model", "schemas/PostCodesModel.xcdatamodeld", "--user-model",
+                "\(bundle)/UserModel.xcdatamodel", "--out", "old",
+            ],
             in: project.url)
         #expect(build.status == 0, "\(build.stderr)")
-        let result = try runSeedbuild(["verify", "old/manifest.json", "--model", "schemas/PostCodesModel.xcdatamodeld", "--user-model", bundle, "--all-versions", "--json"], in: project.url)
+        let result = try runSeedbuild(
+            [
+                "verify", "old/manifest.json", "--model", "schemas/PostCodesModel.xcdatamodeld", "--user-model", bundle, "--all-versions",
+                "--json",
+            ], in: project.url)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         let models = try #require(try report(result.stdout)["models"] as? [[String: Any]])
         let verdicts = models.map { "\($0["version"] as? String ?? "?"): \($0["result"] as? String ?? "?")" }
         #expect(verdicts.contains("PostCodesModel 2 + UserModel 2: restamped"), "\(verdicts)")
         #expect(verdicts.contains("PostCodesModel 2 + UserModel: compatible"), "\(verdicts)")
-        let text = try runSeedbuild(["verify", "old/manifest.json", "--model", "schemas/PostCodesModel.xcdatamodeld", "--user-model", bundle, "--all-versions"], in: project.url)
+        let text = try runSeedbuild(
+            ["verify", "old/manifest.json", "--model", "schemas/PostCodesModel.xcdatamodeld", "--user-model", bundle, "--all-versions"],
+            in: project.url)
         #expect(text.stdout.contains("restamped — opens directly, read-only, once the installer stamps it for this model on the device"))
     }
 
@@ -92,9 +119,13 @@ struct VerifyCommandTests {
 
     @Test func refusedModelFailsWithTheReason() throws {
         let project = try built()
-        let v2 = try String(contentsOfFile: project.path("schemas/PostCodesModel.xcdatamodeld/PostCodesModel 2.xcdatamodel/contents"), encoding: .utf8)
-        project.write("Changed.xcdatamodel/contents", v2.replacingOccurrences(
-            of: #"<attribute name="latitude" optional="YES" attributeType="Double""#, with: #"<attribute name="latitude" optional="YES" attributeType="String""#))
+        let v2 = try String(
+            contentsOfFile: project.path("schemas/PostCodesModel.xcdatamodeld/PostCodesModel 2.xcdatamodel/contents"), encoding: .utf8)
+        project.write(
+            "Changed.xcdatamodel/contents",
+            v2.replacingOccurrences(
+                of: #"<attribute name="latitude" optional="YES" attributeType="Double""#,
+                with: #"<attribute name="latitude" optional="YES" attributeType="String""#))
         let result = try runSeedbuild(["verify", "build/seed/manifest.json", "--model", "Changed.xcdatamodel"], in: project.url)
         #expect(result.status == 70)
         #expect(result.stdout.contains("refused"))

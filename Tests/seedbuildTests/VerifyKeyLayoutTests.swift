@@ -31,7 +31,9 @@ struct VerifyKeyLayoutTests {
     @Test func aStoreWithItsKeyAfterNotNullColumnsVerifies() throws {
         let project = try SampleProject()
         project.write("carbs/model.json", model)
-        project.write("carbs/cachedcarbobjects.csv", """
+        project.write(
+            "carbs/cachedcarbobjects.csv",
+            """
             uuid,anchor_key,created_by_current_app,grams,provenance_identifier,start_date,food_type,absorption_time
             8c1f0c1e-0001,1,yes,12.5,com.loopkit.Loop,2024-01-02T08:00:00Z,,10800
             8c1f0c1e-0002,2,no,30,com.apple.Health,2024-01-02T12:30:00Z,🍕,
@@ -39,7 +41,10 @@ struct VerifyKeyLayoutTests {
 
             """)
         let build = try runSeedbuild(
-            ["build", "carbs/cachedcarbobjects.csv", "--model", "carbs/model.json", "--dataset", "cachedcarbobjects", "--out", "carbs/out", "--format", "plain"], in: project.url)
+            [
+                "build", "carbs/cachedcarbobjects.csv", "--model", "carbs/model.json", "--dataset", "cachedcarbobjects", "--out",
+                "carbs/out", "--format", "plain",
+            ], in: project.url)
         #expect(build.status == 0, "\(build.stderr)")
         for file in ["carbs/out/cachedcarbobjects.sqlite", "carbs/out/manifest.json"] {
             let verify = try runSeedbuild(["verify", file, "--model", "carbs/model.json"], in: project.url)
@@ -50,7 +55,10 @@ struct VerifyKeyLayoutTests {
         let store = project.path("carbs/out/cachedcarbobjects.sqlite")
         let check = Process()
         check.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        check.arguments = ["-readonly", store, "PRAGMA quick_check; PRAGMA integrity_check; SELECT name FROM pragma_table_info('CachedCarbObject') LIMIT 1;"]
+        check.arguments = [
+            "-readonly", store,
+            "PRAGMA quick_check; PRAGMA integrity_check; SELECT name FROM pragma_table_info('CachedCarbObject') LIMIT 1;",
+        ]
         let out = Pipe()
         check.standardOutput = out
         try check.run()

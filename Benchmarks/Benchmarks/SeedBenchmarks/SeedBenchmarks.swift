@@ -42,7 +42,9 @@ let benchmarks: @Sendable () -> Void = {
         let coordinator = StoreCoordinator(model: model)
         try coordinator.addStore(StoreDescription(type: .sqlite, url: URL(fileURLWithPath: inputs.store), isReadOnly: true))
         let context = ObjectContext(coordinator: coordinator)
-        let request = FetchRequest(entity: "Postcode", predicate: try FetchPredicate("postcode BEGINSWITH 'AB05'"), sortDescriptors: [FetchSortDescriptor("postcode")])
+        let request = FetchRequest(
+            entity: "Postcode", predicate: try FetchPredicate("postcode BEGINSWITH 'AB05'"),
+            sortDescriptors: [FetchSortDescriptor("postcode")])
         var sum = 0.0
         for object in try context.fetch(request) { sum += try object.double("latitude") ?? 0 }
         blackHole(sum)
@@ -61,7 +63,9 @@ let benchmarks: @Sendable () -> Void = {
 
     Benchmark("Runtime store-level fetch on an open store, 6,760 rows", configuration: .init(metrics: metrics, maxIterations: 20)) { _ in
         let store = openCoordinator.stores[0]
-        let fetch = StoreFetch(entity: "Postcode", predicate: try FetchPredicate("postcode BEGINSWITH 'AB05'"), sortDescriptors: [FetchSortDescriptor("postcode")])
+        let fetch = StoreFetch(
+            entity: "Postcode", predicate: try FetchPredicate("postcode BEGINSWITH 'AB05'"),
+            sortDescriptors: [FetchSortDescriptor("postcode")])
         var sum = 0.0
         for row in try store.fetch(fetch) { sum += row["latitude"]?.doubleValue ?? 0 }
         blackHole(sum)
@@ -120,7 +124,9 @@ struct RuntimeReads: Sendable {
     /// Objects through a context on the open coordinator, their latitudes summed.
     func objects() throws -> Double {
         let context = ObjectContext(coordinator: coordinator)
-        let request = FetchRequest(entity: "Postcode", predicate: try FetchPredicate("postcode BEGINSWITH 'AB05'"), sortDescriptors: [FetchSortDescriptor("postcode")])
+        let request = FetchRequest(
+            entity: "Postcode", predicate: try FetchPredicate("postcode BEGINSWITH 'AB05'"),
+            sortDescriptors: [FetchSortDescriptor("postcode")])
         var sum = 0.0
         for object in try context.fetch(request) { sum += try object.double("latitude") ?? 0 }
         return sum
@@ -130,7 +136,8 @@ struct RuntimeReads: Sendable {
     func records() throws -> Double {
         let context = ObjectContext(coordinator: coordinator)
         let records = try context.fetch(
-            PostcodeRecord.self, entity: "Postcode", where: try FetchPredicate("postcode BEGINSWITH 'AB05'"), sortedBy: [FetchSortDescriptor("postcode")])
+            PostcodeRecord.self, entity: "Postcode", where: try FetchPredicate("postcode BEGINSWITH 'AB05'"),
+            sortedBy: [FetchSortDescriptor("postcode")])
         return records.reduce(0.0) { $0 + ($1.latitude ?? 0) }
     }
 
@@ -145,7 +152,9 @@ struct RuntimeReads: Sendable {
             // The store is in Core Data's layout (the build's default): the key, then every attribute and the to-one.
             let rows = try Row.fetchCursor(
                 db,
-                sql: "SELECT Z_PK, ZPOSTCODE, ZDISTRICT, ZLATITUDE, ZLONGITUDE, ZINTRODUCED, ZCOUNTY FROM ZPOSTCODE WHERE ZPOSTCODE >= 'AB05' AND ZPOSTCODE < 'AB06' ORDER BY ZPOSTCODE")
+                sql:
+                    "SELECT Z_PK, ZPOSTCODE, ZDISTRICT, ZLATITUDE, ZLONGITUDE, ZINTRODUCED, ZCOUNTY FROM ZPOSTCODE WHERE ZPOSTCODE >= 'AB05' AND ZPOSTCODE < 'AB06' ORDER BY ZPOSTCODE"
+            )
             // Every column of every row is read, as the runtime reads each object's values.
             while let row = try rows.next() {
                 let values = Array(row.databaseValues)
@@ -177,7 +186,8 @@ struct BenchmarkInputs: Sendable {
         model = folder + "/model.json"
         store = folder + "/out/postcodes.sqlite"
         let counties = (0..<150).map { "E\(10_000_000 + $0),County \($0),England" }
-        try! ("code,name,country\n" + counties.joined(separator: "\n") + "\n").write(toFile: folder + "/counties.csv", atomically: true, encoding: .utf8)
+        try! ("code,name,country\n" + counties.joined(separator: "\n") + "\n").write(
+            toFile: folder + "/counties.csv", atomically: true, encoding: .utf8)
         var generator = SplitMix(seed: 1)
         var text = "postcode,county_code,district,latitude,longitude,introduced\n"
         for index in 0..<rows {
@@ -185,18 +195,20 @@ struct BenchmarkInputs: Sendable {
             let unit = index % 6_760
             let postcode = String(format: "AB%02d %d%c%c", index / 6_760, unit / 676, 65 + (unit / 26) % 26, 65 + unit % 26)
             text += "\(postcode),E\(10_000_000 + Int(generator.next() % 150)),District \(generator.next() % 400),"
-            text += String(format: "%.6f,%.6f,", 50 + Double(generator.next() % 1_000_000) / 100_000, -5 + Double(generator.next() % 1_000_000) / 100_000)
+            text += String(
+                format: "%.6f,%.6f,", 50 + Double(generator.next() % 1_000_000) / 100_000,
+                -5 + Double(generator.next() % 1_000_000) / 100_000)
             text += "20\(10 + generator.next() % 15)-0\(1 + generator.next() % 9)-1\(generator.next() % 9)\n"
         }
         try! text.write(toFile: postcodes, atomically: true, encoding: .utf8)
         try! #"""
-            {"name": "Bench", "entities": [
-              {"name": "County", "attributes": [{"name": "code", "type": "String", "optional": false}, {"name": "name", "type": "String"}, {"name": "country", "type": "String"}],
-               "relationships": [{"name": "postcodes", "destination": "Postcode", "inverse": "county", "toMany": true}], "uniquenessConstraints": [["code"]]},
-              {"name": "Postcode", "attributes": [{"name": "postcode", "type": "String", "optional": false}, {"name": "district", "type": "String"},
-                {"name": "latitude", "type": "Double"}, {"name": "longitude", "type": "Double"}, {"name": "introduced", "type": "Date"}],
-               "relationships": [{"name": "county", "destination": "County", "inverse": "postcodes"}], "uniquenessConstraints": [["postcode"]]}]}
-            """#.write(toFile: model, atomically: true, encoding: .utf8)
+        {"name": "Bench", "entities": [
+          {"name": "County", "attributes": [{"name": "code", "type": "String", "optional": false}, {"name": "name", "type": "String"}, {"name": "country", "type": "String"}],
+           "relationships": [{"name": "postcodes", "destination": "Postcode", "inverse": "county", "toMany": true}], "uniquenessConstraints": [["code"]]},
+          {"name": "Postcode", "attributes": [{"name": "postcode", "type": "String", "optional": false}, {"name": "district", "type": "String"},
+            {"name": "latitude", "type": "Double"}, {"name": "longitude", "type": "Double"}, {"name": "introduced", "type": "Date"}],
+           "relationships": [{"name": "county", "destination": "County", "inverse": "postcodes"}], "uniquenessConstraints": [["postcode"]]}]}
+        """#.write(toFile: model, atomically: true, encoding: .utf8)
         var options = BuildOptions(files: [postcodes])
         options.model = model
         options.outputDirectory = folder + "/out"

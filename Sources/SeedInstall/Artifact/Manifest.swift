@@ -29,7 +29,9 @@ public struct Manifest: Sendable, Equatable {
             throw StoreError(.notASeedStore, path: path, "no formatVersion; not a seedbuild manifest")
         }
         guard version <= Self.formatVersion else {
-            throw StoreError(.notASeedStore, path: path, "manifest format \(version) is newer than this library reads (\(Self.formatVersion)); update seedbuild")
+            throw StoreError(
+                .notASeedStore, path: path,
+                "manifest format \(version) is newer than this library reads (\(Self.formatVersion)); update seedbuild")
         }
         self.values = values
     }

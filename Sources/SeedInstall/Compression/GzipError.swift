@@ -41,10 +41,12 @@ public struct GzipError: Error, Sendable, Equatable, CustomStringConvertible {
         switch kind {
         case .notGzip: "\(path): not a gzip file; give a .sqlite.gz built by seedbuild"
         case .truncated(let at): "\(path): the gzip data ends early, at byte \(at); the file is truncated — download or copy it again"
-        case .checksumMismatch: "\(path): the gzip trailer's CRC-32 or length does not match the data; the file is corrupt — download or copy it again"
+        case .checksumMismatch:
+            "\(path): the gzip trailer's CRC-32 or length does not match the data; the file is corrupt — download or copy it again"
         case .corrupt(let why): "\(path): corrupt gzip data (\(why)); download or copy it again"
         case .trailingData: "\(path): bytes follow the gzip data; the file is not a single gzip member"
-        case .tooLarge(let limit): "\(path): inflating would write more than \(limit) bytes (the stated size); refusing a possible gzip bomb"
+        case .tooLarge(let limit):
+            "\(path): inflating would write more than \(limit) bytes (the stated size); refusing a possible gzip bomb"
         case .io(let why): "\(path): \(why)"
         case .zlib(let code, let message): "\(path): zlib error \(code) (\(message))"
         }

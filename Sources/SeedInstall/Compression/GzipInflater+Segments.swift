@@ -1,10 +1,11 @@
 import CZlib
 import Crypto
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension GzipInflater {
@@ -36,7 +37,9 @@ extension GzipInflater {
         }
         // The table's offsets count from a bare 10-byte header, which is what seedbuild writes.
         guard header[0] == 0x1F, header[1] == 0x8B, header[2] == 8 else { throw GzipError(.notGzip, path: path) }
-        guard header[3] == 0 else { throw GzipError(.corrupt("a header with optional fields, which the segment table does not allow for"), path: path) }
+        guard header[3] == 0 else {
+            throw GzipError(.corrupt("a header with optional fields, which the segment table does not allow for"), path: path)
+        }
         var inputHasher: SHA256? = hashInput ? SHA256() : nil
         inputHasher?.update(data: header)
 
@@ -75,7 +78,9 @@ extension GzipInflater {
     }
 
     /// Reads `buffer.count` bytes at `offset`, or fewer at the end of the file.
-    fileprivate static func readFully(_ descriptor: Int32, at offset: Int64, into buffer: UnsafeMutableRawBufferPointer, path: String) throws(GzipError) -> Int {
+    fileprivate static func readFully(_ descriptor: Int32, at offset: Int64, into buffer: UnsafeMutableRawBufferPointer, path: String)
+        throws(GzipError) -> Int
+    {
         var done = 0
         while done < buffer.count {
             let count = pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))

@@ -1,9 +1,10 @@
 import CZlib
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Inflates a gzip file to another file in chunks, with constant memory, on two threads: one
@@ -54,7 +55,8 @@ package enum GzipInflater {
         _ source: DownloadFile, to output: DownloadFile, maxOutputBytes: Int64?, segments: GzipSegments? = nil,
         observe: ((UnsafeRawBufferPointer) -> Void)? = nil
     ) throws(GzipError) -> Int64 {
-        guard lseek(source.descriptor, 0, SEEK_SET) == 0, ftruncate(output.descriptor, 0) == 0, lseek(output.descriptor, 0, SEEK_SET) == 0 else {
+        guard lseek(source.descriptor, 0, SEEK_SET) == 0, ftruncate(output.descriptor, 0) == 0, lseek(output.descriptor, 0, SEEK_SET) == 0
+        else {
             throw GzipError(.io("cannot rewind: \(String(cString: strerror(errno)))"), path: source.path)
         }
         if let (segments, inputBytes, outputBytes) = usable(segments, input: source.descriptor, outputBytes: maxOutputBytes) {
@@ -63,7 +65,9 @@ package enum GzipInflater {
                 to: output.descriptor, outputPath: output.path, hashInput: false, checksCRC: false, observe: observe
             ).written
         }
-        return try inflate(from: source.descriptor, path: source.path, to: output.descriptor, outputPath: output.path, limit: maxOutputBytes, observe: observe)
+        return try inflate(
+            from: source.descriptor, path: source.path, to: output.descriptor, outputPath: output.path, limit: maxOutputBytes,
+            observe: observe)
     }
 
     /// Inflates the gzip file at `source` (read where it lies: a folder channel's artifact) into
@@ -87,7 +91,8 @@ package enum GzipInflater {
             return (written, read ?? FileDigest(bytes: 0, sha256: ""))
         }
         let (written, read) = try inflateInOrder(
-            from: input, path: source, limit: maxOutputBytes, hashInput: true, to: output.descriptor, outputPath: output.path, observe: observe)
+            from: input, path: source, limit: maxOutputBytes, hashInput: true, to: output.descriptor, outputPath: output.path,
+            observe: observe)
         return (written, read ?? FileDigest(bytes: 0, sha256: ""))
     }
 

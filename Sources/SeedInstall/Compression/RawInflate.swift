@@ -40,9 +40,10 @@ package enum RawInflate {
                 let produced = chunk - Int(stream.avail_out)
                 guard code == Z_OK || code == Z_STREAM_END || (code == Z_BUF_ERROR && produced > 0) else {
                     let message = stream.msg.map { String(cString: $0) }
-                    throw Failure(reason: code == Z_BUF_ERROR
-                        ? "the compressed data ends early; it is truncated"
-                        : "corrupt compressed data (\(message ?? "zlib error \(code)"))")
+                    throw Failure(
+                        reason: code == Z_BUF_ERROR
+                            ? "the compressed data ends early; it is truncated"
+                            : "corrupt compressed data (\(message ?? "zlib error \(code)"))")
                 }
                 guard output.count + produced <= limit else {
                     throw Failure(reason: "it inflates to more than \(limit) bytes; refusing it")

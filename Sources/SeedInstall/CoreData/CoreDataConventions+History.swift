@@ -51,9 +51,16 @@ extension CoreDataConventions {
     /// `historyEntities` as the plain layout's `coreDataLayout` keeps it: name → `number`, `super`, `max`.
     var historyJSON: JSONValue {
         .object(
-            Dictionary(uniqueKeysWithValues: historyEntities.map { entity in
-                (entity.name, JSONValue.object(["number": .integer(Int64(entity.number)), "super": .integer(Int64(entity.superEntity)), "max": .integer(entity.max)]))
-            }))
+            Dictionary(
+                uniqueKeysWithValues: historyEntities.map { entity in
+                    (
+                        entity.name,
+                        JSONValue.object([
+                            "number": .integer(Int64(entity.number)), "super": .integer(Int64(entity.superEntity)),
+                            "max": .integer(entity.max),
+                        ])
+                    )
+                }))
     }
 
     /// The history entities `coreDataLayout` keeps, in number order; none when it keeps none.
@@ -62,7 +69,8 @@ extension CoreDataConventions {
         return object.compactMap { name, entry -> HistoryEntity? in
             guard let fields = entry.objectValue, let number = fields["number"]?.integerValue else { return nil }
             return HistoryEntity(
-                number: Int(number), name: name, superEntity: Int(fields["super"]?.integerValue ?? 0), max: fields["max"]?.integerValue ?? 0)
+                number: Int(number), name: name, superEntity: Int(fields["super"]?.integerValue ?? 0), max: fields["max"]?.integerValue ?? 0
+            )
         }.sorted { $0.number < $1.number }
     }
 }

@@ -43,7 +43,10 @@ package struct CoreDataConventions: Sendable, Hashable {
         case view
     }
 
-    package init(entityNumbers: [String: Int] = [:], frameworkVersion: Int = CoreDataMetadata.frameworkVersion, joinTableNames: [String: JoinTableObject] = [:]) {
+    package init(
+        entityNumbers: [String: Int] = [:], frameworkVersion: Int = CoreDataMetadata.frameworkVersion,
+        joinTableNames: [String: JoinTableObject] = [:]
+    ) {
         self.entityNumbers = entityNumbers
         self.frameworkVersion = frameworkVersion
         self.joinTableNames = joinTableNames
@@ -84,9 +87,13 @@ extension CoreDataConventions {
         guard let object = value?.objectValue else { return nil }
         self.init(
             // Stores converted before history was kept apart list its entities here too.
-            entityNumbers: (object["entityNumbers"]?.objectValue ?? [:]).compactMapValues { $0.integerValue.map(Int.init) }.filter { $0.value < Self.firstHistoryEntity },
+            entityNumbers: (object["entityNumbers"]?.objectValue ?? [:]).compactMapValues { $0.integerValue.map(Int.init) }.filter {
+                $0.value < Self.firstHistoryEntity
+            },
             frameworkVersion: object["frameworkVersion"]?.integerValue.map(Int.init) ?? CoreDataMetadata.frameworkVersion,
-            joinTableNames: (object["joinTables"]?.objectValue ?? [:]).compactMapValues { $0.stringValue.flatMap(JoinTableObject.init(rawValue:)) })
+            joinTableNames: (object["joinTables"]?.objectValue ?? [:]).compactMapValues {
+                $0.stringValue.flatMap(JoinTableObject.init(rawValue:))
+            })
         joinTableIndexes = (object["joinTableIndexes"]?.objectValue ?? [:]).compactMapValues(\.stringValue)
         historyEntities = Self.historyEntities(object["historyEntities"])
     }

@@ -58,18 +58,26 @@ struct CoreDataTableLayout {
             for entity in tree {
                 for attribute in entity.attributes where attribute.isStored && Self.group(of: attribute.type) == group {
                     let type = Self.sqlType(attribute.type)
-                    columns.append(.init(name: unique("Z" + attribute.name.uppercased()), type: type, kind: .attribute(entity: entity.name, name: attribute.name)))
+                    columns.append(
+                        .init(
+                            name: unique("Z" + attribute.name.uppercased()), type: type,
+                            kind: .attribute(entity: entity.name, name: attribute.name)))
                 }
                 guard group == 0 else { continue }
                 for relationship in entity.relationships where !relationship.isTransient && !relationship.isToMany {
                     let base = relationship.name.uppercased()
-                    columns.append(.init(name: unique("Z" + base), type: "INTEGER", kind: .toOne(entity: entity.name, name: relationship.name)))
+                    columns.append(
+                        .init(name: unique("Z" + base), type: "INTEGER", kind: .toOne(entity: entity.name, name: relationship.name)))
                     if let destination = model.entity(named: relationship.destination), !model.subentities(of: destination).isEmpty {
                         let number = numbers[destination.name] ?? 0
-                        columns.append(.init(name: unique("Z\(number)_" + base), type: "INTEGER", kind: .toOneEntity(entity: entity.name, name: relationship.name)))
+                        columns.append(
+                            .init(
+                                name: unique("Z\(number)_" + base), type: "INTEGER",
+                                kind: .toOneEntity(entity: entity.name, name: relationship.name)))
                     }
                     if let inverse = inverse(of: relationship), inverse.isToMany, inverse.isOrdered {
-                        let column = CoreDataSchema.Column(name: "Z_FOK_" + base, type: "INTEGER", kind: .toOneOrder(entity: entity.name, name: relationship.name))
+                        let column = CoreDataSchema.Column(
+                            name: "Z_FOK_" + base, type: "INTEGER", kind: .toOneOrder(entity: entity.name, name: relationship.name))
                         let owner = declaringEntity(of: inverse, in: relationship.destination).flatMap { numbers[$0] } ?? 0
                         orderColumns.append((column, owner, inverse.name))
                     }
@@ -77,11 +85,14 @@ struct CoreDataTableLayout {
                 // A to-many without inverse pointing into this tree keeps its links here.
                 for source in model.entitiesInTreeOrder {
                     for relationship in source.relationships
-                    where relationship.isToMany && !relationship.isTransient && relationship.inverse == nil && relationship.destination == entity.name {
+                    where relationship.isToMany && !relationship.isTransient && relationship.inverse == nil
+                        && relationship.destination == entity.name
+                    {
                         let number = numbers[source.name] ?? 0
-                        columns.append(.init(
-                            name: unique("Z\(number)" + relationship.name.uppercased()), type: "INTEGER",
-                            kind: .toManyWithoutInverse(entity: source.name, name: relationship.name)))
+                        columns.append(
+                            .init(
+                                name: unique("Z\(number)" + relationship.name.uppercased()), type: "INTEGER",
+                                kind: .toManyWithoutInverse(entity: source.name, name: relationship.name)))
                     }
                 }
             }
@@ -90,10 +101,13 @@ struct CoreDataTableLayout {
             // `messages`) before Z_FOK_HIDDENINCONVERSATION (`hiddenMessages`) — that side's name descending.
             if group == 0 {
                 let sorted = orderColumns.sorted { ($0.owner, $1.inverse) < ($1.owner, $0.inverse) }
-                columns += sorted.map { item in CoreDataSchema.Column(name: unique(item.column.name), type: item.column.type, kind: item.column.kind) }
+                columns += sorted.map { item in
+                    CoreDataSchema.Column(name: unique(item.column.name), type: item.column.type, kind: item.column.kind)
+                }
             }
         }
-        tables.append(CoreDataSchema.Table(name: "Z" + root.name.uppercased(), root: root.name, members: tree.map(\.name), columns: columns))
+        tables.append(
+            CoreDataSchema.Table(name: "Z" + root.name.uppercased(), root: root.name, members: tree.map(\.name), columns: columns))
     }
 
     /// Many-to-many pairs among the stored entities, each once, from the side with the lower entity number.
@@ -118,18 +132,27 @@ struct CoreDataTableLayout {
                 let upperA = relationship.name.uppercased()
                 let upperB = inverse.name.uppercased()
                 var columns: [CoreDataSchema.Column] = [
-                    .init(name: joinColumn("Z_\(numberA)\(upperB)"), type: "INTEGER", kind: .toOne(entity: destination, name: inverse.name)),
-                    .init(name: joinColumn("Z_\(numberB)\(upperA)"), type: "INTEGER", kind: .toOne(entity: entity.name, name: relationship.name)),
+                    .init(
+                        name: joinColumn("Z_\(numberA)\(upperB)"), type: "INTEGER", kind: .toOne(entity: destination, name: inverse.name)),
+                    .init(
+                        name: joinColumn("Z_\(numberB)\(upperA)"), type: "INTEGER",
+                        kind: .toOne(entity: entity.name, name: relationship.name)),
                 ]
                 if inverse.isOrdered {
-                    columns.append(.init(name: "Z_FOK_\(numberA)\(upperB)", type: "INTEGER", kind: .toOneOrder(entity: destination, name: inverse.name)))
+                    columns.append(
+                        .init(
+                            name: "Z_FOK_\(numberA)\(upperB)", type: "INTEGER", kind: .toOneOrder(entity: destination, name: inverse.name)))
                 }
                 if relationship.isOrdered {
-                    columns.append(.init(name: "Z_FOK_\(numberB)\(upperA)", type: "INTEGER", kind: .toOneOrder(entity: entity.name, name: relationship.name)))
+                    columns.append(
+                        .init(
+                            name: "Z_FOK_\(numberB)\(upperA)", type: "INTEGER",
+                            kind: .toOneOrder(entity: entity.name, name: relationship.name)))
                 }
-                joinTables.append(CoreDataSchema.JoinTable(
-                    name: "Z_\(numberA)\(upperA)", columns: columns,
-                    relationship: (entity.name, relationship.name), inverse: (destination, inverse.name), alsoReadableAs: view))
+                joinTables.append(
+                    CoreDataSchema.JoinTable(
+                        name: "Z_\(numberA)\(upperA)", columns: columns,
+                        relationship: (entity.name, relationship.name), inverse: (destination, inverse.name), alsoReadableAs: view))
             }
         }
     }

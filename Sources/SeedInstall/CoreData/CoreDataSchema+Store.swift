@@ -9,7 +9,8 @@ extension CoreDataSchema {
         for row in primaryKeyRows {
             var highest: Int64 = 0
             if row.superEntity == 0, let table = tables.first(where: { $0.root == row.name }),
-                case .integer(let value)? = try store.rows("SELECT coalesce(max(Z_PK), 0) FROM \(table.name)").first?.first {
+                case .integer(let value)? = try store.rows("SELECT coalesce(max(Z_PK), 0) FROM \(table.name)").first?.first
+            {
                 highest = value
             }
             try store.execute(

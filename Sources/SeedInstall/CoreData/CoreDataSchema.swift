@@ -112,7 +112,8 @@ package struct CoreDataSchema: Sendable {
     package init(model: Model, configuration name: String, conventions: CoreDataConventions = .current) throws(ModelError) {
         guard let configuration = model.configuration(named: name) else {
             throw .invalid(
-                "no configuration named \"\(name)\"; the model has \(model.configurationNames.joined(separator: ", "))", source: model.source)
+                "no configuration named \"\(name)\"; the model has \(model.configurationNames.joined(separator: ", "))",
+                source: model.source)
         }
         let ordered = model.entitiesInTreeOrder
         let names = Set(ordered.map(\.name))
@@ -173,7 +174,9 @@ package struct CoreDataSchema: Sendable {
     /// name its table has and the name a view of it has.
     package var uncertainJoinTableNames: [(relationship: String, inverse: String, table: String, view: String)] {
         joinTables.compactMap { join in
-            join.alsoReadableAs.map { ("\(join.relationship.entity).\(join.relationship.name)", "\(join.inverse.entity).\(join.inverse.name)", join.name, $0) }
+            join.alsoReadableAs.map {
+                ("\(join.relationship.entity).\(join.relationship.name)", "\(join.inverse.entity).\(join.inverse.name)", join.name, $0)
+            }
         }
     }
 
@@ -214,7 +217,8 @@ package struct CoreDataSchema: Sendable {
                 func column(_ property: String) -> String? {
                     table.columns.first { column in
                         switch column.kind {
-                        case .attribute(_, let name), .toOne(_, let name): name == property && self.owns(column, entity: entity, model: model)
+                        case .attribute(_, let name), .toOne(_, let name):
+                            name == property && self.owns(column, entity: entity, model: model)
                         default: false
                         }
                     }?.name
@@ -224,7 +228,8 @@ package struct CoreDataSchema: Sendable {
                     let columns = constraint.compactMap(column)
                     guard columns.count == constraint.count else { continue }
                     uniqueColumns.insert(columns)
-                    statements.append(Self.uniqueIndexStatement(entity: entity.name, constraint: constraint, table: table.name, columns: columns))
+                    statements.append(
+                        Self.uniqueIndexStatement(entity: entity.name, constraint: constraint, table: table.name, columns: columns))
                 }
                 for index in entity.indexes {
                     let columns = index.elements.compactMap { element in column(element.property) }
@@ -232,7 +237,9 @@ package struct CoreDataSchema: Sendable {
                     // A fetch index on exactly a uniqueness constraint's columns would be a second copy of
                     // its unique index: reads use either, and building it costs as much again.
                     if uniqueColumns.contains(columns) { continue }
-                    statements.append(Self.indexStatement(index, entity: entity.name, table: table.name, columns: columns, legacyNames: conventions.hasLegacyNames))
+                    statements.append(
+                        Self.indexStatement(
+                            index, entity: entity.name, table: table.name, columns: columns, legacyNames: conventions.hasLegacyNames))
                 }
             }
         }
@@ -258,7 +265,8 @@ package struct CoreDataSchema: Sendable {
             return "CREATE INDEX \(([table] + columns).joined(separator: "_")) ON \(table) (\(columns.joined(separator: ", ")))"
         }
         let name = index.isCompoundIndex ? index.elements.map(\.property).joined(separator: "_") : index.name
-        let list = zip(columns, index.elements).map { column, element in "\(column) COLLATE BINARY \(element.isAscending ? "ASC" : "DESC")" }
+        let list = zip(columns, index.elements).map { column, element in "\(column) COLLATE BINARY \(element.isAscending ? "ASC" : "DESC")"
+        }
         return "CREATE INDEX Z_\(entity)_\(name) ON \(table) (\(list.joined(separator: ", ")))"
     }
 

@@ -32,7 +32,9 @@ struct CoreDataRenumbering {
         for table in new.tables {
             for member in table.members {
                 guard let from = stored[member], let to = new.entityNumbers[member] else {
-                    throw StoreError(.notASeedStore, path: store.path, "Z_PRIMARYKEY has no row for \(member), an entity of \(configuration); the store is damaged")
+                    throw StoreError(
+                        .notASeedStore, path: store.path,
+                        "Z_PRIMARYKEY has no row for \(member), an entity of \(configuration); the store is damaged")
                 }
                 numbers[from] = to
                 if from != to { renumbered.insert(member) }
@@ -81,7 +83,9 @@ struct CoreDataRenumbering {
         var renames: [(from: String, to: String)] = []
         for column in after.columns {
             guard let name = oldNames[column.kind] else {
-                throw StoreError(.notASeedStore, path: store.path, "\(after.name) lacks the column for \(column.kind); the store does not match its hashes")
+                throw StoreError(
+                    .notASeedStore, path: store.path,
+                    "\(after.name) lacks the column for \(column.kind); the store does not match its hashes")
             }
             if name != column.name { renames.append((name, column.name)) }
         }
@@ -131,7 +135,8 @@ struct CoreDataRenumbering {
             let columns = tables.new.columns.compactMap { column in oldNames[column.kind].map { (column.name, $0) } }
             try store.execute(tables.new.createStatement)
             try store.execute(
-                "INSERT INTO \(tables.new.name) (\(columns.map(\.0).joined(separator: ", "))) SELECT \(columns.map(\.1).joined(separator: ", ")) FROM restamp_join_\(index)")
+                "INSERT INTO \(tables.new.name) (\(columns.map(\.0).joined(separator: ", "))) SELECT \(columns.map(\.1).joined(separator: ", ")) FROM restamp_join_\(index)"
+            )
             try store.execute("DROP TABLE restamp_join_\(index)")
         }
         return !changed.isEmpty

@@ -1,9 +1,10 @@
 import Foundation
 import SeedModel
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Stamps a seed for an app's own model, so Core Data opens it under that model with no migration.
@@ -24,10 +25,14 @@ public enum StoreRestamp {
     /// - Throws: ``StoreError`` (`refused`) naming each seed entity whose hash differs; others when
     ///   the source cannot be read or the output written.
     @discardableResult
-    public static func restamp(_ source: String, for model: Model, output: String, outputMode: mode_t = 0o444) throws(StoreError) -> StoreMetadata {
+    public static func restamp(_ source: String, for model: Model, output: String, outputMode: mode_t = 0o444) throws(StoreError)
+        -> StoreMetadata
+    {
         if FileManager.default.fileExists(atPath: source) { try StoreFile.foldWriteAheadLog(source) }
         do {
-            return try AtomicFile.changeCopy(of: source, to: output, mode: outputMode) { temporary in try restamp(inPlace: temporary, for: model) }
+            return try AtomicFile.changeCopy(of: source, to: output, mode: outputMode) { temporary in
+                try restamp(inPlace: temporary, for: model)
+            }
         } catch let error as StoreError {
             throw error
         } catch {
@@ -46,12 +51,14 @@ public enum StoreRestamp {
         guard let differing = metadata.seedEntityDifferences(from: model, configuration: configuration) else {
             throw StoreError(
                 .refused, path: path,
-                "the app's model has no configuration \(configuration) for the seed, or the seed has an older hash encoding; publish a seed built for this model version")
+                "the app's model has no configuration \(configuration) for the seed, or the seed has an older hash encoding; publish a seed built for this model version"
+            )
         }
         guard differing.isEmpty else {
             throw StoreError(
                 .refused, path: path,
-                "the seed's entities \(differing.joined(separator: ", ")) differ from the app's model, so re-stamping would misdescribe them; publish a seed built for this model version")
+                "the seed's entities \(differing.joined(separator: ", ")) differ from the app's model, so re-stamping would misdescribe them; publish a seed built for this model version"
+            )
         }
         var restamped = metadata
         restamped[StoreMetadata.Key.versionHashes] = .object(model.entityVersionHashes.mapValues { .string($0.hexString) })
@@ -75,7 +82,9 @@ public enum StoreRestamp {
     }
 
     /// The plain layout names nothing by entity number: the metadata and the embedded model only.
-    private static func stampPlain(_ store: StoreConnection, metadata: inout StoreMetadata, model: Model, configuration: String) throws(StoreError) {
+    private static func stampPlain(_ store: StoreConnection, metadata: inout StoreMetadata, model: Model, configuration: String)
+        throws(StoreError)
+    {
         let json: String
         do {
             json = String(decoding: try model.restricted(to: configuration).canonicalJSON(configuration: configuration), as: UTF8.self)

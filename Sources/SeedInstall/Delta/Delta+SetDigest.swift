@@ -26,7 +26,8 @@ extension Delta {
             case .insert(let index, let row):
                 let key = table.key(of: row)
                 if table.isKeyed, try overlay.row(index, key: key) != nil {
-                    throw DeltaError(.inconsistent, "the delta inserts into \(table.name) a row whose key is there already; fetch the full artifact")
+                    throw DeltaError(
+                        .inconsistent, "the delta inserts into \(table.name) a row whose key is there already; fetch the full artifact")
                 }
                 digest.insert(Self.element(table, row))
                 if table.isKeyed { overlay.set(index, key: key, row: row) } else { overlay.append(index, row: row) }
@@ -82,7 +83,8 @@ private struct RowOverlay {
         if cleared.contains(table) { return nil }
         let description = tables[table]
         let condition = description.keyColumns.map { "\(quoteIdentifier(description.columns[$0])) = ?" }.joined(separator: " AND ")
-        let select = "SELECT \(description.columns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(description.name)) WHERE \(condition)"
+        let select =
+            "SELECT \(description.columns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(description.name)) WHERE \(condition)"
         return try base.rows(select, key).first
     }
 
@@ -91,7 +93,8 @@ private struct RowOverlay {
         let description = tables[table]
         var rows: [[DeltaValue]] = []
         if !cleared.contains(table) {
-            let select = "SELECT \(description.columns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(description.name))"
+            let select =
+                "SELECT \(description.columns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(description.name))"
             try base.forEachRow(select) { row in
                 let values = (0..<row.count).map(row.value)
                 if !description.isKeyed || touched[Key(table: table, values: description.key(of: values))] == nil { rows.append(values) }

@@ -18,7 +18,9 @@ package enum DeltaApplier {
     ///   (files, SQLite).
     package static func apply(_ delta: Delta, to base: String, output: String, outputMode: mode_t = 0o444) throws -> StoreMetadata {
         if FileManager.default.fileExists(atPath: base) { try StoreFile.foldWriteAheadLog(base) }
-        return try AtomicFile.changeCopy(of: base, to: output, mode: outputMode) { temporary in try apply(delta, inPlace: temporary, base: base) }
+        return try AtomicFile.changeCopy(of: base, to: output, mode: outputMode) { temporary in
+            try apply(delta, inPlace: temporary, base: base)
+        }
     }
 
     /// Applies `delta` to a store file this process owns, in place, and checks the result; `base`
@@ -41,7 +43,9 @@ package enum DeltaApplier {
     /// apply to a copy made for this).
     /// - Parameter shouldStop: asked before each statement and within one (``StoreConnection/stop(when:)``);
     ///   once it says so, the statement is interrupted and SQLite's interrupt error thrown.
-    static func applyStatements(_ delta: Delta, inPlace path: String, base: String, stopWhen shouldStop: (@Sendable () -> Bool)? = nil) throws {
+    static func applyStatements(_ delta: Delta, inPlace path: String, base: String, stopWhen shouldStop: (@Sendable () -> Bool)? = nil)
+        throws
+    {
         let store = try StoreConnection(path: path, mode: .writable)
         // The store is a copy this process owns, synced whole before it is renamed into place and
         // thrown away on any failure (a rollback included): it needs no rollback journal, and a page
@@ -71,7 +75,9 @@ package enum DeltaApplier {
     /// The store a delta gave must be its `to` release: its data version and stated content digest,
     /// `quick_check`, and the content digest recomputed from its rows (those two at once).
     /// - Parameter shouldStop: stops both reads as ``applyStatements(_:inPlace:base:stopWhen:)`` does.
-    static func checkResult(of delta: Delta, at path: String, base: String, stopWhen shouldStop: (@Sendable () -> Bool)? = nil) throws -> StoreMetadata {
+    static func checkResult(of delta: Delta, at path: String, base: String, stopWhen shouldStop: (@Sendable () -> Bool)? = nil) throws
+        -> StoreMetadata
+    {
         // quick_check reads every page on one core while the digest reads every row on the other.
         let checking = BackgroundWork { () throws -> [String] in
             let store = try StoreConnection(path: path, mode: .immutable)
@@ -83,20 +89,29 @@ package enum DeltaApplier {
         if let shouldStop { store.stop(when: shouldStop) }
         let after = try StoreMetadata.read(from: store)
         guard after.contentDigest == delta.header.to.contentDigest, after.dataVersion == delta.header.to.dataVersion else {
-            throw DeltaError(.inconsistent, "\(base): the delta's result states data version \(after.dataVersion ?? 0), not \(delta.header.to.dataVersion); fetch the full artifact")
+            throw DeltaError(
+                .inconsistent,
+                "\(base): the delta's result states data version \(after.dataVersion ?? 0), not \(delta.header.to.dataVersion); fetch the full artifact"
+            )
         }
         let recomputed = try recomputedDigest(store, metadata: after)
         let problems = try checking.value()
         guard problems == ["ok"] else {
-            throw DeltaError(.inconsistent, "\(base): quick_check after the delta: \(problems.prefix(3).joined(separator: "; ")); fetch the full artifact")
+            throw DeltaError(
+                .inconsistent,
+                "\(base): quick_check after the delta: \(problems.prefix(3).joined(separator: "; ")); fetch the full artifact")
         }
         guard let digest = recomputed else {
-            throw DeltaError(.inconsistent, "\(base): the store the delta gave carries no model to recompute its content digest from, so its rows cannot be checked; fetch the full artifact")
+            throw DeltaError(
+                .inconsistent,
+                "\(base): the store the delta gave carries no model to recompute its content digest from, so its rows cannot be checked; fetch the full artifact"
+            )
         }
         if digest != delta.header.to.contentDigest {
             throw DeltaError(
                 .inconsistent,
-                "\(base): the rows after the delta have content digest \(digest.prefix(12))…, the release states \(delta.header.to.contentDigest.prefix(12))…; fetch the full artifact")
+                "\(base): the rows after the delta have content digest \(digest.prefix(12))…, the release states \(delta.header.to.contentDigest.prefix(12))…; fetch the full artifact"
+            )
         }
         return after
     }
@@ -107,7 +122,10 @@ package enum DeltaApplier {
     static func checkRelease(of delta: Delta, at path: String, base: String) throws {
         let after = try StoreMetadata.read(from: StoreConnection(path: path, mode: .immutable))
         guard after.contentDigest == delta.header.to.contentDigest, after.dataVersion == delta.header.to.dataVersion else {
-            throw DeltaError(.inconsistent, "\(base): the delta's result states data version \(after.dataVersion ?? 0), not \(delta.header.to.dataVersion); fetch the full artifact")
+            throw DeltaError(
+                .inconsistent,
+                "\(base): the delta's result states data version \(after.dataVersion ?? 0), not \(delta.header.to.dataVersion); fetch the full artifact"
+            )
         }
     }
 
@@ -115,7 +133,9 @@ package enum DeltaApplier {
     /// with its columns in table order and its primary key in key order.
     static func tables(of store: StoreConnection) throws(StoreError) -> [DeltaTable] {
         var tables: [DeltaTable] = []
-        for name in try store.strings("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name") {
+        for name in try store.strings(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
+        {
             var columns: [String] = []
             var keys: [(position: Int64, column: Int)] = []
             try store.forEachRow("SELECT name, pk FROM pragma_table_info(?) ORDER BY cid", [.text(name)]) { row in
@@ -148,7 +168,8 @@ package enum DeltaApplier {
         let configuration = metadata.configuration ?? SeedModel.Configuration.defaultName
         let schema = try CoreDataSchema(
             model: model, configuration: configuration,
-            conventions: CoreDataConventions(entityNumbers: try StoreFile.entityNumbers(in: store), joinTableNames: try CoreDataConventions.joinTableNames(in: store)))
+            conventions: CoreDataConventions(
+                entityNumbers: try StoreFile.entityNumbers(in: store), joinTableNames: try CoreDataConventions.joinTableNames(in: store)))
         return try ContentDigest.compute(store, tables: schema.contentDumps)
     }
 }

@@ -157,7 +157,9 @@ package struct DeltaOrder {
         }
         let table = tables[operation.table]
         guard (operation.table, operation.rank) >= last else {
-            throw DeltaError(.inconsistent, "operations out of apply order at table \(table.name) (tables in header order; clear, deletes, inserts, updates)")
+            throw DeltaError(
+                .inconsistent,
+                "operations out of apply order at table \(table.name) (tables in header order; clear, deletes, inserts, updates)")
         }
         last = (operation.table, operation.rank)
         switch operation {
@@ -165,13 +167,20 @@ package struct DeltaOrder {
             guard !table.isKeyed else { throw DeltaError(.inconsistent, "table \(table.name) has a primary key and is never cleared") }
             cleared = operation.table
         case .insert(_, let row):
-            guard row.count == table.columns.count else { throw DeltaError(.inconsistent, "an insert into \(table.name) has \(row.count) values for \(table.columns.count) columns") }
-            guard table.isKeyed || cleared == operation.table else { throw DeltaError(.inconsistent, "table \(table.name) has no primary key: inserts into it follow a clear") }
+            guard row.count == table.columns.count else {
+                throw DeltaError(.inconsistent, "an insert into \(table.name) has \(row.count) values for \(table.columns.count) columns")
+            }
+            guard table.isKeyed || cleared == operation.table else {
+                throw DeltaError(.inconsistent, "table \(table.name) has no primary key: inserts into it follow a clear")
+            }
         case .delete(_, let key), .update(_, let key, _):
             guard table.isKeyed else { throw DeltaError(.inconsistent, "table \(table.name) has no primary key: it is replaced whole") }
-            guard key.count == table.keyColumns.count else { throw DeltaError(.inconsistent, "a key of \(table.name) has \(key.count) values for \(table.keyColumns.count) columns") }
+            guard key.count == table.keyColumns.count else {
+                throw DeltaError(.inconsistent, "a key of \(table.name) has \(key.count) values for \(table.keyColumns.count) columns")
+            }
             if case .update(_, _, let changes) = operation {
-                guard !changes.isEmpty, changes.allSatisfy({ $0.column < table.columns.count && !table.keyColumns.contains($0.column) }) else {
+                guard !changes.isEmpty, changes.allSatisfy({ $0.column < table.columns.count && !table.keyColumns.contains($0.column) })
+                else {
                     throw DeltaError(.inconsistent, "an update of \(table.name) sets no column, a key column or a column out of range")
                 }
             }

@@ -57,7 +57,9 @@ package enum DeltaPlan {
                 return DeltaStatement(sql: inserts[index], values: row)
             case .update(_, let key, let changes):
                 let assignments = changes.map { "\(quoteIdentifier(table.columns[$0.column])) = ?" }.joined(separator: ", ")
-                return DeltaStatement(sql: "UPDATE \(quoteIdentifier(table.name)) SET \(assignments) WHERE \(keyCondition(table))", values: changes.map(\.value) + key)
+                return DeltaStatement(
+                    sql: "UPDATE \(quoteIdentifier(table.name)) SET \(assignments) WHERE \(keyCondition(table))",
+                    values: changes.map(\.value) + key)
             }
         }
     }
@@ -71,7 +73,10 @@ package enum DeltaPlan {
             throw DeltaError(.schemaMismatch, "the delta is of another schema: \(problem); fetch the full artifact")
         }
         guard target.release.contentDigest == header.from.contentDigest else {
-            throw DeltaError(.wrongBase, "the delta applies to data version \(header.from.dataVersion) (content digest \(header.from.contentDigest.prefix(12))…), not to the store at hand, data version \(target.release.dataVersion) (\(target.release.contentDigest.prefix(12))…); fetch the full artifact")
+            throw DeltaError(
+                .wrongBase,
+                "the delta applies to data version \(header.from.dataVersion) (content digest \(header.from.contentDigest.prefix(12))…), not to the store at hand, data version \(target.release.dataVersion) (\(target.release.contentDigest.prefix(12))…); fetch the full artifact"
+            )
         }
     }
 
@@ -88,7 +93,10 @@ package enum DeltaPlan {
             let keys = keyNames(table)
             guard keys == primaryKey else {
                 let named = { (columns: [String]) in columns.isEmpty ? "no key" : "(\(columns.joined(separator: ", ")))" }
-                throw DeltaError(.corrupt, "the delta keys table \(table.name) by \(named(keys)), but its primary key in the installed store is \(named(primaryKey)); fetch the full artifact")
+                throw DeltaError(
+                    .corrupt,
+                    "the delta keys table \(table.name) by \(named(keys)), but its primary key in the installed store is \(named(primaryKey)); fetch the full artifact"
+                )
             }
         }
     }
@@ -104,7 +112,9 @@ package enum DeltaPlan {
     }
 
     /// The first difference between two table lists, worded with the names of their holders, or nil.
-    package static func difference(_ expected: [DeltaTable], _ actual: [DeltaTable], expected expectedName: String, actual actualName: String) -> String? {
+    package static func difference(
+        _ expected: [DeltaTable], _ actual: [DeltaTable], expected expectedName: String, actual actualName: String
+    ) -> String? {
         let left = Dictionary(expected.map { ($0.name, $0) }, uniquingKeysWith: { $1 })
         let right = Dictionary(actual.map { ($0.name, $0) }, uniquingKeysWith: { $1 })
         guard let name = Set(left.keys).union(right.keys).sorted().first(where: { left[$0] != right[$0] }) else { return nil }

@@ -57,9 +57,11 @@ public struct TransferError: Error, Sendable, CustomStringConvertible {
         switch kind {
         case .status(let code) where (code == 405 || code == 501) && ["PUT", "MKCOL", "MOVE", "DELETE"].contains(method):
             "\(method) \(url): HTTP \(code); the server does not accept \(method): publish to a WebDAV server (nginx: dav_methods PUT DELETE MKCOL COPY MOVE; create_full_put_path on;), a folder or S3"
-        case .status(let code): "\(method) \(url): HTTP \(code)\(isTransient ? "; the server may recover, try again later" : "; check the URL and the server's permissions")"
+        case .status(let code):
+            "\(method) \(url): HTTP \(code)\(isTransient ? "; the server may recover, try again later" : "; check the URL and the server's permissions")"
         case .connection(let why): "\(method) \(url): \(why); check the server is reachable, then try again"
-        case .tooLarge(let limit): "\(method) \(url): the body is larger than \(limit) bytes; refused (the server sends more than the release states)"
+        case .tooLarge(let limit):
+            "\(method) \(url): the body is larger than \(limit) bytes; refused (the server sends more than the release states)"
         case .timedOut(let why): "\(method) \(url): \(why); try again later, or raise the deadline (seedbuild fetch --deadline SECONDS)"
         case .tooSlow(let why): "\(method) \(url): \(why); the server or the connection is too slow, try again later"
         case .file(let why): "\(method) \(url): \(why)"

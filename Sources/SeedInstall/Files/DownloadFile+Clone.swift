@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension DownloadFile {
@@ -19,32 +20,32 @@ extension DownloadFile {
         of source: String, to path: String, mode: mode_t = 0o644, copying: ((_ done: Int64, _ total: Int64) -> Void)? = nil
     ) throws(TransferError) -> DownloadFile {
         #if canImport(Darwin)
-        // clonefile creates the name itself and fails if anything is there (CLONE_NOFOLLOW: a symlink
-        // is not followed); the clone takes the source's mode — an installed store's 0444, which no
-        // one but root may open for writing — so the mode is set before it is opened.
-        if clonefile(source, path, UInt32(CLONE_NOFOLLOW)) == 0 {
-            guard fchmodat(AT_FDCWD, path, mode, AT_SYMLINK_NOFOLLOW) == 0 else {
-                let failure = error("cannot set the clone's mode", path)
-                unlink(path)
-                throw failure
+            // clonefile creates the name itself and fails if anything is there (CLONE_NOFOLLOW: a symlink
+            // is not followed); the clone takes the source's mode — an installed store's 0444, which no
+            // one but root may open for writing — so the mode is set before it is opened.
+            if clonefile(source, path, UInt32(CLONE_NOFOLLOW)) == 0 {
+                guard fchmodat(AT_FDCWD, path, mode, AT_SYMLINK_NOFOLLOW) == 0 else {
+                    let failure = error("cannot set the clone's mode", path)
+                    unlink(path)
+                    throw failure
+                }
+                let fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+                guard fd >= 0 else {
+                    let failure = error("cannot open the clone", path)
+                    unlink(path)
+                    throw failure
+                }
+                return try DownloadFile(path: path, descriptor: fd)
             }
-            let fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
-            guard fd >= 0 else {
-                let failure = error("cannot open the clone", path)
-                unlink(path)
-                throw failure
-            }
-            return try DownloadFile(path: path, descriptor: fd)
-        }
         #endif
         let input = open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw error("cannot open to copy it", source) }
         defer { close(input) }
         let file = try create(path, mode: mode)
         #if os(Linux)
-        // FICLONE (_IOW(0x94, 9, int)): the whole file, sharing blocks; EOPNOTSUPP, EXDEV or EINVAL
-        // where the file system cannot, and then it is copied.
-        if ioctl(file.descriptor, UInt(0x4004_9409), input) == 0 { return file }
+            // FICLONE (_IOW(0x94, 9, int)): the whole file, sharing blocks; EOPNOTSUPP, EXDEV or EINVAL
+            // where the file system cannot, and then it is copied.
+            if ioctl(file.descriptor, UInt(0x4004_9409), input) == 0 { return file }
         #endif
         var status = stat()
         let total = fstat(input, &status) == 0 ? Int64(status.st_size) : 0
@@ -64,22 +65,22 @@ extension DownloadFile {
         _ input: Int32, source: String, to file: DownloadFile, total: Int64, copying: ((Int64, Int64) -> Void)?
     ) throws(TransferError) {
         #if os(Linux)
-        var done: Int64 = 0
-        while let copyFileRange = Self.copyFileRange {
-            // 16 MiB a call: the progress moves, and a copy never holds more than the kernel's pages.
-            let count = copyFileRange(input, nil, file.descriptor, nil, 16 << 20, 0)
-            if count > 0 {
-                done += Int64(count)
-                copying?(done, total)
-                continue
+            var done: Int64 = 0
+            while let copyFileRange = Self.copyFileRange {
+                // 16 MiB a call: the progress moves, and a copy never holds more than the kernel's pages.
+                let count = copyFileRange(input, nil, file.descriptor, nil, 16 << 20, 0)
+                if count > 0 {
+                    done += Int64(count)
+                    copying?(done, total)
+                    continue
+                }
+                if count == 0 { return }
+                if errno == EINTR { continue }
+                // Not between these files (an old kernel, another file system): copied through a buffer
+                // from where the kernel stopped.
+                guard done == 0, [EXDEV, ENOSYS, EINVAL, EOPNOTSUPP].contains(errno) else { throw error("cannot copy the store", source) }
+                break
             }
-            if count == 0 { return }
-            if errno == EINTR { continue }
-            // Not between these files (an old kernel, another file system): copied through a buffer
-            // from where the kernel stopped.
-            guard done == 0, [EXDEV, ENOSYS, EINVAL, EOPNOTSUPP].contains(errno) else { throw error("cannot copy the store", source) }
-            break
-        }
         #endif
         _ = try forEachChunk(of: input, path: source) { chunk, offset throws(TransferError) in
             try file.write(chunk, at: offset)
@@ -88,11 +89,15 @@ extension DownloadFile {
     }
 
     #if os(Linux)
-    /// glibc's `copy_file_range` (2.27 and later), which the Glibc module does not declare: looked up
-    /// by name; nil where the C library has none, and the copy goes through a buffer.
-    private static let copyFileRange: (@convention(c) (Int32, UnsafeMutablePointer<off_t>?, Int32, UnsafeMutablePointer<off_t>?, Int, UInt32) -> Int)? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "copy_file_range") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (Int32, UnsafeMutablePointer<off_t>?, Int32, UnsafeMutablePointer<off_t>?, Int, UInt32) -> Int).self)
-    }()
+        /// glibc's `copy_file_range` (2.27 and later), which the Glibc module does not declare: looked up
+        /// by name; nil where the C library has none, and the copy goes through a buffer.
+        private static let copyFileRange:
+            (@convention(c) (Int32, UnsafeMutablePointer<off_t>?, Int32, UnsafeMutablePointer<off_t>?, Int, UInt32) -> Int)? = {
+                guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "copy_file_range") else { return nil }
+                return unsafeBitCast(
+                    symbol,
+                    to: (@convention(c) (Int32, UnsafeMutablePointer<off_t>?, Int32, UnsafeMutablePointer<off_t>?, Int, UInt32) -> Int).self
+                )
+            }()
     #endif
 }

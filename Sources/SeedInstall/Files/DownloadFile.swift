@@ -1,9 +1,10 @@
 import Crypto
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A file a download or an install writes, opened so that only a regular file of this process's own,
@@ -78,7 +79,9 @@ package final class DownloadFile: @unchecked Sendable {
     }
 
     static func error(_ what: String, _ path: String) -> TransferError {
-        TransferError(.file("\(what): \(String(cString: strerror(errno))); check nothing else stands at that name and the folder is writable"), method: "open", url: path)
+        TransferError(
+            .file("\(what): \(String(cString: strerror(errno))); check nothing else stands at that name and the folder is writable"),
+            method: "open", url: path)
     }
 
     /// The file's size now.

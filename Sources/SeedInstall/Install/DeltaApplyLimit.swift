@@ -41,7 +41,10 @@ struct DeltaApplyLimit: Sendable {
         try run.checkCancellation()
         guard deadline.hasPassed else { return }
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-        throw DeltaFallback(.timedOut, "\(url): reading, applying and checking the delta stopped after \(Self.shown(elapsed)) s, at \(cause); the full artifact is fetched instead. Raise SeedInstaller.deltaApplyTimeout if deltas this large are expected")
+        throw DeltaFallback(
+            .timedOut,
+            "\(url): reading, applying and checking the delta stopped after \(Self.shown(elapsed)) s, at \(cause); the full artifact is fetched instead. Raise SeedInstaller.deltaApplyTimeout if deltas this large are expected"
+        )
     }
 
     private static func shown(_ seconds: TimeInterval) -> String {

@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The app's install folder for one dataset: the only place an install writes, creates or removes.
@@ -37,12 +38,16 @@ struct InstallFolder {
             fd = open(file, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         }
         guard fd >= 0 else {
-            throw TransferError(.file("cannot open the install lock: \(String(cString: strerror(errno))); check the folder is writable"), method: "install", url: file)
+            throw TransferError(
+                .file("cannot open the install lock: \(String(cString: strerror(errno))); check the folder is writable"), method: "install",
+                url: file)
         }
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             if deadline.hasPassed {
                 close(fd)
-                throw TransferError(.timedOut("another install into this folder held \(file) until the fetch's deadline of \(deadline.seconds) s"), method: "install", url: directory)
+                throw TransferError(
+                    .timedOut("another install into this folder held \(file) until the fetch's deadline of \(deadline.seconds) s"),
+                    method: "install", url: directory)
             }
             usleep(50_000)
         }

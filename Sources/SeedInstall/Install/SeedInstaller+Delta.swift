@@ -1,9 +1,10 @@
 import Foundation
 import SeedModel
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension SeedInstaller {
@@ -34,14 +35,16 @@ extension SeedInstaller {
     /// - Throws: ``DeltaFallback`` saying why the full artifact is needed instead; `CancellationError`
     ///   when `run` is cancelled. Nothing is left in the folder either way.
     func installByDelta(
-        _ request: DeltaRequest, artifact: Manifest.FileEntry, state: InstallRecord, from channel: ReleaseChannel, into folder: InstallFolder,
+        _ request: DeltaRequest, artifact: Manifest.FileEntry, state: InstallRecord, from channel: ReleaseChannel,
+        into folder: InstallFolder,
         run: InstallRun, restampFor model: Model?
     ) throws -> InstalledFile {
         let entry = try deltaEntry(request, artifact: artifact)
         let base = state.path(request.installed.store)
         // Checked in time proportional to the delta when both the release and the install record a
         // set digest: the installed store known unchanged by its stamp, the result by the digest.
-        let proportional = !fullCheck && request.manifest.values[SetDigest.manifestKey]?.stringValue != nil && request.installed.setDigest != nil
+        let proportional =
+            !fullCheck && request.manifest.values[SetDigest.manifestKey]?.stringValue != nil && request.installed.setDigest != nil
         try checkBase(base, installed: request.installed, entry: entry, trustStamp: proportional)
         folder.removeLeftovers(keeping: folder.partialName(dataVersion: request.dataVersion))
         let remote = ReleasePointer.deltaPath(sha256: entry.sha256)
@@ -51,11 +54,17 @@ extension SeedInstaller {
         let delta = try decodeDelta(bytes, request: request, url: url, limit: limit)
         let from = DeltaRelease(dataVersion: entry.fromDataVersion, contentDigest: entry.fromContentDigest)
         guard delta.header.from == from else {
-            throw DeltaFallback(.wrongBase, "\(url): the delta starts from data version \(delta.header.from.dataVersion) (content digest \(delta.header.from.contentDigest.prefix(12))…), but the manifest lists it from \(from.dataVersion) (\(from.contentDigest.prefix(12))…); the channel is damaged")
+            throw DeltaFallback(
+                .wrongBase,
+                "\(url): the delta starts from data version \(delta.header.from.dataVersion) (content digest \(delta.header.from.contentDigest.prefix(12))…), but the manifest lists it from \(from.dataVersion) (\(from.contentDigest.prefix(12))…); the channel is damaged"
+            )
         }
         let to = DeltaRelease(dataVersion: request.dataVersion, contentDigest: entry.toContentDigest)
         guard delta.header.to == to else {
-            throw DeltaFallback(.wrongTarget, "\(url): the delta ends at data version \(delta.header.to.dataVersion) (content digest \(delta.header.to.contentDigest.prefix(12))…), not at this release, \(to.dataVersion) (\(to.contentDigest.prefix(12))…); it is replayed from another release")
+            throw DeltaFallback(
+                .wrongTarget,
+                "\(url): the delta ends at data version \(delta.header.to.dataVersion) (content digest \(delta.header.to.contentDigest.prefix(12))…), not at this release, \(to.dataVersion) (\(to.contentDigest.prefix(12))…); it is replayed from another release"
+            )
         }
         try run.checkCancellation()
 
@@ -77,11 +86,12 @@ extension SeedInstaller {
         do {
             try DeltaApplier.applyStatements(delta, inPlace: temporary, base: base, stopWhen: limit.shouldStop)
         } catch let error as DeltaError {
-            let reason: DeltaFallback.Reason = switch error.kind {
-            case .wrongBase: .wrongBase
-            case .corrupt: .corrupt
-            default: .conflict
-            }
+            let reason: DeltaFallback.Reason =
+                switch error.kind {
+                case .wrongBase: .wrongBase
+                case .corrupt: .corrupt
+                default: .conflict
+                }
             throw DeltaFallback(reason, "\(url): \(error.message)")
         } catch let error as StoreError {
             try limit.checkStopped()
@@ -115,7 +125,9 @@ extension SeedInstaller {
         }
         try limit.checkStopped()
         do {
-            return try finishInstall(temporary, as: name, in: folder, checked: try finishing.value(), hashed: !proportional, restampFor: model, run: run) { error in
+            return try finishInstall(
+                temporary, as: name, in: folder, checked: try finishing.value(), hashed: !proportional, restampFor: model, run: run
+            ) { error in
                 DeltaFallback(.restamped, "\(url): cannot stamp the store the delta gave for the app's model: \(error)")
             }
         } catch let error as DeltaFallback {
@@ -134,21 +146,31 @@ extension SeedInstaller {
         let deltas = request.manifest.deltas
         guard let entry = deltas.first(where: { $0.fromDataVersion == installed }) else {
             let listed = deltas.isEmpty ? "none" : "only from " + deltas.map { String($0.fromDataVersion) }.joined(separator: ", ")
-            throw DeltaFallback(.noDelta, "\(request.manifestURL): the release lists no delta from the installed data version \(installed) (\(listed))")
+            throw DeltaFallback(
+                .noDelta, "\(request.manifestURL): the release lists no delta from the installed data version \(installed) (\(listed))")
         }
         guard ReleaseNames.isSHA256(entry.sha256), entry.bytes > 0 else {
             throw DeltaFallback(.unusableEntry, "\(request.manifestURL): the delta from \(installed) has no valid size or SHA-256")
         }
         guard entry.bytes < artifact.bytes else {
-            throw DeltaFallback(.unusableEntry, "\(request.manifestURL): the delta from \(installed) (\(entry.bytes) bytes) is not smaller than the artifact (\(artifact.bytes) bytes)")
+            throw DeltaFallback(
+                .unusableEntry,
+                "\(request.manifestURL): the delta from \(installed) (\(entry.bytes) bytes) is not smaller than the artifact (\(artifact.bytes) bytes)"
+            )
         }
         // It is read into memory whole and inflates to at least about its size: refused before a byte of it is downloaded.
         guard entry.bytes <= maxDeltaBytes else {
-            throw DeltaFallback(.tooLarge, "\(request.manifestURL): the delta from \(installed) is \(entry.bytes) bytes, more than the \(maxDeltaBytes) this installer reads into memory (SeedInstaller.maxDeltaBytes); raise it if deltas this large are expected")
+            throw DeltaFallback(
+                .tooLarge,
+                "\(request.manifestURL): the delta from \(installed) is \(entry.bytes) bytes, more than the \(maxDeltaBytes) this installer reads into memory (SeedInstaller.maxDeltaBytes); raise it if deltas this large are expected"
+            )
         }
         let digest = request.manifest.values["contentDigest"]?.stringValue
         guard entry.toContentDigest == digest else {
-            throw DeltaFallback(.wrongTarget, "\(request.manifestURL): the delta from \(installed) leads to content digest \(entry.toContentDigest.prefix(12))…, not this release's \((digest ?? "none").prefix(12))…; the channel is damaged")
+            throw DeltaFallback(
+                .wrongTarget,
+                "\(request.manifestURL): the delta from \(installed) leads to content digest \(entry.toContentDigest.prefix(12))…, not this release's \((digest ?? "none").prefix(12))…; the channel is damaged"
+            )
         }
         return entry
     }
@@ -159,10 +181,15 @@ extension SeedInstaller {
     /// - Parameter trustStamp: whether the stamp `.current` recorded, while it holds, stands for reading
     ///   the store whole; when it does not hold, the store is read whole: its SHA-256 against the one
     ///   recorded or, for a store a delta gave (no SHA-256 recorded), its set digest against the recorded one.
-    private func checkBase(_ path: String, installed: InstallRecord.Current, entry: Manifest.DeltaEntry, trustStamp: Bool) throws(DeltaFallback) {
+    private func checkBase(_ path: String, installed: InstallRecord.Current, entry: Manifest.DeltaEntry, trustStamp: Bool)
+        throws(DeltaFallback)
+    {
         var status = stat()
         if lstat(path + "-wal", &status) == 0, status.st_size > 0 {
-            throw DeltaFallback(.storeModified, "\(path)-wal: the installed store has a write-ahead log with changes (something opened it for writing); a delta applies only to the store as installed")
+            throw DeltaFallback(
+                .storeModified,
+                "\(path)-wal: the installed store has a write-ahead log with changes (something opened it for writing); a delta applies only to the store as installed"
+            )
         }
         let metadata: StoreMetadata
         let layout: StoreLayout
@@ -177,14 +204,23 @@ extension SeedInstaller {
         }
         let restamped = metadata[StoreMetadata.Key.restampedFrom] != nil
         if restamped, layout == .plain {
-            throw DeltaFallback(.restamped, "\(path): re-stamped on this device for the app's model; in the plain layout its metadata rows are the app's, which a delta of the channel's does not carry")
+            throw DeltaFallback(
+                .restamped,
+                "\(path): re-stamped on this device for the app's model; in the plain layout its metadata rows are the app's, which a delta of the channel's does not carry"
+            )
         }
         let digests = [metadata.contentDigest, installed.contentDigest ?? metadata.contentDigest]
         guard digests.allSatisfy({ $0 == entry.fromContentDigest }), metadata.dataVersion == entry.fromDataVersion else {
             if restamped {
-                throw DeltaFallback(.restamped, "\(path): re-stamped on this device with the app's entity numbers, so its rows are no longer the published release's a delta starts from")
+                throw DeltaFallback(
+                    .restamped,
+                    "\(path): re-stamped on this device with the app's entity numbers, so its rows are no longer the published release's a delta starts from"
+                )
             }
-            throw DeltaFallback(.storeModified, "\(path): data version \(metadata.dataVersion ?? 0) with content digest \((metadata.contentDigest ?? "none").prefix(12))…, not the delta's base, \(entry.fromDataVersion) with \(entry.fromContentDigest.prefix(12))…")
+            throw DeltaFallback(
+                .storeModified,
+                "\(path): data version \(metadata.dataVersion ?? 0) with content digest \((metadata.contentDigest ?? "none").prefix(12))…, not the delta's base, \(entry.fromDataVersion) with \(entry.fromContentDigest.prefix(12))…"
+            )
         }
     }
 
@@ -192,7 +228,8 @@ extension SeedInstaller {
     /// its stated size, and checks its size and SHA-256.
     /// - Returns: its bytes, as checked.
     private func downloadDelta(
-        _ entry: Manifest.DeltaEntry, remote: String, from channel: ReleaseChannel, into folder: InstallFolder, request: DeltaRequest, run: InstallRun
+        _ entry: Manifest.DeltaEntry, remote: String, from channel: ReleaseChannel, into folder: InstallFolder, request: DeltaRequest,
+        run: InstallRun
     ) throws -> Data {
         let url = channel.describe(remote)
         let file: DownloadFile
@@ -246,7 +283,9 @@ extension SeedInstaller {
         } catch {
             try limit.checkStopped()
             if bound < storeBound, error.message.contains("inflates to more than \(bound) bytes") {
-                throw DeltaFallback(.tooLarge, "\(url): inflates past \(bound) bytes, the most this installer reads into memory (SeedInstaller.maxDeltaBytes)")
+                throw DeltaFallback(
+                    .tooLarge,
+                    "\(url): inflates past \(bound) bytes, the most this installer reads into memory (SeedInstaller.maxDeltaBytes)")
             }
             throw DeltaFallback(.corrupt, error.message)
         }
@@ -266,7 +305,10 @@ extension SeedInstaller {
                 throw DeltaFallback(.storeModified, "\(path): cannot read the installed store: \(error)")
             }
             guard digest.description == recorded else {
-                throw DeltaFallback(.storeModified, "\(path): its rows are not those it was installed with (set digest); the store was changed after it was installed (an app opens a seed read-only)")
+                throw DeltaFallback(
+                    .storeModified,
+                    "\(path): its rows are not those it was installed with (set digest); the store was changed after it was installed (an app opens a seed read-only)"
+                )
             }
             return
         }
@@ -278,7 +320,10 @@ extension SeedInstaller {
         }
         let expected = installed.storeSHA256 ?? entry.fromStoreSHA256
         guard digest.sha256 == expected else {
-            throw DeltaFallback(.storeModified, "\(path): SHA-256 \(digest.sha256.prefix(12))…, but it was installed as \(expected.prefix(12))…; the store was changed after it was installed (an app opens a seed read-only)")
+            throw DeltaFallback(
+                .storeModified,
+                "\(path): SHA-256 \(digest.sha256.prefix(12))…, but it was installed as \(expected.prefix(12))…; the store was changed after it was installed (an app opens a seed read-only)"
+            )
         }
     }
 
@@ -293,7 +338,10 @@ extension SeedInstaller {
         else { return }
         let updated = try delta.update(installed, base: StoreConnection(path: base, mode: .immutable))
         guard updated.description == stated else {
-            throw DeltaFallback(.wrongResult, "\(url): the set digest after the delta is not the release's: a table the delta touched (metadata included) differs from the release; the channel is damaged")
+            throw DeltaFallback(
+                .wrongResult,
+                "\(url): the set digest after the delta is not the release's: a table the delta touched (metadata included) differs from the release; the channel is damaged"
+            )
         }
     }
 }

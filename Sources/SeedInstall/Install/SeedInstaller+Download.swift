@@ -1,9 +1,10 @@
 import Foundation
 import SeedModel
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension SeedInstaller {
@@ -33,12 +34,16 @@ extension SeedInstaller {
         if case .directory = channel.location {
             inflated = try inflateInPlace(artifact, store: store, from: channel, remote: remote, folder: folder, run: run, inflate: inflate)
         } else {
-            inflated = try downloadAndInflate(artifact, store: store, from: channel, remote: remote, folder: folder, dataVersion: dataVersion, run: run, inflate: inflate)
+            inflated = try downloadAndInflate(
+                artifact, store: store, from: channel, remote: remote, folder: folder, dataVersion: dataVersion, run: run, inflate: inflate)
         }
         guard let output else { throw InstallError(.checksum, "\(channel.describe(remote)): nothing inflated") }
         try run.checkCancellation()
         func mismatch(_ bytes: Int64, _ sha256: String) -> InstallError {
-            InstallError(.checksum, "\(channel.describe(remote)): the inflated store has \(bytes) bytes with SHA-256 \(sha256), the manifest says \(store.bytes) with \(store.sha256)")
+            InstallError(
+                .checksum,
+                "\(channel.describe(remote)): the inflated store has \(bytes) bytes with SHA-256 \(sha256), the manifest says \(store.bytes) with \(store.sha256)"
+            )
         }
         guard inflated == store.bytes else { throw mismatch(inflated, "-") }
         // Both checks read the store back from the page cache at once: its SHA-256 on one core while
@@ -70,7 +75,8 @@ extension SeedInstaller {
     ///   - restampFailed: the error to throw when the re-stamp fails.
     /// - Throws: what `restampFailed` gives, `CancellationError`, ``StoreError`` (the rename).
     func finishInstall(
-        _ temporary: String, as name: String, in folder: InstallFolder, checked: FileDigest?, hashed: Bool, restampFor model: Model?, run: InstallRun,
+        _ temporary: String, as name: String, in folder: InstallFolder, checked: FileDigest?, hashed: Bool, restampFor model: Model?,
+        run: InstallRun,
         restampFailed: (any Error) -> any Error
     ) throws -> InstalledFile {
         var installed = checked
@@ -100,13 +106,20 @@ extension SeedInstaller {
         let source = channel.describe(remote)
         var status = stat()
         guard stat(source, &status) == 0 else {
-            throw InstallError(.checksum, "\(source): cannot read the artifact (\(String(cString: strerror(errno)))); the release is incomplete")
+            throw InstallError(
+                .checksum, "\(source): cannot read the artifact (\(String(cString: strerror(errno)))); the release is incomplete")
         }
         func mismatch(_ digest: FileDigest) -> InstallError {
-            InstallError(.checksum, "\(source): \(digest.bytes) bytes with SHA-256 \(digest.sha256), the manifest says \(artifact.bytes) bytes with \(artifact.sha256); the artifact was changed or damaged")
+            InstallError(
+                .checksum,
+                "\(source): \(digest.bytes) bytes with SHA-256 \(digest.sha256), the manifest says \(artifact.bytes) bytes with \(artifact.sha256); the artifact was changed or damaged"
+            )
         }
         guard Int64(status.st_size) == artifact.bytes else {
-            throw InstallError(.checksum, "\(source): \(status.st_size) bytes, the manifest says \(artifact.bytes) bytes with \(artifact.sha256); the artifact was changed or damaged")
+            throw InstallError(
+                .checksum,
+                "\(source): \(status.st_size) bytes, the manifest says \(artifact.bytes) bytes with \(artifact.sha256); the artifact was changed or damaged"
+            )
         }
         try run.checkCancellation()
         var digest: FileDigest?
@@ -114,13 +127,16 @@ extension SeedInstaller {
         do {
             inflated = try inflate { (file, observe) throws(GzipError) -> Int64 in
                 let (written, read) = try withoutActuallyEscaping(observe) { observe throws(GzipError) in
-                    try GzipInflater.inflate(file: source, to: file, maxOutputBytes: store.bytes, segments: artifact.segments, observe: observe)
+                    try GzipInflater.inflate(
+                        file: source, to: file, maxOutputBytes: store.bytes, segments: artifact.segments, observe: observe)
                 }
                 digest = read
                 return written
             }
         } catch let error as GzipError {
-            if let read = try? FileDigest(of: source), read.bytes != artifact.bytes || read.sha256 != artifact.sha256 { throw mismatch(read) }
+            if let read = try? FileDigest(of: source), read.bytes != artifact.bytes || read.sha256 != artifact.sha256 {
+                throw mismatch(read)
+            }
             throw InstallError(.checksum, "\(source): \(error.reason)")
         }
         guard let digest, digest.bytes == artifact.bytes, digest.sha256 == artifact.sha256 else {
@@ -175,7 +191,10 @@ extension SeedInstaller {
         }
         guard let digest, digest.bytes == artifact.bytes, digest.sha256 == artifact.sha256 else {
             partial.remove()
-            throw InstallError(.checksum, "\(channel.describe(remote)): \(digest?.bytes ?? 0) bytes with SHA-256 \(digest?.sha256 ?? "-"), the manifest says \(artifact.bytes) bytes with \(artifact.sha256); the artifact was changed or damaged")
+            throw InstallError(
+                .checksum,
+                "\(channel.describe(remote)): \(digest?.bytes ?? 0) bytes with SHA-256 \(digest?.sha256 ?? "-"), the manifest says \(artifact.bytes) bytes with \(artifact.sha256); the artifact was changed or damaged"
+            )
         }
         defer { partial.remove() }
         do {
@@ -206,7 +225,10 @@ extension SeedInstaller {
         let metadata = try StoreMetadata.read(at: URL(fileURLWithPath: path))
         let differences = manifest.differences(from: metadata)
         guard differences.isEmpty else {
-            throw InstallError(.checksum, "\(url): the store inside does not match its manifest (\(differences.joined(separator: "; "))); the release was put together from different builds")
+            throw InstallError(
+                .checksum,
+                "\(url): the store inside does not match its manifest (\(differences.joined(separator: "; "))); the release was put together from different builds"
+            )
         }
     }
 }

@@ -138,14 +138,20 @@ public struct SeedInstaller: Sendable {
     func install(from channelURL: String, to directory: String, run: InstallRun) throws -> Result {
         run.report(.checkingRelease)
         guard !trustedKeys.isEmpty || allowUnsigned else {
-            throw InstallError(.signature, "\(channelURL): no trusted key given; pass the publisher's public key (--trusted-key, SeedInstaller.trustedKeys), or accept an unsigned channel explicitly (--allow-unsigned, SeedInstaller.allowUnsigned)")
+            throw InstallError(
+                .signature,
+                "\(channelURL): no trusted key given; pass the publisher's public key (--trusted-key, SeedInstaller.trustedKeys), or accept an unsigned channel explicitly (--allow-unsigned, SeedInstaller.allowUnsigned)"
+            )
         }
         let deadline = Deadline(seconds: self.deadline)
         let channel = try ReleaseChannel(channelURL, transport: transport, deadline: deadline)
         let (pointer, manifest, manifestURL) = try readRelease(channel, run: run)
         let signedBy = trustedKeys.first { $0.verify(manifest) }?.keyID
         if !trustedKeys.isEmpty, signedBy == nil {
-            throw InstallError(.signature, "\(manifestURL): no valid signature by a trusted key (key ids \(trustedKeys.map(\.keyID).joined(separator: ", "))); refusing it")
+            throw InstallError(
+                .signature,
+                "\(manifestURL): no valid signature by a trusted key (key ids \(trustedKeys.map(\.keyID).joined(separator: ", "))); refusing it"
+            )
         }
         let (dataset, dataVersion, artifact, store) = try checkFields(manifest, pointer: pointer, url: manifestURL)
         let state = InstallRecord(directory: directory, dataset: dataset)
@@ -164,7 +170,8 @@ public struct SeedInstaller: Sendable {
         var fallback: DeltaFallback?
         var installed: InstalledFile?
         if let current = state.current {
-            let request = DeltaRequest(manifest: manifest, manifestURL: manifestURL, dataVersion: dataVersion, store: store, installed: current)
+            let request = DeltaRequest(
+                manifest: manifest, manifestURL: manifestURL, dataVersion: dataVersion, store: store, installed: current)
             do {
                 installed = try installByDelta(
                     request, artifact: artifact, state: state, from: channel, into: folder, run: run, restampFor: restamp ? model : nil)
@@ -178,16 +185,20 @@ public struct SeedInstaller: Sendable {
             // A cancelled install stops here, whatever the delta's outcome: no fallback download.
             try run.checkCancellation()
         }
-        let file = try installed ?? download(
-            artifact, store: store, manifest: manifest, from: channel, into: folder, dataVersion: dataVersion, run: run,
-            restampFor: restamp ? model : nil)
+        let file =
+            try installed
+            ?? download(
+                artifact, store: store, manifest: manifest, from: channel, into: folder, dataVersion: dataVersion, run: run,
+                restampFor: restamp ? model : nil)
         // The store is the release's byte for byte (its SHA-256 checked), unless re-stamped here.
         try state.switchTo(
-            storeFile: file.name, dataVersion: dataVersion, contentDigest: manifest.values["contentDigest"]?.stringValue ?? "", storeSHA256: file.sha256,
+            storeFile: file.name, dataVersion: dataVersion, contentDigest: manifest.values["contentDigest"]?.stringValue ?? "",
+            storeSHA256: file.sha256,
             setDigest: restamp ? nil : manifest.values[SetDigest.manifestKey]?.stringValue)
         run.report(.installed)
         return Result(
-            outcome: .installed, signedBy: signedBy, storePath: state.path(file.name), dataVersion: dataVersion, manifest: manifest, migration: plan,
+            outcome: .installed, signedBy: signedBy, storePath: state.path(file.name), dataVersion: dataVersion, manifest: manifest,
+            migration: plan,
             restamped: restamp, via: installed == nil ? .full : .delta, downloadedBytes: run.observer.receivedBytes, fallback: fallback)
     }
 
@@ -195,14 +206,16 @@ public struct SeedInstaller: Sendable {
     private func settled(_ state: InstallRecord, dataVersion: Int64, manifest: Manifest, url: String, signedBy: String?) throws -> Result? {
         guard let installed = state.current else { return nil }
         if dataVersion < installed.dataVersion {
-            throw InstallError(.rollback, "\(url): data version \(dataVersion) is older than the installed \(installed.dataVersion); refusing a rollback")
+            throw InstallError(
+                .rollback, "\(url): data version \(dataVersion) is older than the installed \(installed.dataVersion); refusing a rollback")
         }
         guard dataVersion == installed.dataVersion else { return nil }
         let storePath = state.path(installed.store)
         // Re-stamped when it was installed, as its metadata records.
         let restamped = (try? StoreMetadata.read(at: URL(fileURLWithPath: storePath)))?[StoreMetadata.Key.restampedFrom] != nil
         return Result(
-            outcome: .alreadyInstalled, signedBy: signedBy, storePath: storePath, dataVersion: dataVersion, manifest: manifest, migration: nil,
+            outcome: .alreadyInstalled, signedBy: signedBy, storePath: storePath, dataVersion: dataVersion, manifest: manifest,
+            migration: nil,
             restamped: restamped)
     }
 
@@ -231,12 +244,16 @@ public struct SeedInstaller: Sendable {
             return (nil, true)
         }
         guard let releaseModel else {
-            throw InstallError(.model, "\(url): the release's model differs from the app's for \(differences.map(\.description).joined(separator: ", ")) and the manifest carries no model to infer a migration from. Publish a release for this model version")
+            throw InstallError(
+                .model,
+                "\(url): the release's model differs from the app's for \(differences.map(\.description).joined(separator: ", ")) and the manifest carries no model to infer a migration from. Publish a release for this model version"
+            )
         }
         do {
             return (try MappingInference.infer(from: releaseModel, to: model, configuration: configuration), false)
         } catch {
-            throw InstallError(.model, "\(url): the release cannot be opened under the app's model: \(error.messages.joined(separator: "; "))")
+            throw InstallError(
+                .model, "\(url): the release cannot be opened under the app's model: \(error.messages.joined(separator: "; "))")
         }
     }
 }

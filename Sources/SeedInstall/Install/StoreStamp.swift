@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// What `.current` records of an installed store's file when it is installed, so that a later delta
@@ -28,17 +29,18 @@ struct StoreStamp: Equatable {
         size = Int64(status.st_size)
         inode = UInt64(status.st_ino)
         #if canImport(Darwin)
-        modified = [Int64(status.st_mtimespec.tv_sec), Int64(status.st_mtimespec.tv_nsec)]
-        changed = [Int64(status.st_ctimespec.tv_sec), Int64(status.st_ctimespec.tv_nsec)]
+            modified = [Int64(status.st_mtimespec.tv_sec), Int64(status.st_mtimespec.tv_nsec)]
+            changed = [Int64(status.st_ctimespec.tv_sec), Int64(status.st_ctimespec.tv_nsec)]
         #else
-        modified = [Int64(status.st_mtim.tv_sec), Int64(status.st_mtim.tv_nsec)]
-        changed = [Int64(status.st_ctim.tv_sec), Int64(status.st_ctim.tv_nsec)]
+            modified = [Int64(status.st_mtim.tv_sec), Int64(status.st_mtim.tv_nsec)]
+            changed = [Int64(status.st_ctim.tv_sec), Int64(status.st_ctim.tv_nsec)]
         #endif
         self.header = header.hexString
     }
 
     init?(json: JSONValue?) {
-        guard let object = json?.objectValue, let size = object["size"]?.integerValue, let inode = object["inode"]?.stringValue.flatMap({ UInt64($0) }),
+        guard let object = json?.objectValue, let size = object["size"]?.integerValue,
+            let inode = object["inode"]?.stringValue.flatMap({ UInt64($0) }),
             let modified = object["modified"]?.arrayValue?.compactMap(\.integerValue), modified.count == 2,
             let changed = object["changed"]?.arrayValue?.compactMap(\.integerValue), changed.count == 2,
             let header = object["header"]?.stringValue, header.count == 200

@@ -34,14 +34,16 @@ package enum CoreDataMetadata {
     package static func propertyList(_ metadata: StoreMetadata, frameworkVersion: Int = frameworkVersion) throws -> Data {
         typealias Ours = StoreMetadata.Key
         var list: [String: PropertyListValue] = [:]
-        for (key, value) in metadata.values where ![Ours.storeType, Ours.storeUUID, Ours.versionHashes, Ours.modelVersionIdentifiers, Ours.hashEncodingVersion].contains(key) {
+        for (key, value) in metadata.values
+        where ![Ours.storeType, Ours.storeUUID, Ours.versionHashes, Ours.modelVersionIdentifiers, Ours.hashEncodingVersion].contains(key) {
             if let plist = propertyListValue(value) { list[key] = plist }
         }
         let hashes = metadata.versionHashes
         list[Key.storeType] = .string("SQLite")
         list[Key.hashes] = .dictionary(hashes.mapValues { .data(Array($0)) })
         list[Key.hashesVersion] = .integer(Int64(hashesVersion))
-        list[Key.identifiers] = .array((metadata[Ours.modelVersionIdentifiers]?.arrayValue?.compactMap(\.stringValue) ?? []).map(PropertyListValue.string))
+        list[Key.identifiers] = .array(
+            (metadata[Ours.modelVersionIdentifiers]?.arrayValue?.compactMap(\.stringValue) ?? []).map(PropertyListValue.string))
         list[Key.framework] = .integer(Int64(frameworkVersion))
         list[Key.autoVacuum] = .string("2")
         list[Key.checksum] = .string(Model.versionChecksum(of: hashes))
@@ -55,7 +57,8 @@ package enum CoreDataMetadata {
     package static func read(_ data: Data, uuid: String?, path: String) throws(StoreError) -> StoreMetadata {
         let parsed = try? PropertyListSerialization.propertyList(from: data, format: nil)
         guard let list = parsed as? [String: Any] else {
-            throw StoreError(.notASeedStore, path: path, "Z_METADATA's property list cannot be read; the store is damaged or not Core Data's")
+            throw StoreError(
+                .notASeedStore, path: path, "Z_METADATA's property list cannot be read; the store is damaged or not Core Data's")
         }
         typealias Ours = StoreMetadata.Key
         var metadata = StoreMetadata()

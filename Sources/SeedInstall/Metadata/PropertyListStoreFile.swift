@@ -34,7 +34,9 @@ package enum PropertyListStoreFile {
         guard let text = plist["metadata"] as? String, case .object(let values)? = try? JSONValue(jsonText: text),
             values[StoreMetadata.Key.versionHashes]?.objectValue != nil
         else {
-            throw StoreError(.notASeedStore, path: path, "the store's metadata is not a JSON object with versionHashes; it is damaged or not written by seedbuild")
+            throw StoreError(
+                .notASeedStore, path: path,
+                "the store's metadata is not a JSON object with versionHashes; it is damaged or not written by seedbuild")
         }
         return StoreMetadata(values: values)
     }

@@ -63,12 +63,15 @@ extension StoreFile {
         guard applicationID == StoreMetadata.applicationID else {
             throw StoreError(
                 .notASeedStore, path: store.path,
-                String(format: "not a seed store: application_id is 0x%08X, seed stores have 0x%08X; build it with seedbuild", applicationID, StoreMetadata.applicationID))
+                String(
+                    format: "not a seed store: application_id is 0x%08X, seed stores have 0x%08X; build it with seedbuild", applicationID,
+                    StoreMetadata.applicationID))
         }
         guard formatVersion <= StoreMetadata.storeFormatVersion else {
             throw StoreError(
                 .notASeedStore, path: store.path,
-                "store format version \(formatVersion) is newer than this library reads (\(StoreMetadata.storeFormatVersion)); update seedbuild")
+                "store format version \(formatVersion) is newer than this library reads (\(StoreMetadata.storeFormatVersion)); update seedbuild"
+            )
         }
         guard hasMetadata else {
             throw StoreError(.notASeedStore, path: store.path, "not a seed store: it has no \(StoreMetadata.tableName) table")

@@ -51,7 +51,10 @@ extension StoreMetadata {
         let path = url.path
         try StoreFile.foldWriteAheadLog(path)
         if StoreFile.isGzip(path) {
-            throw StoreError(.refused, path: path, "metadata of a compressed store cannot be changed: the artifact's checksum is in its manifest. Set it on the .sqlite before compressing")
+            throw StoreError(
+                .refused, path: path,
+                "metadata of a compressed store cannot be changed: the artifact's checksum is in its manifest. Set it on the .sqlite before compressing"
+            )
         }
         let merged = try read(at: url).replacingCustomKeys(with: metadata)
         if PropertyListStoreFile.isPropertyList(path) {
@@ -80,7 +83,9 @@ extension StoreFile {
         guard FileManager.default.fileExists(atPath: path + "-wal") else { return }
         _ = try? StoreConnection(path: path, mode: .shared(busyTimeout: 5))
         guard !FileManager.default.fileExists(atPath: path + "-wal") else {
-            throw StoreError(.refused, path: path, "the store is open in another connection or process (its write-ahead log \(path)-wal is in use); close it first")
+            throw StoreError(
+                .refused, path: path,
+                "the store is open in another connection or process (its write-ahead log \(path)-wal is in use); close it first")
         }
     }
 }

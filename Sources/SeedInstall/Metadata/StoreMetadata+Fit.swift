@@ -24,7 +24,8 @@ extension StoreMetadata {
         }
         guard let embeddedModel, let configuration, let expected = try? model.restricted(to: configuration) else {
             return versionHashes.keys.sorted().map {
-                Model.HashDifference(entity: $0, reasons: ["stamped with an older hash encoding and no embedded model to re-hash; rebuild the store"])
+                Model.HashDifference(
+                    entity: $0, reasons: ["stamped with an older hash encoding and no embedded model to re-hash; rebuild the store"])
             }
         }
         return expected.hashDifferences(stored: embeddedModel.entityVersionHashes, storedModel: embeddedModel)

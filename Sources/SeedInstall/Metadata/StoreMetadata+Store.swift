@@ -32,7 +32,8 @@ extension StoreMetadata {
     ///   nil keeps the stored one.
     package func write(to store: StoreConnection, frameworkVersion: Int? = nil) throws(StoreError) {
         guard try StoreFile.layout(of: store) == .coreData else {
-            try store.execute("CREATE TABLE IF NOT EXISTS \(Self.tableName) (key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID")
+            try store.execute(
+                "CREATE TABLE IF NOT EXISTS \(Self.tableName) (key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID")
             try store.execute("DELETE FROM \(Self.tableName)")
             for key in values.keys.sorted() {
                 try store.execute("INSERT INTO \(Self.tableName) (key, value) VALUES (?, ?)", [.text(key), .text(values[key]!.jsonText)])
@@ -55,12 +56,15 @@ extension StoreMetadata {
             throw StoreError(.io, path: store.path, "cannot encode the metadata as a property list: \(error)")
         }
         try store.execute("DELETE FROM Z_METADATA")
-        try store.execute("INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)", [.text(storeUUID ?? UUID().uuidString), .blob(Array(plist))])
+        try store.execute(
+            "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
+            [.text(storeUUID ?? UUID().uuidString), .blob(Array(plist))])
     }
 
     /// Replaces the plain layout's embedded model (`seed_model`): the configuration's canonical JSON.
     package static func writeEmbeddedModel(_ json: String, configuration: String, to store: StoreConnection) throws(StoreError) {
-        try store.execute("CREATE TABLE IF NOT EXISTS \(modelTableName) (configuration TEXT NOT NULL PRIMARY KEY, model TEXT NOT NULL) WITHOUT ROWID")
+        try store.execute(
+            "CREATE TABLE IF NOT EXISTS \(modelTableName) (configuration TEXT NOT NULL PRIMARY KEY, model TEXT NOT NULL) WITHOUT ROWID")
         try store.execute("DELETE FROM \(modelTableName)")
         try store.execute("INSERT INTO \(modelTableName) (configuration, model) VALUES (?, ?)", [.text(configuration), .text(json)])
     }

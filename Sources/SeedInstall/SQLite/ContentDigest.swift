@@ -15,7 +15,9 @@ package enum ContentDigest {
     /// - Parameters:
     ///   - tables: each table's name and the `SELECT` dumping it: its columns in table order, rows by key.
     ///   - known: table name → digest of tables already hashed while loading; the rest are read back.
-    package static func compute(_ store: StoreConnection, tables: [(name: String, select: String)], known: [String: Data] = [:]) throws(StoreError) -> String {
+    package static func compute(_ store: StoreConnection, tables: [(name: String, select: String)], known: [String: Data] = [:])
+        throws(StoreError) -> String
+    {
         var combined = TableDigest()
         for (name, select) in tables.sorted(by: { $0.name < $1.name }) {
             combined.appendField(Array(name.utf8))
@@ -49,8 +51,11 @@ package enum ContentDigest {
         var bytes = Array(Data(hexString: String(hex.prefix(32))) ?? Data(count: 16))
         bytes[6] = (bytes[6] & 0x0F) | 0x80
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        let uuid = UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                               bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        let uuid = UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
         return uuid.uuidString.lowercased()
     }
 }

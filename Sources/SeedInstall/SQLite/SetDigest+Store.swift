@@ -5,7 +5,9 @@ extension SetDigest {
     /// table in `sqlite_master` but SQLite's own (`sqlite_%`, such as `sqlite_stat1`).
     package static func tables(of store: StoreConnection) throws(StoreError) -> [(name: String, columns: [String])] {
         var tables: [(name: String, columns: [String])] = []
-        for name in try store.strings("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name") {
+        for name in try store.strings(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
+        {
             tables.append((name, try store.strings("SELECT name FROM pragma_table_info(?) ORDER BY cid", [.text(name)])))
         }
         return tables
@@ -22,7 +24,9 @@ extension SetDigest {
         for table in try tables(of: store) {
             // A table without rowids (WITHOUT ROWID) is read whole; others in halves when large.
             let range = try? store.rows("SELECT min(rowid), max(rowid), count(*) FROM \(quoteIdentifier(table.name))").first
-            if let range, case .integer(let low)? = range.first, case .integer(let high) = range[1], case .integer(let count) = range[2], count >= 20_000 {
+            if let range, case .integer(let low)? = range.first, case .integer(let high) = range[1], case .integer(let count) = range[2],
+                count >= 20_000
+            {
                 let middle = low + (high - low) / 2
                 parts.append(Part(table: table.name, columns: table.columns, rowids: low...middle, rows: count / 2))
                 parts.append(Part(table: table.name, columns: table.columns, rowids: (middle + 1)...high, rows: count - count / 2))
@@ -48,7 +52,9 @@ extension SetDigest {
         } catch {
             throw StoreError(.io, path: path, "\(error)")
         }
-        try store.forEachRow("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'") { row in
+        try store.forEachRow(
+            "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+        ) { row in
             let text = { (column: Int) -> String in if case .text(let value) = row.value(column) { value } else { "" } }
             combined.insert(Element.schema(type: text(0), name: text(1), table: text(2), sql: text(3)))
         }

@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(SQLite3)
-internal import SQLite3
+    internal import SQLite3
 #else
-internal import CSQLite
+    internal import CSQLite
 #endif
 
 /// A connection to a store file through SQLite's C API: the one place SeedInstall calls `sqlite3_*`.
@@ -112,10 +113,12 @@ package final class StoreConnection {
     package func stop(when shouldStop: @escaping () -> Bool) {
         let condition = StopCondition(shouldStop)
         stopCondition = condition
-        sqlite3_progress_handler(handle, 1000, { context in
-            guard let context else { return 0 }
-            return Unmanaged<StopCondition>.fromOpaque(context).takeUnretainedValue().shouldStop() ? 1 : 0
-        }, Unmanaged.passUnretained(condition).toOpaque())
+        sqlite3_progress_handler(
+            handle, 1000,
+            { context in
+                guard let context else { return 0 }
+                return Unmanaged<StopCondition>.fromOpaque(context).takeUnretainedValue().shouldStop() ? 1 : 0
+            }, Unmanaged.passUnretained(condition).toOpaque())
     }
 
     /// Throws the interrupt error when ``stop(when:)``'s condition holds, before a statement starts
@@ -340,7 +343,9 @@ extension StoreConnection {
                 // A null pointer would bind NULL, not an empty blob.
                 code = sqlite3_bind_zeroblob(handle, index, 0)
             case .blob(let bytes):
-                code = bytes.withUnsafeBytes { bytes in sqlite3_bind_blob64(handle, index, bytes.baseAddress, UInt64(bytes.count), transient) }
+                code = bytes.withUnsafeBytes { bytes in
+                    sqlite3_bind_blob64(handle, index, bytes.baseAddress, UInt64(bytes.count), transient)
+                }
             }
             guard code == SQLITE_OK else { throw connection.error(code, sql: sql) }
         }
@@ -354,7 +359,8 @@ extension StoreConnection {
             let start = bytes.isEmpty ? UnsafeRawPointer(("" as StaticString).utf8Start) : bytes.baseAddress!
             let code =
                 type == .text
-                ? sqlite3_bind_text64(handle, index, start.assumingMemoryBound(to: CChar.self), UInt64(bytes.count), transient, UInt8(SQLITE_UTF8))
+                ? sqlite3_bind_text64(
+                    handle, index, start.assumingMemoryBound(to: CChar.self), UInt64(bytes.count), transient, UInt8(SQLITE_UTF8))
                 : sqlite3_bind_blob64(handle, index, start, UInt64(bytes.count), transient)
             guard code == SQLITE_OK else { throw connection.error(code, sql: sql) }
         }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Blocking HTTP calls over URLSession (FoundationNetworking on Linux), for the publish and fetch stages.
@@ -126,16 +127,20 @@ public final class HTTPTransport: Sendable {
 extension HTTPTransport {
     /// Runs `body` again after transient failures (5xx, 408, 429, dropped connections) with exponential
     /// backoff and jitter, never past `deadline`; other failures, and the last one, are thrown.
-    package func retrying<T>(_ method: String, _ url: URL, deadline: Deadline? = nil, _ body: () throws(TransferError) -> T) throws(TransferError) -> T {
+    package func retrying<T>(_ method: String, _ url: URL, deadline: Deadline? = nil, _ body: () throws(TransferError) -> T)
+        throws(TransferError) -> T
+    {
         var delay = retryPolicy.initialDelay
         var attempt = 1
         while true {
             do {
                 return try body()
-            } catch where error.isRetryable && attempt < retryPolicy.attempts {
+            } catch  where error.isRetryable && attempt < retryPolicy.attempts {
                 let pause = min(delay * Double.random(in: 0.5...1.0), retryPolicy.maxDelay)
                 if let deadline, deadline.remaining <= pause {
-                    throw TransferError(.timedOut("the fetch's deadline of \(deadline.seconds) s passed while retrying after: \(error)"), method: method, url: url.absoluteString)
+                    throw TransferError(
+                        .timedOut("the fetch's deadline of \(deadline.seconds) s passed while retrying after: \(error)"), method: method,
+                        url: url.absoluteString)
                 }
                 Thread.sleep(forTimeInterval: pause)
                 delay = min(delay * 2, retryPolicy.maxDelay)

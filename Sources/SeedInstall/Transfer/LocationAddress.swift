@@ -14,7 +14,7 @@ package enum LocationAddress {
         guard let colon = text.firstIndex(of: ":") else { return text }
         let scheme = text[..<colon]
         guard let first = scheme.first, first.isASCII, first.isLetter,
-              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+.-".contains($0)) })
+            scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+.-".contains($0)) })
         else { return text }
         let rest = text[text.index(after: colon)...]
         // "name:thing" without a slash after the colon is a folder name with a colon in it.
@@ -22,7 +22,9 @@ package enum LocationAddress {
         let supported = schemes.map { "\($0)://" }.joined(separator: ", ")
         let lower = scheme.lowercased()
         guard schemes.contains(lower) else {
-            throw TransferError(.file("\(lower):// is not supported; use a folder, or \(supported) (for a folder whose name has a colon, write ./\(text))"), method: method, url: text)
+            throw TransferError(
+                .file("\(lower):// is not supported; use a folder, or \(supported) (for a folder whose name has a colon, write ./\(text))"),
+                method: method, url: text)
         }
         guard rest.hasPrefix("//") else {
             throw TransferError(.file("one slash after \(lower):; did you mean \(lower):/\(rest)?"), method: method, url: text)

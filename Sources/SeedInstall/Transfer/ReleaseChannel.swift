@@ -116,7 +116,7 @@ package struct ReleaseChannel: Sendable {
                 }
                 do throws(TransferError) {
                     return try transport.download(url, into: file, maxBytes: maxBytes, etag: etag, deadline: deadline, observer: observer)
-                } catch where error.kind == .status(416) || error.kind == .status(206) {
+                } catch  where error.kind == .status(416) || error.kind == .status(206) {
                     // The range asked for is not what came back: what is kept is of no use, start over.
                     try file.truncate()
                     return try transport.download(url, into: file, maxBytes: maxBytes, etag: nil, deadline: deadline, observer: observer)

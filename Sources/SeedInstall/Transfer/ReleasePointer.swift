@@ -27,7 +27,9 @@ package struct ReleasePointer: Sendable, Equatable {
     package var releases: [Int64]
 
     /// A pointer to the release of `dataVersion`; `releases` defaults to that one alone.
-    package init(dataset: String, dataVersion: Int64, manifest: String, manifestSHA256: String, contentDigest: String, releases: [Int64] = []) {
+    package init(
+        dataset: String, dataVersion: Int64, manifest: String, manifestSHA256: String, contentDigest: String, releases: [Int64] = []
+    ) {
         self.dataset = dataset
         self.dataVersion = dataVersion
         self.manifest = manifest
@@ -45,7 +47,8 @@ package struct ReleasePointer: Sendable, Equatable {
             let sha = object["manifestSHA256"]?.stringValue, let digest = object["contentDigest"]?.stringValue
         else { throw StoreError(.notASeedStore, path: source, "not a seedbuild latest.json; give a release channel URL") }
         let releases = object["releases"]?.arrayValue?.compactMap(\.integerValue) ?? []
-        self.init(dataset: dataset, dataVersion: version, manifest: manifest, manifestSHA256: sha, contentDigest: digest, releases: releases)
+        self.init(
+            dataset: dataset, dataVersion: version, manifest: manifest, manifestSHA256: sha, contentDigest: digest, releases: releases)
     }
 
     /// The file's bytes: pretty-printed JSON with sorted keys.

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// One HTTP request's delegate: takes the body as it arrives, into memory or a ``DownloadFile``, and
@@ -161,7 +162,9 @@ final class TransferTask: NSObject, URLSessionDataDelegate, @unchecked Sendable 
             else { return nil }
             let inWindow = received - first.1
             if Double(inWindow) < Double(limits.minimumRate) * (elapsed - first.0) {
-                return .tooSlow("only \(inWindow) bytes in the last \(Self.format(limits.rateWindow)) s, below the minimum of \(limits.minimumRate) bytes/s; \(receivedText)")
+                return .tooSlow(
+                    "only \(inWindow) bytes in the last \(Self.format(limits.rateWindow)) s, below the minimum of \(limits.minimumRate) bytes/s; \(receivedText)"
+                )
             }
             return nil
         }
@@ -207,7 +210,8 @@ final class TransferTask: NSObject, URLSessionDataDelegate, @unchecked Sendable 
             }
             if problem == nil, let encoding = Self.header("Content-Encoding", headers), encoding.lowercased() != "identity" {
                 // Decoded on the fly, a body could grow far past its Content-Length (a compression bomb).
-                problem = .refused("the server sent the body with Content-Encoding \(encoding), which was not asked for; refused before reading it")
+                problem = .refused(
+                    "the server sent the body with Content-Encoding \(encoding), which was not asked for; refused before reading it")
             }
         }
         // Allowed even when refused: FoundationNetworking applies a `.cancel` here only when its network
@@ -253,7 +257,8 @@ final class TransferTask: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
         lock.withLock {
             if failure == nil, let error {
-                failure = (error as? URLError)?.code == .timedOut
+                failure =
+                    (error as? URLError)?.code == .timedOut
                     ? .timedOut("the connection timed out, \(receivedText)") : .connection(error.localizedDescription)
             }
         }
@@ -273,8 +278,8 @@ final class TransferTask: NSObject, URLSessionDataDelegate, @unchecked Sendable 
 /// asks a subclass to restate.
 final class InlineDelegateQueue: OperationQueue, @unchecked Sendable {
     #if canImport(FoundationNetworking)
-    override func addOperation(_ block: @escaping @Sendable () -> Void) {
-        block()
-    }
+        override func addOperation(_ block: @escaping @Sendable () -> Void) {
+            block()
+        }
     #endif
 }

@@ -23,7 +23,9 @@ struct ArchivedPredicateFormat {
 
     /// This formatter one level deeper, or a refusal when the nesting is implausibly deep.
     private func deeper() throws(Unsupported) -> ArchivedPredicateFormat {
-        guard depth < Self.maximumDepth else { throw Unsupported(what: "expressions nested more than \(Self.maximumDepth) deep (a damaged archive)") }
+        guard depth < Self.maximumDepth else {
+            throw Unsupported(what: "expressions nested more than \(Self.maximumDepth) deep (a damaged archive)")
+        }
         var next = self
         next.depth += 1
         return next

@@ -49,7 +49,8 @@ enum BinaryPropertyList {
         guard (1...8).contains(offsetSize), (1...8).contains(referenceSize), count > 0, top < count,
             table >= 8, table <= trailer, count <= (trailer - table) / offsetSize
         else {
-            throw PropertyListFault(reason: "its trailer is inconsistent (object count \(count), offset table at \(table)); the file is truncated or corrupt")
+            throw PropertyListFault(
+                reason: "its trailer is inconsistent (object count \(count), offset table at \(table)); the file is truncated or corrupt")
         }
         var offsets: [Int] = []
         offsets.reserveCapacity(count)
@@ -179,7 +180,8 @@ enum BinaryPropertyList {
                 start += 1 + size
             }
             guard count <= (bytes.count - start) / unit else {
-                throw PropertyListFault(reason: "an object at byte \(offset) claims \(count) items, more than the file holds; it is truncated")
+                throw PropertyListFault(
+                    reason: "an object at byte \(offset) claims \(count) items, more than the file holds; it is truncated")
             }
             return (start, count)
         }

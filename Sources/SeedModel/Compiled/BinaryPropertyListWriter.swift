@@ -51,7 +51,8 @@ public struct BinaryPropertyListWriter {
         let table = output.count
         for offset in offsets { output += Self.bigEndian(UInt64(offset), size: 8) }
         output += [0, 0, 0, 0, 0, 0, 8, 4]
-        output += Self.bigEndian(UInt64(objects.count), size: 8) + Self.bigEndian(UInt64(top), size: 8)
+        output +=
+            Self.bigEndian(UInt64(objects.count), size: 8) + Self.bigEndian(UInt64(top), size: 8)
             + Self.bigEndian(UInt64(table), size: 8)
         return output
     }

@@ -10,8 +10,9 @@ extension CompiledModelReader {
     func readIndexes(_ object: ArchivedObject, in archive: KeyedArchive) -> [FetchIndex] {
         let lineage = [object] + ancestors(of: object, in: archive)
         let inherited = lineage.dropFirst().flatMap { fetchIndexes(of: $0, in: archive) }
-        let flagged = Set(lineage.flatMap { rawProperties(of: $0, in: archive) }.filter { archive.flag($0["NSIsIndexed"]) }
-            .compactMap { archive.string($0["NSPropertyName"]) })
+        let flagged = Set(
+            lineage.flatMap { rawProperties(of: $0, in: archive) }.filter { archive.flag($0["NSIsIndexed"]) }
+                .compactMap { archive.string($0["NSPropertyName"]) })
         var indexes = fetchIndexes(of: object, in: archive).filter { index in
             let isFlag = index.elements.count == 1 && index.name == index.elements[0].property && flagged.contains(index.name)
             return !isFlag && !inherited.contains(index)

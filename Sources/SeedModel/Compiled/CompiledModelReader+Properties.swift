@@ -33,13 +33,15 @@ extension CompiledModelReader {
         let renaming = Self.renamingIdentifier(archive.string(property["NSRenamingIdentifier"]), name: name)
         let userInfo = Self.userInfo(property["NSUserInfo"], in: archive)
         if property.isKind(of: "NSRelationshipDescription") {
-            let destination = archive.string(property["_NSDestinationEntityName"])
+            let destination =
+                archive.string(property["_NSDestinationEntityName"])
                 ?? archive.object(property["NSDestinationEntity"]).flatMap { archive.string($0["NSEntityName"]) }
             guard let destination else {
                 problem("the relationship has no destination entity; rebuild the model with Xcode", entity: entity.name, property: name)
                 return
             }
-            let inverse = archive.string(property["_NSInverseRelationshipName"])
+            let inverse =
+                archive.string(property["_NSInverseRelationshipName"])
                 ?? archive.object(property["NSInverseRelationship"]).flatMap { archive.string($0["NSPropertyName"]) }
             let ruleNumber = archive.integer(property["NSDeleteRule"]) ?? 1
             guard let rule = Self.deleteRules[ruleNumber] else {
@@ -48,19 +50,22 @@ extension CompiledModelReader {
             }
             // Kept as archived (a to-many may say -1 for "no maximum"): Core Data hashes the number as it is.
             let maxCount = Int(archive.integer(property["NSMaxCount"]) ?? 0)
-            entity.relationships.append(Relationship(
-                name: name, destination: destination, inverse: inverse, isToMany: maxCount != 1, isOrdered: flags.isOrdered,
-                minCount: Int(archive.integer(property["NSMinCount"]) ?? 0), maxCount: maxCount, deleteRule: rule,
-                isOptional: flags.isOptional, isTransient: flags.isTransient, isReadOnly: flags.isReadOnly,
-                renamingIdentifier: renaming, versionHashModifier: modifier, userInfo: userInfo))
+            entity.relationships.append(
+                Relationship(
+                    name: name, destination: destination, inverse: inverse, isToMany: maxCount != 1, isOrdered: flags.isOrdered,
+                    minCount: Int(archive.integer(property["NSMinCount"]) ?? 0), maxCount: maxCount, deleteRule: rule,
+                    isOptional: flags.isOptional, isTransient: flags.isTransient, isReadOnly: flags.isReadOnly,
+                    renamingIdentifier: renaming, versionHashModifier: modifier, userInfo: userInfo))
         } else if property.isKind(of: "NSFetchedPropertyDescription") {
             let request = archive.object(property["NSFetchRequest"])
-            let target = archive.string(property["_NSFetchRequestEntityName"])
+            let target =
+                archive.string(property["_NSFetchRequestEntityName"])
                 ?? request.flatMap { archive.object($0["NSEntity"]) }.flatMap { archive.string($0["NSEntityName"]) } ?? ""
             do throws(ArchivedPredicateFormat.Unsupported) {
                 let predicate = try ArchivedPredicateFormat(archive: archive).predicate(request?["NSPredicate"])
-                entity.fetchedProperties.append(FetchedProperty(
-                    name: name, entity: target, predicate: predicate ?? "", isOptional: flags.isOptional, userInfo: userInfo))
+                entity.fetchedProperties.append(
+                    FetchedProperty(
+                        name: name, entity: target, predicate: predicate ?? "", isOptional: flags.isOptional, userInfo: userInfo))
             } catch {
                 problem(
                     "the fetched property's predicate uses \(error.what), which seedbuild cannot read; simplify it in Xcode",
@@ -75,7 +80,8 @@ extension CompiledModelReader {
                 entity.attributes.append(attribute)
             }
         } else {
-            problem("a property of an unknown kind (\(property.className)); seedbuild reads attributes, relationships and fetched properties",
+            problem(
+                "a property of an unknown kind (\(property.className)); seedbuild reads attributes, relationships and fetched properties",
                 entity: entity.name, property: name)
         }
     }
@@ -97,7 +103,8 @@ extension CompiledModelReader {
                     expression: try format.expression(property["NSDerivationExpression"]),
                     filterPredicate: try format.predicate(property["NSFilteringPredicate"]))
             } catch {
-                problem("the derivation uses \(error.what), which seedbuild cannot read; simplify it in Xcode", entity: entity, property: name)
+                problem(
+                    "the derivation uses \(error.what), which seedbuild cannot read; simplify it in Xcode", entity: entity, property: name)
                 return nil
             }
         }
@@ -129,8 +136,12 @@ extension CompiledModelReader {
         guard let object = archive.object(value) else { return nil }
         if case .real(let seconds)? = object["NS.time"].map(archive.resolve) { return KeyedArchive.text(of: seconds) }
         if case .data(let bytes)? = object["NS.uuidbytes"].map(archive.resolve), bytes.count == 16 {
-            return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])).uuidString
+            return UUID(
+                uuid: (
+                    bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                    bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+                )
+            ).uuidString
         }
         if object.isKind(of: "NSURL"), object["NS.base"].map(archive.resolve) ?? .null == .null {
             return archive.string(object["NS.relative"])

@@ -80,9 +80,10 @@ struct CompiledModelReader {
     /// The names of every property of the entity's superentities: archives repeat them in the
     /// subentity, and the model keeps them on the entity that declares them.
     private func inheritedNames(of object: ArchivedObject, in archive: KeyedArchive) -> Set<String> {
-        Set(ancestors(of: object, in: archive).flatMap { rawProperties(of: $0, in: archive) }.compactMap {
-            archive.string($0["NSPropertyName"])
-        })
+        Set(
+            ancestors(of: object, in: archive).flatMap { rawProperties(of: $0, in: archive) }.compactMap {
+                archive.string($0["NSPropertyName"])
+            })
     }
 
     /// The superentity, its superentity and so on (a loop in a damaged archive ends the list).
@@ -122,7 +123,8 @@ struct CompiledModelReader {
         var templates: [FetchRequestTemplate] = []
         for (key, value) in archive.entries(root["NSFetchRequestTemplates"]) {
             guard let key, let request = archive.object(value) else { continue }
-            let entity = archive.object(request["NSEntity"]).flatMap { archive.string($0["NSEntityName"]) }
+            let entity =
+                archive.object(request["NSEntity"]).flatMap { archive.string($0["NSEntityName"]) }
                 ?? archive.string(request["NSEntityName"]) ?? ""
             do throws(ArchivedPredicateFormat.Unsupported) {
                 let predicate = try ArchivedPredicateFormat(archive: archive).predicate(request["NSPredicate"])

@@ -58,7 +58,9 @@ public struct ModelError: Error, Sendable, CustomStringConvertible {
 
     /// The model path does not exist.
     public static func notFound(_ path: String, detail: String? = nil) -> ModelError {
-        let message = detail ?? "no model at this path; give an .xcdatamodeld bundle, an .xcdatamodel folder, a JSON model, or a compiled .momd or .mom"
+        let message =
+            detail
+            ?? "no model at this path; give an .xcdatamodeld bundle, an .xcdatamodel folder, a JSON model, or a compiled .momd or .mom"
         return ModelError(kind: .notFound, diagnostics: [ModelDiagnostic(.error, message, source: ModelSource(file: path))])
     }
 

@@ -174,9 +174,13 @@ public enum ModelLoader {
         guard let name = plist?["_XCCurrentVersionName"] as? String, !name.isEmpty else {
             let latest = try versionPaths(ofBundle: path).last!
             let latestName = URL(fileURLWithPath: latest).lastPathComponent
-            return (latest, ModelDiagnostic(
-                .warning, ".xccurrentversion names no current version; using the latest, \(latestName), as Xcode does. Set the current version in Xcode to be sure",
-                source: source))
+            return (
+                latest,
+                ModelDiagnostic(
+                    .warning,
+                    ".xccurrentversion names no current version; using the latest, \(latestName), as Xcode does. Set the current version in Xcode to be sure",
+                    source: source)
+            )
         }
         let version = bundle.appendingPathComponent(name).path
         guard FileManager.default.fileExists(atPath: version) else {

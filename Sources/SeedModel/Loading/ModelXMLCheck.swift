@@ -44,10 +44,10 @@ enum ModelXMLCheck {
             }
             guard index + length <= data.count else { return index }
             for k in 1..<length where data[index + k] & 0xC0 != 0x80 { return index }
-            if length == 3, byte == 0xE0, data[index + 1] < 0xA0 { return index }  // overlong
-            if length == 3, byte == 0xED, data[index + 1] >= 0xA0 { return index }  // surrogate
-            if length == 4, byte == 0xF0, data[index + 1] < 0x90 { return index }  // overlong
-            if length == 4, byte == 0xF4, data[index + 1] >= 0x90 { return index }  // above U+10FFFF
+            if length == 3, byte == 0xE0, data[index + 1] < 0xA0 { return index } // overlong
+            if length == 3, byte == 0xED, data[index + 1] >= 0xA0 { return index } // surrogate
+            if length == 4, byte == 0xF0, data[index + 1] < 0x90 { return index } // overlong
+            if length == 4, byte == 0xF4, data[index + 1] >= 0x90 { return index } // above U+10FFFF
             index += length
         }
         return nil
@@ -73,7 +73,10 @@ enum ModelXMLCheck {
         mutating func skip(past end: String, what: String) throws(Failure) {
             let pattern = Array(end.utf8)
             while index < bytes.count {
-                if bytes[index...].starts(with: pattern) { index += pattern.count; return }
+                if bytes[index...].starts(with: pattern) {
+                    index += pattern.count
+                    return
+                }
                 try character()
             }
             throw fail("\(what) never ends")
@@ -139,7 +142,9 @@ enum ModelXMLCheck {
                     skipSpace()
                     guard index < bytes.count, bytes[index] == UInt8(ascii: ">") else { throw fail("'>' expected") }
                     index += 1
-                    guard let expected = open.popLast(), expected.elementsEqual(closing) else { throw fail("an end tag that matches no open element") }
+                    guard let expected = open.popLast(), expected.elementsEqual(closing) else {
+                        throw fail("an end tag that matches no open element")
+                    }
                 } else if bytes[index] == UInt8(ascii: "<") {
                     index += 1
                     let tag = try name()
@@ -161,8 +166,14 @@ enum ModelXMLCheck {
                 let before = index
                 skipSpace()
                 guard index < bytes.count else { throw fail("the document ends inside a tag") }
-                if bytes[index] == UInt8(ascii: ">") { index += 1; return true }
-                if starts(with: "/>") { index += 2; return false }
+                if bytes[index] == UInt8(ascii: ">") {
+                    index += 1
+                    return true
+                }
+                if starts(with: "/>") {
+                    index += 2
+                    return false
+                }
                 guard index > before else { throw fail("white space expected before an attribute") }
                 let attribute = try name()
                 if seen.contains(where: { $0.elementsEqual(attribute) }) { throw fail("an attribute given twice") }
@@ -178,7 +189,10 @@ enum ModelXMLCheck {
                 index += 1
                 while true {
                     guard index < bytes.count else { throw fail("an attribute value never ends") }
-                    if bytes[index] == quote { index += 1; break }
+                    if bytes[index] == quote {
+                        index += 1
+                        break
+                    }
                     if bytes[index] == UInt8(ascii: "<") { throw fail("'<' in an attribute value") }
                     if bytes[index] == UInt8(ascii: "&") { try reference() } else { try character() }
                 }

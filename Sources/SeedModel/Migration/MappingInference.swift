@@ -33,14 +33,19 @@ public enum MappingInference {
     /// Pairs source and destination elements by canonical identity, then by name. Destinations
     /// with a renaming identifier are matched first: an explicit rename wins over a new element
     /// that merely reuses the old name (which is then new, not the old one kept).
-    static func match<T>(_ sources: [T], _ destinations: [T], name: (T) -> String, renaming: (T) -> String?) -> (pairs: [(T, T)], removed: [T], added: [T]) {
+    static func match<T>(_ sources: [T], _ destinations: [T], name: (T) -> String, renaming: (T) -> String?) -> (
+        pairs: [(T, T)], removed: [T], added: [T]
+    ) {
         var remaining = sources
         var matched: [Int: T] = [:]
-        let explicitFirst = destinations.indices.sorted { (renaming(destinations[$0]) != nil ? 0 : 1, $0) < (renaming(destinations[$1]) != nil ? 0 : 1, $1) }
+        let explicitFirst = destinations.indices.sorted {
+            (renaming(destinations[$0]) != nil ? 0 : 1, $0) < (renaming(destinations[$1]) != nil ? 0 : 1, $1)
+        }
         for position in explicitFirst {
             let destination = destinations[position]
             let identity = canonical(name(destination), renaming(destination))
-            let index = remaining.firstIndex { canonical(name($0), renaming($0)) == identity }
+            let index =
+                remaining.firstIndex { canonical(name($0), renaming($0)) == identity }
                 ?? remaining.firstIndex { name($0) == identity }
                 ?? (renaming(destination) == nil ? remaining.firstIndex { name($0) == name(destination) } : nil)
             if let index { matched[position] = remaining.remove(at: index) }

@@ -17,10 +17,12 @@ extension Model {
             for var entity in model.entities {
                 entity.origin = entity.origin ?? model.source
                 if let existing = entities[entity.name] {
-                    diagnostics.append(ModelDiagnostic(
-                        .error, "defined in both \(existing.origin?.description ?? existing.name) and "
-                            + "\(entity.origin?.description ?? model.name); an entity may come from one model only, rename one",
-                        source: entity.origin, entity: entity.name))
+                    diagnostics.append(
+                        ModelDiagnostic(
+                            .error,
+                            "defined in both \(existing.origin?.description ?? existing.name) and "
+                                + "\(entity.origin?.description ?? model.name); an entity may come from one model only, rename one",
+                            source: entity.origin, entity: entity.name))
                     continue
                 }
                 entities[entity.name] = entity

@@ -57,13 +57,15 @@ struct ModelValidator {
     }
 
     private mutating func error(_ message: String, _ entity: Entity?, _ property: String? = nil) {
-        diagnostics.append(ModelDiagnostic(
-            .error, message, source: entity?.origin ?? model.source, entity: entity?.name, property: property))
+        diagnostics.append(
+            ModelDiagnostic(
+                .error, message, source: entity?.origin ?? model.source, entity: entity?.name, property: property))
     }
 
     private mutating func warning(_ message: String, _ entity: Entity?, _ property: String? = nil) {
-        diagnostics.append(ModelDiagnostic(
-            .warning, message, source: entity?.origin ?? model.source, entity: entity?.name, property: property))
+        diagnostics.append(
+            ModelDiagnostic(
+                .warning, message, source: entity?.origin ?? model.source, entity: entity?.name, property: property))
     }
 
     private mutating func checkEntityNames() {
@@ -78,7 +80,9 @@ struct ModelValidator {
             }
             seen[entity.name.lowercased()] = entity.name
             if entity.name.lowercased().hasPrefix(Model.reservedTablePrefix) {
-                error("entity names starting with \"\(Model.reservedTablePrefix)\" are reserved for seed store bookkeeping; rename it", entity)
+                error(
+                    "entity names starting with \"\(Model.reservedTablePrefix)\" are reserved for seed store bookkeeping; rename it", entity
+                )
             }
         }
     }
@@ -138,7 +142,9 @@ struct ModelValidator {
         }
         for attribute in entity.attributes {
             if !attribute.isTransient, attribute.type == .undefined || attribute.type == .objectID {
-                error("a stored attribute needs a type (it has \(attribute.type.rawValue)); choose one in Xcode or mark it transient", entity, attribute.name)
+                error(
+                    "a stored attribute needs a type (it has \(attribute.type.rawValue)); choose one in Xcode or mark it transient", entity,
+                    attribute.name)
             }
             if let derivation = attribute.derivation, derivation.expression.trimmingCharacters(in: .whitespaces).isEmpty {
                 error("the derived attribute has an empty derivation; write one in Xcode's data model inspector", entity, attribute.name)
@@ -154,26 +160,40 @@ struct ModelValidator {
     private mutating func checkRelationships(of entity: Entity) {
         for relationship in entity.relationships {
             guard let destination = model.entity(named: relationship.destination) else {
-                let hint = relationship.destination.isEmpty ? "has no destination entity" : "names destination entity \"\(relationship.destination)\", which is not in the model"
-                error("the relationship \(hint); pick an entity of this model (to link to another model's entity, use a fetched property)", entity, relationship.name)
+                let hint =
+                    relationship.destination.isEmpty
+                    ? "has no destination entity" : "names destination entity \"\(relationship.destination)\", which is not in the model"
+                error(
+                    "the relationship \(hint); pick an entity of this model (to link to another model's entity, use a fetched property)",
+                    entity, relationship.name)
                 continue
             }
             if let inverseName = relationship.inverse {
                 guard let inverse = model.allRelationships(of: destination).first(where: { $0.name == inverseName }) else {
-                    error("inverse \"\(inverseName)\" is not a relationship of \(destination.name); fix the inverse in Xcode", entity, relationship.name)
+                    error(
+                        "inverse \"\(inverseName)\" is not a relationship of \(destination.name); fix the inverse in Xcode", entity,
+                        relationship.name)
                     continue
                 }
                 if !model.entity(entity, isKindOf: inverse.destination) || inverse.inverse != relationship.name {
-                    warning("the inverse \(destination.name).\(inverseName) does not point back to \(entity.name).\(relationship.name) (it goes to \(inverse.destination).\(inverse.inverse ?? "nothing")); Xcode warns about this too: make the two relationships each other's inverse", entity, relationship.name)
+                    warning(
+                        "the inverse \(destination.name).\(inverseName) does not point back to \(entity.name).\(relationship.name) (it goes to \(inverse.destination).\(inverse.inverse ?? "nothing")); Xcode warns about this too: make the two relationships each other's inverse",
+                        entity, relationship.name)
                 }
             } else if !relationship.isTransient {
-                warning("the relationship has no inverse; Core Data advises one so that the object graph stays consistent", entity, relationship.name)
+                warning(
+                    "the relationship has no inverse; Core Data advises one so that the object graph stays consistent", entity,
+                    relationship.name)
             }
             // A transient relationship is never saved, so it may link objects of two stores (Core Data's
             // "Linking Data Between Two Core Data Stores" sample does so); a persistent one may not.
             for configuration in model.configurations
-            where !relationship.isTransient && configuration.entities.contains(entity.name) && !configuration.entities.contains(destination.name) {
-                error("the relationship crosses stores: \(entity.name) is in configuration \(configuration.name) but \(destination.name) is not; relationships cannot cross stores, so replace it with a fetched property (e.g. key == $FETCH_SOURCE.key)", entity, relationship.name)
+            where !relationship.isTransient && configuration.entities.contains(entity.name)
+                && !configuration.entities.contains(destination.name)
+            {
+                error(
+                    "the relationship crosses stores: \(entity.name) is in configuration \(configuration.name) but \(destination.name) is not; relationships cannot cross stores, so replace it with a fetched property (e.g. key == $FETCH_SOURCE.key)",
+                    entity, relationship.name)
             }
             if relationship.maxCount > 0, relationship.minCount > relationship.maxCount {
                 error("minimum count \(relationship.minCount) exceeds maximum count \(relationship.maxCount)", entity, relationship.name)
@@ -202,14 +222,18 @@ struct ModelValidator {
             let relationships = model.allRelationships(of: entity)
             for name in constraint where !attributes.contains(where: { $0.name == name }) {
                 if relationships.contains(where: { $0.name == name && !$0.isToMany }) { continue }
-                error("the uniqueness constraint (\(constraint.joined(separator: ", "))) names \"\(name)\", which is not an attribute or to-one relationship of \(entity.name)", entity, name)
+                error(
+                    "the uniqueness constraint (\(constraint.joined(separator: ", "))) names \"\(name)\", which is not an attribute or to-one relationship of \(entity.name)",
+                    entity, name)
             }
         }
         for index in entity.indexes {
             if index.elements.isEmpty { error("the fetch index \"\(index.name)\" has no elements", entity) }
             let names = Set(model.allAttributes(of: entity).map(\.name) + model.allRelationships(of: entity).map(\.name))
             for element in index.elements where !names.contains(element.property) {
-                error("the fetch index \"\(index.name)\" names \"\(element.property)\", which is not an attribute or relationship of \(entity.name)", entity, element.property)
+                error(
+                    "the fetch index \"\(index.name)\" names \"\(element.property)\", which is not an attribute or relationship of \(entity.name)",
+                    entity, element.property)
             }
         }
     }
@@ -226,7 +250,9 @@ struct ModelValidator {
         }
         guard !model.configurations.isEmpty else { return }
         for entity in model.entities where !model.configurations.contains(where: { $0.entities.contains(entity.name) }) {
-            warning("the entity is in no configuration, so only a store with the Default configuration holds it; add it to a configuration", entity)
+            warning(
+                "the entity is in no configuration, so only a store with the Default configuration holds it; add it to a configuration",
+                entity)
         }
     }
 }

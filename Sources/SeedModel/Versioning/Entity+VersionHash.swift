@@ -59,9 +59,10 @@ extension Model {
             return bytes.sha256
         }
         var bytes = HashBytes()
-        bytes.append(propertyHash(
-            name: attribute.name, optional: attribute.isOptional, transient: attribute.isTransient,
-            readOnly: attribute.isReadOnly, modifier: attribute.versionHashModifier))
+        bytes.append(
+            propertyHash(
+                name: attribute.name, optional: attribute.isOptional, transient: attribute.isTransient,
+                readOnly: attribute.isReadOnly, modifier: attribute.versionHashModifier))
         bytes.append(attribute.type.coreDataCode)
         if attribute.allowsExternalBinaryDataStorage { bytes.append(UInt8(1)) }
         if attribute.preservesValueInHistoryOnDeletion { bytes.append(UInt8(1)) }
@@ -71,9 +72,10 @@ extension Model {
     /// The hash of one relationship of `entity`.
     public static func versionHash(of relationship: Relationship, in entity: Entity) -> Data {
         var bytes = HashBytes()
-        bytes.append(propertyHash(
-            name: relationship.name, optional: relationship.isOptional, transient: relationship.isTransient,
-            readOnly: relationship.isReadOnly, modifier: relationship.versionHashModifier))
+        bytes.append(
+            propertyHash(
+                name: relationship.name, optional: relationship.isOptional, transient: relationship.isTransient,
+                readOnly: relationship.isReadOnly, modifier: relationship.versionHashModifier))
         bytes.append(relationship.destination)
         let isOwnInverse = relationship.inverse == relationship.name && relationship.destination == entity.name
         if !isOwnInverse { bytes.append(relationship.inverse) }

@@ -58,7 +58,8 @@ extension Model {
         if old.parentEntity != new.parentEntity {
             reasons.append("parent entity \(old.parentEntity ?? "none") → \(new.parentEntity ?? "none")")
         } else if let parent = newModel.superentity(of: new), let oldParent = oldModel.superentity(of: old),
-            oldModel.versionHash(of: oldParent) != newModel.versionHash(of: parent) {
+            oldModel.versionHash(of: oldParent) != newModel.versionHash(of: parent)
+        {
             reasons.append("parent entity \(parent.name) changed")
         }
         if old.versionHashModifier != new.versionHashModifier {

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// Parses one Xcode model version's `contents` XML into a ``Model``.
@@ -42,12 +43,15 @@ final class XcodeModelParser: NSObject, XMLParserDelegate {
         parser.delegate = self
         if !parser.parse() || depth != 0 {
             let reason = parser.parserError.map { "\($0.localizedDescription)" } ?? "elements left open"
-            diagnostics.append(ModelDiagnostic(
-                .error, "the contents file is not well-formed XML at line \(parser.lineNumber) (\(reason)); "
-                    + "restore it from version control or re-save it in Xcode", source: source))
+            diagnostics.append(
+                ModelDiagnostic(
+                    .error,
+                    "the contents file is not well-formed XML at line \(parser.lineNumber) (\(reason)); "
+                        + "restore it from version control or re-save it in Xcode", source: source))
         } else if !sawModelElement {
-            diagnostics.append(ModelDiagnostic(
-                .error, "the contents file has no <model> element; it is not an Xcode data model", source: source))
+            diagnostics.append(
+                ModelDiagnostic(
+                    .error, "the contents file has no <model> element; it is not an Xcode data model", source: source))
         }
         if diagnostics.contains(where: { $0.severity == .error }) { throw .invalid(diagnostics) }
         return Model(
@@ -86,8 +90,9 @@ final class XcodeModelParser: NSObject, XMLParserDelegate {
             fetchedProperty?.entity = xml["entity"] ?? ""
             fetchedProperty?.predicate = xml["predicateString"] ?? ""
         case "fetchRequest" where entity == nil:
-            templates.append(FetchRequestTemplate(
-                name: xml["name"] ?? "", entity: xml["entity"] ?? "", predicate: xml["predicateString"] ?? ""))
+            templates.append(
+                FetchRequestTemplate(
+                    name: xml["name"] ?? "", entity: xml["entity"] ?? "", predicate: xml["predicateString"] ?? ""))
         case "uniquenessConstraint" where entity != nil:
             constraint = []
         case "constraint" where constraint != nil:
@@ -100,8 +105,9 @@ final class XcodeModelParser: NSObject, XMLParserDelegate {
         case "fetchIndex" where entity != nil:
             index = FetchIndex(name: xml["name"] ?? "", elements: [])
         case "fetchIndexElement" where index != nil:
-            index?.elements.append(FetchIndex.Element(
-                property: xml["property"] ?? "", isAscending: xml["order"] != "descending"))
+            index?.elements.append(
+                FetchIndex.Element(
+                    property: xml["property"] ?? "", isAscending: xml["order"] != "descending"))
         case "configuration":
             configuration = Configuration(name: xml["name"] ?? "", entities: [])
         case "memberEntity" where configuration != nil:
@@ -176,9 +182,10 @@ final class XcodeModelParser: NSObject, XMLParserDelegate {
         let typeName = xml["attributeType"] ?? AttributeType.undefined.rawValue
         guard let type = AttributeType(rawValue: typeName) else {
             let known = AttributeType.allCases.map(\.rawValue).joined(separator: ", ")
-            diagnostics.append(ModelDiagnostic(
-                .error, "unknown attribute type \"\(typeName)\" (line \(line)); Core Data's types are \(known)",
-                source: source, entity: entity?.name, property: name))
+            diagnostics.append(
+                ModelDiagnostic(
+                    .error, "unknown attribute type \"\(typeName)\" (line \(line)); Core Data's types are \(known)",
+                    source: source, entity: entity?.name, property: name))
             return nil
         }
         // Dates: Xcode writes seconds since 2001 as `…DateTimeInterval`; Xcode 4 also wrote a readable
@@ -203,10 +210,12 @@ final class XcodeModelParser: NSObject, XMLParserDelegate {
         let ruleName = xml["deletionRule"] ?? DeleteRule.nullify.rawValue
         let rule = DeleteRule(rawValue: ruleName)
         if rule == nil {
-            diagnostics.append(ModelDiagnostic(
-                .error, "unknown deletionRule \"\(ruleName)\"; use one of "
-                    + DeleteRule.allCases.map(\.rawValue).joined(separator: ", "),
-                source: source, entity: entity?.name, property: name))
+            diagnostics.append(
+                ModelDiagnostic(
+                    .error,
+                    "unknown deletionRule \"\(ruleName)\"; use one of "
+                        + DeleteRule.allCases.map(\.rawValue).joined(separator: ", "),
+                    source: source, entity: entity?.name, property: name))
         }
         let isToMany = xml.flag("toMany")
         return Relationship(

@@ -12,6 +12,7 @@ enum MatchingSet {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         let digest = try FileDigest(of: path)
         guard digest.bytes != entry.bytes || digest.sha256 != entry.sha256 else { return nil }
-        return "\(path) is \(digest.bytes) bytes with SHA-256 \(digest.sha256), the manifest describes \(entry.bytes) bytes with \(entry.sha256): the folder mixes two builds; build again"
+        return
+            "\(path) is \(digest.bytes) bytes with SHA-256 \(digest.sha256), the manifest describes \(entry.bytes) bytes with \(entry.sha256): the folder mixes two builds; build again"
     }
 }

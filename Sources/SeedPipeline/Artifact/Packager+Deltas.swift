@@ -37,9 +37,12 @@ extension Packager {
             let share = Self.share(file.entry.bytes, of: artifactBytes)
             guard Double(file.entry.bytes) < pending.maxShare * Double(artifactBytes) else {
                 unlink(file.temporary)
-                listed.omitted.append(OmittedDelta(
-                    fromDataVersion: file.entry.fromDataVersion,
-                    reason: "\(file.entry.bytes) bytes is \(share) of the artifact, not under the \(Self.percent(pending.maxShare)) the size rule allows (--delta-max-share); apps there download the full artifact"))
+                listed.omitted.append(
+                    OmittedDelta(
+                        fromDataVersion: file.entry.fromDataVersion,
+                        reason:
+                            "\(file.entry.bytes) bytes is \(share) of the artifact, not under the \(Self.percent(pending.maxShare)) the size rule allows (--delta-max-share); apps there download the full artifact"
+                    ))
                 continue
             }
             let path = ((file.temporary as NSString).deletingLastPathComponent as NSString).appendingPathComponent(file.entry.fileName)
@@ -54,7 +57,8 @@ extension Packager {
     /// carries the metadata tables, which `inspect --set` changes); the others with the reason they
     /// are dropped.
     func listedDeltas(manifestPath: String, contentDigest: String?, storeSHA256: String) -> ListedDeltas {
-        guard let data = FileManager.default.contents(atPath: manifestPath), let previous = try? Manifest(data: data, path: manifestPath) else {
+        guard let data = FileManager.default.contents(atPath: manifestPath), let previous = try? Manifest(data: data, path: manifestPath)
+        else {
             return ListedDeltas()
         }
         var listed = ListedDeltas()
@@ -69,12 +73,15 @@ extension Packager {
             } else if !PendingDeltas.isPlainFileName(entry.fileName) {
                 problem = "its file name \"\(entry.fileName)\" is not a file beside the manifest"
             } else if let file = try? FileDigest(of: path) {
-                problem = file.matches(bytes: entry.bytes, sha256: entry.sha256) ? nil : "\(path) is not the file the manifest listed (\(file.mismatch(bytes: entry.bytes, sha256: entry.sha256)))"
+                problem =
+                    file.matches(bytes: entry.bytes, sha256: entry.sha256)
+                    ? nil : "\(path) is not the file the manifest listed (\(file.mismatch(bytes: entry.bytes, sha256: entry.sha256)))"
             } else {
                 problem = "\(path) is missing"
             }
             if let problem {
-                listed.omitted.append(OmittedDelta(fromDataVersion: entry.fromDataVersion, reason: "\(problem); build again following the base to write it"))
+                listed.omitted.append(
+                    OmittedDelta(fromDataVersion: entry.fromDataVersion, reason: "\(problem); build again following the base to write it"))
             } else {
                 listed.entries.append(entry)
             }
@@ -96,7 +103,9 @@ extension Packager {
     /// `50%`, `0.12%`, `0.0031%`: a fraction as a percentage, with the digits a small one needs.
     public static func percent(_ fraction: Double) -> String {
         let value = fraction * 100
-        return value >= 10 ? String(format: "%.0f%%", value) : value >= 0.01 || value == 0 ? String(format: "%.2f%%", value) : String(format: "%.4f%%", value)
+        return value >= 10
+            ? String(format: "%.0f%%", value)
+            : value >= 0.01 || value == 0 ? String(format: "%.2f%%", value) : String(format: "%.4f%%", value)
     }
 }
 

@@ -17,14 +17,18 @@ public struct Packager: Sendable {
     /// under a temporary name then renamed, so a manifest never names a missing artifact.
     public func package(_ built: BuiltStore, progress: ((Int64, Int64) -> Void)? = nil) throws -> PackagedArtifact {
         let compressed = compress(store: built.storePath, reading: built.storePath, progress: progress)
-        return try commit(compressed.result.get(), metadata: built.metadata, storePath: built.storePath, deltas: .built(built.deltas), changes: built.changes, setDigest: built.setDigest)
+        return try commit(
+            compressed.result.get(), metadata: built.metadata, storePath: built.storePath, deltas: .built(built.deltas),
+            changes: built.changes, setDigest: built.setDigest)
     }
 
     /// Writes the manifest for an artifact compressed while the build synced its store
     /// (`SeedBuilder.build(_:progress:whileSyncing:)`): the artifact first, the manifest last.
     /// Throws the compression's error, if it failed, naming the store under its final name.
     public func package(_ built: BuiltStore, compressed: Compressed) throws -> PackagedArtifact {
-        try commit(compressed.result.get(), metadata: built.metadata, storePath: built.storePath, deltas: .built(built.deltas), changes: built.changes, setDigest: built.setDigest)
+        try commit(
+            compressed.result.get(), metadata: built.metadata, storePath: built.storePath, deltas: .built(built.deltas),
+            changes: built.changes, setDigest: built.setDigest)
     }
 
     /// Packages an existing store (after `inspect --set`, or to change the level or signature); the
@@ -59,24 +63,27 @@ public struct Packager: Sendable {
     /// file beside `storePath`'s artifact; errors are kept, naming the store and artifact by their
     /// final names.
     public func compress(store storePath: String, reading source: String, progress: ((Int64, Int64) -> Void)? = nil) -> Compressed {
-        Compressed(Result { () throws -> Compressed.Written in
-            if StoreFile.isGzip(source) {
-                throw StoreError(.refused, path: storePath, "already compressed; give the .sqlite store")
-            }
-            let artifactPath = storePath + ".gz"
-            let temporary = AtomicFile.temporaryPath(for: artifactPath)
-            do {
-                let gzip = try ParallelGzip(level: compressionLevel, threads: threads).compress(source, to: temporary, progress: progress)
-                return Compressed.Written(temporary: temporary, artifactPath: artifactPath, gzip: gzip)
-            } catch let error as GzipError {
-                unlink(temporary)
-                // Name the artifact and the store, not their temporary files.
-                throw GzipError(error.kind, path: error.path == temporary ? artifactPath : error.path == source ? storePath : error.path)
-            } catch {
-                unlink(temporary)
-                throw error
-            }
-        })
+        Compressed(
+            Result { () throws -> Compressed.Written in
+                if StoreFile.isGzip(source) {
+                    throw StoreError(.refused, path: storePath, "already compressed; give the .sqlite store")
+                }
+                let artifactPath = storePath + ".gz"
+                let temporary = AtomicFile.temporaryPath(for: artifactPath)
+                do {
+                    let gzip = try ParallelGzip(level: compressionLevel, threads: threads).compress(
+                        source, to: temporary, progress: progress)
+                    return Compressed.Written(temporary: temporary, artifactPath: artifactPath, gzip: gzip)
+                } catch let error as GzipError {
+                    unlink(temporary)
+                    // Name the artifact and the store, not their temporary files.
+                    throw GzipError(
+                        error.kind, path: error.path == temporary ? artifactPath : error.path == source ? storePath : error.path)
+                } catch {
+                    unlink(temporary)
+                    throw error
+                }
+            })
     }
 
     /// - Parameter changes: the build's changes against its base, signed in the manifest; when a store is
@@ -87,9 +94,13 @@ public struct Packager: Sendable {
     ) throws -> PackagedArtifact {
         let (temporary, artifactPath, gzip) = (written.temporary, written.artifactPath, written.gzip)
         let manifestPath = ((storePath as NSString).deletingLastPathComponent as NSString).appendingPathComponent(Manifest.fileName)
-        let changesValue = changes?.manifestValue ?? (source.isListed ? Self.listedChanges(manifestPath: manifestPath, contentDigest: metadata.contentDigest) : nil)
+        let changesValue =
+            changes?.manifestValue
+            ?? (source.isListed ? Self.listedChanges(manifestPath: manifestPath, contentDigest: metadata.contentDigest) : nil)
         // Read before anything is replaced: the deltas the folder's manifest lists, to keep.
-        let kept = source.isListed ? listedDeltas(manifestPath: manifestPath, contentDigest: metadata.contentDigest, storeSHA256: gzip.inputSHA256) : nil
+        let kept =
+            source.isListed
+            ? listedDeltas(manifestPath: manifestPath, contentDigest: metadata.contentDigest, storeSHA256: gzip.inputSHA256) : nil
         try AtomicFile.commit(temporary, to: artifactPath, mode: 0o444)
         let deltas = try kept ?? commitDeltas(source.pending, artifactBytes: gzip.outputBytes)
 
@@ -105,7 +116,8 @@ public struct Packager: Sendable {
         try writeAtomically(manifest.fileData, to: manifestPath, mode: 0o644)
         removeUnlistedDeltas(beside: manifestPath, dataset: manifest.dataset ?? "", listed: deltas.entries)
         return PackagedArtifact(
-            artifactPath: artifactPath, manifestPath: manifestPath, manifest: manifest, gzip: gzip, deltas: deltas.entries, omittedDeltas: deltas.omitted)
+            artifactPath: artifactPath, manifestPath: manifestPath, manifest: manifest, gzip: gzip, deltas: deltas.entries,
+            omittedDeltas: deltas.omitted)
     }
 
     func makeManifest(_ metadata: StoreMetadata, storePath: String, artifactPath: String, gzip: GzipResult) -> Manifest {
@@ -123,7 +135,9 @@ public struct Packager: Sendable {
             "created": .string(created),
             "issued": .string(issued),
             "expires": .string(expires),
-            "generator": .object(["name": .string(String(generator.first ?? "seedbuild")), "version": .string(String(generator.last ?? ""))]),
+            "generator": .object([
+                "name": .string(String(generator.first ?? "seedbuild")), "version": .string(String(generator.last ?? "")),
+            ]),
             "store": .object([
                 "fileName": .string((storePath as NSString).lastPathComponent),
                 "bytes": .integer(gzip.inputBytes), "sha256": .string(gzip.inputSHA256),

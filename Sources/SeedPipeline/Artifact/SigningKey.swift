@@ -19,11 +19,14 @@ public struct SigningKey: Sendable {
     /// Reads a PEM private key (`-----BEGIN PRIVATE KEY-----`) from a file, or from an environment
     /// variable's value when `path` is `env:NAME`.
     /// - Throws: ``IngestError`` naming the file or variable when it is missing or not an Ed25519 key.
-    public static func load(_ path: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(IngestError) -> SigningKey {
+    public static func load(_ path: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(IngestError)
+        -> SigningKey
+    {
         if path.hasPrefix("env:") {
             let name = String(path.dropFirst(4))
             guard let text = environment[name], !text.isEmpty else {
-                throw IngestError(.missingInput, file: "$\(name)", "the environment variable is not set or empty; it should hold the PEM private key")
+                throw IngestError(
+                    .missingInput, file: "$\(name)", "the environment variable is not set or empty; it should hold the PEM private key")
             }
             return try parse(text, source: "$\(name)")
         }
@@ -34,7 +37,9 @@ public struct SigningKey: Sendable {
     }
 
     /// The key `--sign-key` names, else the one in ``environmentVariable``, else none.
-    public static func load(option: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws(IngestError) -> SigningKey? {
+    public static func load(option: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws(IngestError)
+        -> SigningKey?
+    {
         if let option { return try load(option, environment: environment) }
         guard let text = environment[environmentVariable], !text.isEmpty else { return nil }
         return try parse(text, source: "$\(environmentVariable)")
@@ -44,13 +49,15 @@ public struct SigningKey: Sendable {
         guard let der = PEM.decode(text, label: "PRIVATE KEY"), der.count == PEM.ed25519PrivatePrefix.count + 32,
             Array(der.prefix(PEM.ed25519PrivatePrefix.count)) == PEM.ed25519PrivatePrefix
         else {
-            throw IngestError(.badProjectFile, file: path, "not an Ed25519 private key in PEM (PKCS#8) form; make one with seedbuild keygen")
+            throw IngestError(
+                .badProjectFile, file: path, "not an Ed25519 private key in PEM (PKCS#8) form; make one with seedbuild keygen")
         }
         return SigningKey(rawRepresentation: Data(der.suffix(32)))
     }
 
     public var publicKey: TrustedKey {
-        TrustedKey(rawRepresentation: (try! Curve25519.Signing.PrivateKey(rawRepresentation: rawRepresentation)).publicKey.rawRepresentation)
+        TrustedKey(
+            rawRepresentation: (try! Curve25519.Signing.PrivateKey(rawRepresentation: rawRepresentation)).publicKey.rawRepresentation)
     }
 
     public var privatePEM: String { PEM.encode(PEM.ed25519PrivatePrefix + Array(rawRepresentation), label: "PRIVATE KEY") }
@@ -75,7 +82,9 @@ public struct SigningKey: Sendable {
         try createOutputFolder(directory)
         let publicPath = (directory as NSString).appendingPathComponent("seedbuild-signing.pub")
         for path in [privatePath, publicPath] where FileManager.default.fileExists(atPath: path) {
-            throw IngestError(.cannotCreateOutput, file: path, "a key is already there; move it away or choose another --out (keys are never overwritten)")
+            throw IngestError(
+                .cannotCreateOutput, file: path, "a key is already there; move it away or choose another --out (keys are never overwritten)"
+            )
         }
         try writeAtomically(privatePEM, to: privatePath, mode: 0o600)
         try writeAtomically(publicPEM, to: publicPath, mode: 0o644)
@@ -92,7 +101,8 @@ func writeAtomically(_ data: Data, to path: String, mode: mode_t) throws {
     let temporary = AtomicFile.temporaryPath(for: path)
     let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode)
     guard fd >= 0 else {
-        throw IngestError(.cannotCreateOutput, file: path, "cannot create (\(String(cString: strerror(errno)))); check the folder exists and is writable")
+        throw IngestError(
+            .cannotCreateOutput, file: path, "cannot create (\(String(cString: strerror(errno)))); check the folder exists and is writable")
     }
     let written = data.withUnsafeBytes { bytes -> Int in
         var offset = 0

@@ -43,14 +43,19 @@ final class BaseNumbers {
         do throws(StoreError) {
             connection = try StoreConnection(path: path, mode: .immutable)
         } catch {
-            throw IngestError(.badData, file: path, "cannot open the base release to number \(table)'s rows: \(error.message); give another --base, or --no-base")
+            throw IngestError(
+                .badData, file: path,
+                "cannot open the base release to number \(table)'s rows: \(error.message); give another --base, or --no-base")
         }
         let (name, key, number) = (quoteIdentifier(table), quoteIdentifier(keyColumn), quoteIdentifier(primaryKey))
         let range = try Self.prepare("SELECT coalesce(min(\(number)), 1), coalesce(max(\(number)), 0) FROM \(name)", connection, path: path)
         try Self.step(range, path: path, table: table, expectingRow: true)
         (lowest, highestInBase) = (max(range.row.integer(0), 1), range.row.integer(1))
         guard highestInBase <= highWater else {
-            throw IngestError(.badData, file: path, "the base release's \(table) holds Z_PK \(highestInBase), above the \(highWater) its channel says it issued; give another --base, or --no-base")
+            throw IngestError(
+                .badData, file: path,
+                "the base release's \(table) holds Z_PK \(highestInBase), above the \(highWater) its channel says it issued; give another --base, or --no-base"
+            )
         }
         self.highWater = highWater
         issued = highWater
@@ -64,18 +69,21 @@ final class BaseNumbers {
         do throws(StoreError) {
             return try connection.prepare(sql)
         } catch {
-            throw IngestError(.badData, file: path, "cannot read the base release's keys (\(error.message)); give another --base, or --no-base")
+            throw IngestError(
+                .badData, file: path, "cannot read the base release's keys (\(error.message)); give another --base, or --no-base")
         }
     }
 
     /// One step: true for a row, false at the end; SQLite's error otherwise (a damaged page, an I/O error).
     @discardableResult
-    private static func step(_ statement: StoreConnection.Statement, path: String, table: String, expectingRow: Bool = false) throws -> Bool {
+    private static func step(_ statement: StoreConnection.Statement, path: String, table: String, expectingRow: Bool = false) throws -> Bool
+    {
         let hasRow: Bool
         do throws(StoreError) {
             hasRow = try statement.step()
         } catch {
-            throw IngestError(.badData, file: path, "cannot read the base release's \(table) (\(error.message)); give another --base, or --no-base")
+            throw IngestError(
+                .badData, file: path, "cannot read the base release's \(table) (\(error.message)); give another --base, or --no-base")
         }
         guard hasRow || !expectingRow else {
             throw IngestError(.badData, file: path, "cannot read the base release's \(table) (no row); give another --base, or --no-base")
@@ -104,7 +112,8 @@ final class BaseNumbers {
             try lookup.reset()
             try Self.bind(slot, arena: arena, to: lookup)
         } catch {
-            throw IngestError(.badData, file: path, "cannot read the base release's \(table) (\(error.message)); give another --base, or --no-base")
+            throw IngestError(
+                .badData, file: path, "cannot read the base release's \(table) (\(error.message)); give another --base, or --no-base")
         }
         guard try step(lookup) else { return (issueNew(), false) }
         let found = lookup.row.integer(0)
@@ -154,7 +163,9 @@ final class BaseNumbers {
         }
     }
 
-    private static func bind(_ slot: RowBatch.Slot, arena: UnsafeRawBufferPointer, to statement: StoreConnection.Statement) throws(StoreError) {
+    private static func bind(_ slot: RowBatch.Slot, arena: UnsafeRawBufferPointer, to statement: StoreConnection.Statement)
+        throws(StoreError)
+    {
         switch slot {
         case .null: try statement.bind(.null, at: 1)
         case .integer(let number): try statement.bind(.integer(number), at: 1)

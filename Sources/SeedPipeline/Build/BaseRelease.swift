@@ -45,7 +45,10 @@ struct BaseRelease: Sendable {
             try located.keepApart(from: request.outputDirectory)
         } catch {
             if let temporary = located.temporary { try? FileManager.default.removeItem(atPath: temporary) }
-            throw IngestError(.cannotCreateOutput, file: location, "the base lies in the output folder, which this build replaces, and cannot be copied aside: \(error); give a base outside \(request.outputDirectory)")
+            throw IngestError(
+                .cannotCreateOutput, file: location,
+                "the base lies in the output folder, which this build replaces, and cannot be copied aside: \(error); give a base outside \(request.outputDirectory)"
+            )
         }
         let (path, temporary) = (located.path, located.temporary)
         do {
@@ -58,7 +61,9 @@ struct BaseRelease: Sendable {
         } catch {
             if let temporary { try? FileManager.default.removeItem(atPath: temporary) }
             if let error = error as? IngestError { throw error }
-            throw IngestError(.badData, file: location, "the base release cannot be read: \(error); give another --base, or --no-base to number the objects afresh")
+            throw IngestError(
+                .badData, file: location,
+                "the base release cannot be read: \(error); give another --base, or --no-base to number the objects afresh")
         }
     }
 
@@ -142,7 +147,8 @@ struct BaseRelease: Sendable {
             let manifest = try Manifest(data: try Data(contentsOf: URL(fileURLWithPath: path)), path: path)
             let signedBy = try request.baseTrust.check(manifest, at: path)
             guard let entry = manifest.artifact, let store = manifest.store else {
-                throw IngestError(.badData, file: path, "the base manifest names no artifact or store; give its channel as --base, or --no-base")
+                throw IngestError(
+                    .badData, file: path, "the base manifest names no artifact or store; give its channel as --base, or --no-base")
             }
             let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
             let (inflated, temporary) = try inflate(folder.appendingPathComponent(entry.fileName).path, expected: (entry, store))
@@ -158,11 +164,16 @@ struct BaseRelease: Sendable {
 
     /// Inflates an artifact into a temporary folder; with its manifest's entries, the artifact's and
     /// the store's sizes and SHA-256s must be the stated ones, and nothing past the stated store size is written.
-    private static func inflate(_ artifact: String, expected: (artifact: Manifest.FileEntry, store: Manifest.FileEntry)?) throws -> (String, String?) {
+    private static func inflate(_ artifact: String, expected: (artifact: Manifest.FileEntry, store: Manifest.FileEntry)?) throws -> (
+        String, String?
+    ) {
         if let expected {
             let digest = try FileDigest(of: artifact)
             guard digest.matches(bytes: expected.artifact.bytes, sha256: expected.artifact.sha256) else {
-                throw IngestError(.badData, file: artifact, "the base artifact is not its manifest's: \(digest.mismatch(bytes: expected.artifact.bytes, sha256: expected.artifact.sha256)); give an intact base, or --no-base")
+                throw IngestError(
+                    .badData, file: artifact,
+                    "the base artifact is not its manifest's: \(digest.mismatch(bytes: expected.artifact.bytes, sha256: expected.artifact.sha256)); give an intact base, or --no-base"
+                )
             }
         }
         let folder = temporaryFolder()
@@ -173,7 +184,10 @@ struct BaseRelease: Sendable {
             if let store = expected?.store {
                 let digest = try FileDigest(of: path)
                 guard digest.matches(bytes: store.bytes, sha256: store.sha256) else {
-                    throw IngestError(.badData, file: artifact, "the base store inflated from it is not its manifest's: \(digest.mismatch(bytes: store.bytes, sha256: store.sha256)); give an intact base, or --no-base")
+                    throw IngestError(
+                        .badData, file: artifact,
+                        "the base store inflated from it is not its manifest's: \(digest.mismatch(bytes: store.bytes, sha256: store.sha256)); give an intact base, or --no-base"
+                    )
                 }
             }
         } catch let error as IngestError {
@@ -181,7 +195,8 @@ struct BaseRelease: Sendable {
             throw error
         } catch let error as GzipError {
             try? FileManager.default.removeItem(atPath: folder)
-            throw IngestError(.badData, file: artifact, "the base artifact does not inflate (\(error.reason)); give an intact base, or --no-base")
+            throw IngestError(
+                .badData, file: artifact, "the base artifact does not inflate (\(error.reason)); give an intact base, or --no-base")
         } catch {
             try? FileManager.default.removeItem(atPath: folder)
             throw IngestError(.ioFailure, file: artifact, "the base artifact cannot be inflated: \(error)")
@@ -209,7 +224,8 @@ struct BaseRelease: Sendable {
             let installed = try installer.install(from: channel, to: folder)
             let signedBy = try trust.check(installed.manifest, at: channel)
             return Located(
-                path: installed.storePath, temporary: folder, manifest: installed.manifest, deltas: .channel(channel), signedBy: signedBy, checked: true)
+                path: installed.storePath, temporary: folder, manifest: installed.manifest, deltas: .channel(channel), signedBy: signedBy,
+                checked: true)
         } catch {
             try? FileManager.default.removeItem(atPath: folder)
             throw Self.fetchFailure(error, channel: channel, trust: trust)
@@ -225,13 +241,20 @@ struct BaseRelease: Sendable {
         case let error as InstallError where error.kind == .signature:
             return IngestError(
                 .badData, file: channel,
-                "the base release is refused: \(error); this build trusts keys \(trust.keys.map(\.keyID).joined(separator: ", ")). Give the key that signed the channel with --trusted-key, fix the channel, pass --allow-unsigned-base once if the channel was unsigned until now, or build with --no-base")
+                "the base release is refused: \(error); this build trusts keys \(trust.keys.map(\.keyID).joined(separator: ", ")). Give the key that signed the channel with --trusted-key, fix the channel, pass --allow-unsigned-base once if the channel was unsigned until now, or build with --no-base"
+            )
         case let error as InstallError where error.kind == .noRelease:
-            return IngestError(.unavailable, file: channel, "the channel's current release cannot be read: \(error); fix the channel, or build with --no-base to start it afresh")
+            return IngestError(
+                .unavailable, file: channel,
+                "the channel's current release cannot be read: \(error); fix the channel, or build with --no-base to start it afresh")
         case let error as TransferError where error.isTransient || error.kind == .status(404):
-            return IngestError(.unavailable, file: channel, "the base release could not be fetched: \(error); try again later, or build with --no-base to start the channel afresh")
+            return IngestError(
+                .unavailable, file: channel,
+                "the base release could not be fetched: \(error); try again later, or build with --no-base to start the channel afresh")
         default:
-            return IngestError(.badData, file: channel, "the base release could not be fetched from its channel: \(error); fix the channel, or build with --no-base")
+            return IngestError(
+                .badData, file: channel,
+                "the base release could not be fetched from its channel: \(error); fix the channel, or build with --no-base")
         }
     }
 
@@ -247,11 +270,14 @@ struct BaseRelease: Sendable {
             let manifestData = try? source.read(pointer.manifest, maxBytes: ReleasePointer.maxBytes),
             FileDigest(of: manifestData).sha256 == pointer.manifestSHA256,
             let manifest = try? Manifest(data: manifestData, path: source.describe(pointer.manifest)), let store = manifest.store,
-            case .success(let signedBy) = Result(catching: { () throws(IngestError) in try request.baseTrust.check(manifest, at: source.describe(pointer.manifest)) }),
+            case .success(let signedBy) = Result(catching: { () throws(IngestError) in
+                try request.baseTrust.check(manifest, at: source.describe(pointer.manifest))
+            }),
             let local = try? FileDigest(of: request.storePath), local.matches(bytes: store.bytes, sha256: store.sha256)
         else { return nil }
         // The published store's bytes, checked when it was built and published: no quick_check again.
-        return Located(path: request.storePath, temporary: nil, manifest: manifest, deltas: .channel(channel), signedBy: signedBy, checked: true)
+        return Located(
+            path: request.storePath, temporary: nil, manifest: manifest, deltas: .channel(channel), signedBy: signedBy, checked: true)
     }
 
     /// The highest key issued per root entity: `Z_MAX` in Core Data's layout, else the plain
@@ -286,7 +312,8 @@ struct BaseRelease: Sendable {
                 guard mark >= 0, mark <= bound else {
                     throw IngestError(
                         .badData, file: location,
-                        "the base release says \(mark) numbers were issued for \(entity), which holds \(count) rows (at most \(bound) is plausible: \(plausibleMultiple)× the rows + \(plausibleSlack)); the base is damaged or forged. Give a verified release as --base, or --no-base to number every object afresh")
+                        "the base release says \(mark) numbers were issued for \(entity), which holds \(count) rows (at most \(bound) is plausible: \(plausibleMultiple)× the rows + \(plausibleSlack)); the base is damaged or forged. Give a verified release as --base, or --no-base to number every object afresh"
+                    )
                 }
             }
             return marks
@@ -308,7 +335,10 @@ struct BaseRelease: Sendable {
     /// installer ran it on a base fetched from its channel).
     private func check(request: BuildRequest, schema: StoreSchema, quickCheck: Bool) throws {
         let refuse = { (why: String) in
-            IngestError(.badData, file: location, "the base release \(why), so its objects' numbers cannot be followed; give a release of this channel as --base, or --no-base to number them afresh (a new channel)")
+            IngestError(
+                .badData, file: location,
+                "the base release \(why), so its objects' numbers cannot be followed; give a release of this channel as --base, or --no-base to number them afresh (a new channel)"
+            )
         }
         if let dataset = metadata[Self.datasetKey]?.stringValue, dataset != request.dataset {
             throw refuse("is of dataset \(dataset), not \(request.dataset)")
@@ -341,8 +371,12 @@ extension BaseRelease {
         // RFC 9562 version 8 (a name-based UUID of our own) and variant bits.
         bytes[6] = (bytes[6] & 0x0F) | 0x80
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])).uuidString.uppercased()
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            )
+        ).uuidString.uppercased()
     }
 
     /// The channel's model-version part, as the publisher names it: the seed model's first version

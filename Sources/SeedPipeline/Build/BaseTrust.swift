@@ -48,7 +48,8 @@ public struct BaseTrust: Sendable {
         let signed = manifest.signatureKeyID.map { "is signed by key \($0), which is not trusted or does not verify" } ?? "is not signed"
         throw IngestError(
             .badData, file: location,
-            "the base release \(signed); this build \(signingKeyID.map { "signs with key \($0) and " } ?? "")trusts keys \(trusted), so it follows only a base signed by one of them. Give the key that signed the channel with --trusted-key (a rotated key), fix the channel, pass --allow-unsigned-base once to sign a channel that was unsigned until now, or build with --no-base to number every object afresh")
+            "the base release \(signed); this build \(signingKeyID.map { "signs with key \($0) and " } ?? "")trusts keys \(trusted), so it follows only a base signed by one of them. Give the key that signed the channel with --trusted-key (a rotated key), fix the channel, pass --allow-unsigned-base once to sign a channel that was unsigned until now, or build with --no-base to number every object afresh"
+        )
     }
 
     /// Refuses a base that comes without a manifest (a bare store or artifact) when the build has keys:
@@ -57,6 +58,7 @@ public struct BaseTrust: Sendable {
         guard requiresSignature, !allowsUnsignedBase else { return }
         throw IngestError(
             .badData, file: location,
-            "a bare store or artifact cannot be verified, and this build has keys (\(keys.map(\.keyID).joined(separator: ", "))): give the release's signed manifest.json or its channel as --base, --allow-unsigned-base to follow it unverified, or --no-base to number every object afresh")
+            "a bare store or artifact cannot be verified, and this build has keys (\(keys.map(\.keyID).joined(separator: ", "))): give the release's signed manifest.json or its channel as --base, --allow-unsigned-base to follow it unverified, or --no-base to number every object afresh"
+        )
     }
 }

@@ -12,14 +12,23 @@ enum BuildFault {
         let place = folder.isEmpty ? "." : folder
         switch error.resultCode {
         case .SQLITE_FULL:
-            return IngestError(.ioFailure, file: path, "no space left on the device holding \(place); free some space (the build needs about twice the store's size) and build again")
+            return IngestError(
+                .ioFailure, file: path,
+                "no space left on the device holding \(place); free some space (the build needs about twice the store's size) and build again"
+            )
         case .SQLITE_IOERR:
-            return IngestError(.ioFailure, file: path, "an I/O error while writing (\(error.message ?? "disk I/O error")); check the device holding \(place)")
+            return IngestError(
+                .ioFailure, file: path,
+                "an I/O error while writing (\(error.message ?? "disk I/O error")); check the device holding \(place)")
         case .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PERM:
-            return IngestError(.cannotCreateOutput, file: path, "cannot write the store (\(error.message ?? "cannot open")); check that \(place) exists and is writable")
+            return IngestError(
+                .cannotCreateOutput, file: path,
+                "cannot write the store (\(error.message ?? "cannot open")); check that \(place) exists and is writable")
         default:
             // Not a resource fault: keep it an internal error, without the statement text.
-            return StoreError(.sqlite(code: error.extendedResultCode.rawValue), path: path, "SQLite error \(error.extendedResultCode.rawValue) while building the store: \(error.message ?? "unknown")")
+            return StoreError(
+                .sqlite(code: error.extendedResultCode.rawValue), path: path,
+                "SQLite error \(error.extendedResultCode.rawValue) while building the store: \(error.message ?? "unknown")")
         }
     }
 }

@@ -161,6 +161,7 @@ public struct BuildProgress: Sendable {
     init(startingPhase name: String) {
         let entity = name.hasPrefix("load ") ? String(name.dropFirst(5)) : ""
         let phases = ["indexes": "indexing", "analyze": "analyzing", "compact": "compacting", "sync and rename": "syncing"]
-        self.init(phase: entity.isEmpty ? phases[name] ?? name : "reading", entity: entity, file: "", rowsRead: 0, bytesRead: 0, totalBytes: 0)
+        self.init(
+            phase: entity.isEmpty ? phases[name] ?? name : "reading", entity: entity, file: "", rowsRead: 0, bytesRead: 0, totalBytes: 0)
     }
 }

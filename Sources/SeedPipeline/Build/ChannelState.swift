@@ -7,7 +7,8 @@ extension BuildRequest {
     public func channel(under destination: String) throws -> String {
         let stamped = try stampModel()
         let modelVersion = BaseRelease.modelVersion(identifiers: model.versionIdentifiers, versionHashes: stamped.entityVersionHashes)
-        return destination.trimmingCharacters(in: CharacterSet(charactersIn: "/")).isEmpty ? "\(dataset)/\(modelVersion)/"
+        return destination.trimmingCharacters(in: CharacterSet(charactersIn: "/")).isEmpty
+            ? "\(dataset)/\(modelVersion)/"
             : (destination.hasSuffix("/") ? destination : destination + "/") + "\(dataset)/\(modelVersion)/"
     }
 
@@ -29,7 +30,8 @@ extension BuildRequest {
     ///   starting such a channel afresh would renumber every object on every device, so it takes `--no-base`.
     public static func channelState(_ channel: String, transport: HTTPTransport = HTTPTransport()) throws(IngestError) -> ChannelState {
         if channel.hasPrefix("s3://") { return .notReadable }
-        let fix = "fix the channel (restore latest.json by publishing its last release again) and run again, or pass --no-base to start the channel afresh (every object renumbered, no delta for devices)"
+        let fix =
+            "fix the channel (restore latest.json by publishing its last release again) and run again, or pass --no-base to start the channel afresh (every object renumbered, no delta for devices)"
         let source: ReleaseChannel
         do {
             source = try ReleaseChannel(channel, transport: transport)
@@ -42,18 +44,25 @@ extension BuildRequest {
                 do {
                     _ = try ReleasePointer(data: data, source: pointerURL)
                 } catch {
-                    throw IngestError(.unavailable, file: pointerURL, "the channel's pointer cannot be read (\(error)), so this build neither follows nor restarts the channel; \(fix)")
+                    throw IngestError(
+                        .unavailable, file: pointerURL,
+                        "the channel's pointer cannot be read (\(error)), so this build neither follows nor restarts the channel; \(fix)")
                 }
                 return .released
             }
             if let evidence = try releaseEvidence(in: source) {
-                throw IngestError(.unavailable, file: pointerURL, "the pointer is missing, but the channel holds releases (\(evidence)), so this build does not start it afresh; \(fix)")
+                throw IngestError(
+                    .unavailable, file: pointerURL,
+                    "the pointer is missing, but the channel holds releases (\(evidence)), so this build does not start it afresh; \(fix)")
             }
             return .empty
         } catch let error as IngestError {
             throw error
         } catch {
-            throw IngestError(.unavailable, file: pointerURL, "the channel cannot be read now (\(error)), so this build neither follows nor restarts it; try again later, or pass --no-base to start the channel afresh")
+            throw IngestError(
+                .unavailable, file: pointerURL,
+                "the channel cannot be read now (\(error)), so this build neither follows nor restarts it; try again later, or pass --no-base to start the channel afresh"
+            )
         }
     }
 

@@ -36,7 +36,8 @@ extension EntityLoader {
                 return FeedPlan(kind: .attribute, field: field, type: attribute.type, isOptional: attribute.isOptional, lookup: -1)
             case .reference(let fields, let relationship, let destination, let key):
                 lookups.append(references[SeedBuilder.lookupName(destination, key: key)] ?? ReferenceKeys())
-                var plan = FeedPlan(kind: .reference, field: fields[0], type: key[0].type, isOptional: relationship.isOptional, lookup: lookups.count - 1)
+                var plan = FeedPlan(
+                    kind: .reference, field: fields[0], type: key[0].type, isOptional: relationship.isOptional, lookup: lookups.count - 1)
                 if key.count > 1 {
                     compoundKeys.append(fields)
                     plan.compound = compoundKeys.count - 1
@@ -115,10 +116,15 @@ extension EntityLoader {
                 }
             case .reference where plan.compound < 0:
                 if record.isEmpty(plan.field) {
-                    if plan.isOptional { batch.set(index, .null); continue }
+                    if plan.isOptional {
+                        batch.set(index, .null)
+                        continue
+                    }
                     return (index, nil)
                 }
-                guard let primaryKey = Self.lookUp(record, field: plan.field, in: lookups.baseAddress! + plan.lookup) else { return (index, nil) }
+                guard let primaryKey = Self.lookUp(record, field: plan.field, in: lookups.baseAddress! + plan.lookup) else {
+                    return (index, nil)
+                }
                 batch.set(index, .integer(primaryKey))
             case .reference:
                 let parts = compoundKeys[plan.compound]
@@ -127,7 +133,9 @@ extension EntityLoader {
                     batch.set(index, .null)
                     continue
                 }
-                guard empty == 0, case .found(let primaryKey) = lookups[plan.lookup].match(record, fields: parts) else { return (index, nil) }
+                guard empty == 0, case .found(let primaryKey) = lookups[plan.lookup].match(record, fields: parts) else {
+                    return (index, nil)
+                }
                 batch.set(index, .integer(primaryKey))
             case .absent:
                 if let constant = plan.constant {
@@ -158,17 +166,31 @@ extension EntityLoader {
         case .reference(let fields, let relationship, let destination, let key):
             let names = key.count == 1 ? key[0].name : "(" + key.map(\.name).joined(separator: ", ") + ")"
             if fields.allSatisfy({ record.isEmpty($0) }) {
-                return (fields[0], "\(table.entity.name).\(relationship.name) is required but the field is empty; give a \(destination).\(names) value")
+                return (
+                    fields[0],
+                    "\(table.entity.name).\(relationship.name) is required but the field is empty; give a \(destination).\(names) value"
+                )
             }
             let given = fields.map { record.string($0) }.joined(separator: ", ")
             let missing = fields.first { record.isEmpty($0) }
             if let missing, key.count > 1 {
-                return (missing, "\(table.entity.name).\(relationship.name): \(destination).\(names) needs every part, and \(header[missing]) is empty")
+                return (
+                    missing,
+                    "\(table.entity.name).\(relationship.name): \(destination).\(names) needs every part, and \(header[missing]) is empty"
+                )
             }
-            if case .invalid(let part, let failure) = references[SeedBuilder.lookupName(destination, key: key)]?.match(record, fields: fields) {
-                return (fields[part], "\(table.entity.name).\(relationship.name): \(header[fields[part]]) gives \(destination).\(key[part].name) (\(key[part].type.rawValue)): \(failure.reason)")
+            if case .invalid(let part, let failure) = references[SeedBuilder.lookupName(destination, key: key)]?.match(
+                record, fields: fields)
+            {
+                return (
+                    fields[part],
+                    "\(table.entity.name).\(relationship.name): \(header[fields[part]]) gives \(destination).\(key[part].name) (\(key[part].type.rawValue)): \(failure.reason)"
+                )
             }
-            return (fields[0], "\(table.entity.name).\(relationship.name): no \(destination) with \(names) \"\(given)\" in \(sourceFiles[destination] ?? destination); add it there or fix this value")
+            return (
+                fields[0],
+                "\(table.entity.name).\(relationship.name): no \(destination) with \(names) \"\(given)\" in \(sourceFiles[destination] ?? destination); add it there or fix this value"
+            )
         case .absent, .absentReference:
             return (0, "unexpected failure")
         }

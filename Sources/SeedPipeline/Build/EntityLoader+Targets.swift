@@ -34,7 +34,11 @@ extension EntityLoader {
             placeholders = loader.placeholders
             direct = try BulkInsert(db, sql: "INSERT INTO \(quoteIdentifier(loader.table.name)) (\(columns)) VALUES (\(placeholders))")
             // \(rowsPerStatement) rows to a statement: fewer steps through the VDBE per row.
-            directChunk = try BulkInsert(db, sql: Self.insert(into: quoteIdentifier(loader.table.name), columns: columns, placeholders: placeholders, rows: EntityLoader.rowsPerStatement))
+            directChunk = try BulkInsert(
+                db,
+                sql: Self.insert(
+                    into: quoteIdentifier(loader.table.name), columns: columns, placeholders: placeholders,
+                    rows: EntityLoader.rowsPerStatement))
         }
 
         private static func insert(into table: String, columns: String, placeholders: String, rows: Int) -> String {
@@ -58,7 +62,11 @@ extension EntityLoader {
                 }
                 if stagingChunk == nil {
                     try createStaging()
-                    stagingChunk = try BulkInsert(db, sql: Self.insert(into: "temp.\(quoteIdentifier(loader.stagingTable))", columns: columns, placeholders: placeholders, rows: EntityLoader.rowsPerStatement))
+                    stagingChunk = try BulkInsert(
+                        db,
+                        sql: Self.insert(
+                            into: "temp.\(quoteIdentifier(loader.stagingTable))", columns: columns, placeholders: placeholders,
+                            rows: EntityLoader.rowsPerStatement))
                 }
                 return stagingChunk
             }
@@ -114,7 +122,8 @@ extension EntityLoader {
             if loader.isRowidTable && keyIndex == nil { return false }
             if probe == nil {
                 let key = quoteIdentifier(column)
-                probe = try BulkInsert(db, sql: "SELECT 1 FROM \(quoteIdentifier(loader.table.name)) WHERE \(key) >= ?1 AND \(key) <= ?2 LIMIT 1")
+                probe = try BulkInsert(
+                    db, sql: "SELECT 1 FROM \(quoteIdentifier(loader.table.name)) WHERE \(key) >= ?1 AND \(key) <= ?2 LIMIT 1")
             }
             batch.bind(row: first, column: feed, to: probe!, parameter: 1, arena: arena)
             batch.bind(row: last, column: feed, to: probe!, parameter: 2, arena: arena)

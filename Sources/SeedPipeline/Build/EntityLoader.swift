@@ -116,10 +116,13 @@ final class EntityLoader: @unchecked Sendable {
                     try batch.withArena { arena in
                         var row = 0
                         while row < batch.count {
-                            if row + chunk <= batch.count, let together = try targets.chunk(batch, rows: row..<(row + chunk), arena: arena) {
+                            if row + chunk <= batch.count, let together = try targets.chunk(batch, rows: row..<(row + chunk), arena: arena)
+                            {
                                 for k in 0..<chunk {
                                     if numbered { together.bind(Int32(k * stride + 1), batch.numbers[row + k]) }
-                                    batch.bind(row: row + k, columns: UnsafeBufferPointer(bound), to: together, arena: arena, offset: k * stride + (stride - width))
+                                    batch.bind(
+                                        row: row + k, columns: UnsafeBufferPointer(bound), to: together, arena: arena,
+                                        offset: k * stride + (stride - width))
                                 }
                                 // A failed constraint aborts the whole statement; then the rows go one by one below.
                                 if try together.step() == .inserted {
@@ -139,9 +142,12 @@ final class EntityLoader: @unchecked Sendable {
                                 result.duplicateKeyLines.append(batch.lines[row])
                                 hashedRowsIntact = false
                             } else if case .constraintViolation(let message) = outcome {
-                                if batch.lines[row] >= replayedBelow { rejects.add(RowError(
-                                    file: file, line: batch.lines[row], column: nil, field: nil,
-                                    reason: "the row breaks a constraint (\(message)); fix the value or the model", record: "")) }
+                                if batch.lines[row] >= replayedBelow {
+                                    rejects.add(
+                                        RowError(
+                                            file: file, line: batch.lines[row], column: nil, field: nil,
+                                            reason: "the row breaks a constraint (\(message)); fix the value or the model", record: ""))
+                                }
                                 // The digest would hash a row the table lacks, and number the rows after it wrongly.
                                 hashedRowsIntact = false
                             } else {
@@ -205,7 +211,9 @@ final class EntityLoader: @unchecked Sendable {
         let numberFeed = keyFeed?.feed
         let numbers = try numbering.flatMap { numbering in
             try numberFeed.map { _ in
-                try BaseNumbers(base: numbering.base, table: table.name, keyColumn: trackedKeyColumn ?? "", primaryKey: table.keyColumn, highWater: numbering.highWater)
+                try BaseNumbers(
+                    base: numbering.base, table: table.name, keyColumn: trackedKeyColumn ?? "", primaryKey: table.keyColumn,
+                    highWater: numbering.highWater)
             }
         }
         // Rows out of the base's order wait for the end of the file (``DeferredRows``), where nothing
@@ -225,9 +233,10 @@ final class EntityLoader: @unchecked Sendable {
             ) {
                 guard record.line >= replayedBelow else { continue }
                 let failure = describe(failed, record: record)
-                rejects.add(RowError(
-                    file: file, line: record.line, column: failure.field + 1, field: header[failure.field],
-                    reason: failure.reason, record: String(decoding: record.rawBytes, as: UTF8.self)))
+                rejects.add(
+                    RowError(
+                        file: file, line: record.line, column: failure.field + 1, field: header[failure.field],
+                        reason: failure.reason, record: String(decoding: record.rawBytes, as: UTF8.self)))
                 continue
             }
             var placement = RowBatch.Placement.direct
@@ -252,10 +261,12 @@ final class EntityLoader: @unchecked Sendable {
                 case .duplicate(let previousLine):
                     guard record.line >= replayedBelow else { continue }
                     let field = keyTracker!.field
-                    rejects.add(RowError(
-                        file: file, line: record.line, column: field + 1, field: header[field],
-                        reason: "duplicate \(table.entity.name).\(trackedKey ?? table.keyColumn) \"\(record.string(field))\": line \(previousLine) has it already; keys must be unique",
-                        record: String(decoding: record.rawBytes, as: UTF8.self)))
+                    rejects.add(
+                        RowError(
+                            file: file, line: record.line, column: field + 1, field: header[field],
+                            reason:
+                                "duplicate \(table.entity.name).\(trackedKey ?? table.keyColumn) \"\(record.string(field))\": line \(previousLine) has it already; keys must be unique",
+                            record: String(decoding: record.rawBytes, as: UTF8.self)))
                     continue
                 case .run, .descent, .staging:
                     // Unchecked, a rowid table takes any row anywhere: no statement can stop halfway.
@@ -299,12 +310,13 @@ final class EntityLoader: @unchecked Sendable {
         while true {
             do {
                 return try reader.next()
-            } catch where error.isRecoverable {
+            } catch  where error.isRecoverable {
                 result.rowsRead += 1
                 guard error.line >= replayedBelow else { continue }
-                rejects.add(RowError(
-                    file: file, line: error.line, column: error.column, field: error.field, reason: error.reason,
-                    record: String(decoding: reader.lastRecordBytes, as: UTF8.self)))
+                rejects.add(
+                    RowError(
+                        file: file, line: error.line, column: error.column, field: error.field, reason: error.reason,
+                        record: String(decoding: reader.lastRecordBytes, as: UTF8.self)))
             } catch {
                 throw IngestError(error)
             }
@@ -322,7 +334,9 @@ final class EntityLoader: @unchecked Sendable {
         _ reader: CSVReader, fromDescent record: CSVRecord, key: (field: Int, type: AttributeType), isCancelled: () -> Bool
     ) -> (any CSVRecordSource, FileHash?)? {
         let descent = (offset: reader.recordOffset, line: record.line)
-        guard (descent.offset - reader.dataOffset) * SortedRuns.earlyDescentFraction <= reader.fileSize - reader.dataOffset else { return nil }
+        guard (descent.offset - reader.dataOffset) * SortedRuns.earlyDescentFraction <= reader.fileSize - reader.dataOffset else {
+            return nil
+        }
         var first = SortKey()
         first.load(record, field: key.field, type: key.type)
         let hash = reader.handOffHash().map { FileHash(reader: reader, continuing: $0.hasher, from: $0.through) }
@@ -368,8 +382,10 @@ final class EntityLoader: @unchecked Sendable {
     /// Core Data's unique index on ``trackedKey`` (a rowid table's), built when keys leave their order.
     var keyIndex: (name: String, statement: String)? {
         guard isRowidTable, let key = trackedKey, let column = trackedKeyColumn else { return nil }
-        return (CoreDataSchema.uniqueIndexName(entity: table.entity.name, constraint: [key]),
-                CoreDataSchema.uniqueIndexStatement(entity: table.entity.name, constraint: [key], table: table.name, columns: [column]))
+        return (
+            CoreDataSchema.uniqueIndexName(entity: table.entity.name, constraint: [key]),
+            CoreDataSchema.uniqueIndexStatement(entity: table.entity.name, constraint: [key], table: table.name, columns: [column])
+        )
     }
 
     /// The feed and CSV field of ``trackedKey``.

@@ -46,9 +46,11 @@ struct LinkLoader {
         }
         let header = reader.header.map(ColumnMapping.normalize)
         var claimed = Set<Int>()
-        let owner = try side(target.entity, prefixes: SourceResolver.names(for: target.entity), header: header, claimed: &claimed, db: db, lookups: &lookups)
+        let owner = try side(
+            target.entity, prefixes: SourceResolver.names(for: target.entity), header: header, claimed: &claimed, db: db, lookups: &lookups)
         let destination = try side(
-            target.destination, prefixes: ColumnMapping.relationshipPrefixes(target.relationship), header: header, claimed: &claimed, db: db, lookups: &lookups)
+            target.destination, prefixes: ColumnMapping.relationshipPrefixes(target.relationship), header: header, claimed: &claimed,
+            db: db, lookups: &lookups)
         let orderField = ColumnMapping.relationshipPrefixes(target.relationship).lazy.compactMap { prefix in
             header.indices.first { !claimed.contains($0) && header[$0] == prefix + "order" }
         }.first
@@ -59,16 +61,18 @@ struct LinkLoader {
             let names = extra.map { reader.header[$0] }.joined(separator: ", ")
             throw IngestError(
                 .badData, file: file, line: 1, column: first + 1, field: reader.header[first],
-                "\(names) feed\(extra.count == 1 ? "s" : "") nothing in the links of \(target.name): a link file holds \(describe(owner)), \(describe(destination)) and, for an ordered relationship, \(destination.prefix)_order. Remove the column or skip it with --ignore-column \(reader.header[first])")
+                "\(names) feed\(extra.count == 1 ? "s" : "") nothing in the links of \(target.name): a link file holds \(describe(owner)), \(describe(destination)) and, for an ordered relationship, \(destination.prefix)_order. Remove the column or skip it with --ignore-column \(reader.header[first])"
+            )
         }
 
         var links: [Link] = []
         var seen: [PairKey: Int] = [:]
         // An ordered one-to-many fed by a link file: each destination has one owner, by the line that gave it.
         var owners: [Int64: Int] = [:]
-        let inverseIsToOne = target.inverse.flatMap { name in
-            request.model.entity(named: target.destination).flatMap { request.model.allRelationships(of: $0).first { $0.name == name } }
-        }.map { !$0.isToMany } ?? false
+        let inverseIsToOne =
+            target.inverse.flatMap { name in
+                request.model.entity(named: target.destination).flatMap { request.model.allRelationships(of: $0).first { $0.name == name } }
+            }.map { !$0.isToMany } ?? false
         var rowsRead = 0
         while let record = try nextRecord(reader, rowsRead: &rowsRead) {
             guard let ownerKey = try resolve(owner, record: record, header: reader.header),
@@ -77,19 +81,27 @@ struct LinkLoader {
             var order: Int64?
             if let orderField, !record.isEmpty(orderField) {
                 guard let value = Int64(record.string(orderField).trimmingCharacters(in: .whitespaces)) else {
-                    reject(record, field: orderField, header: reader.header, "\(reader.header[orderField]) must be a whole number (the link's place in \(target.name)), not \"\(record.string(orderField))\"")
+                    reject(
+                        record, field: orderField, header: reader.header,
+                        "\(reader.header[orderField]) must be a whole number (the link's place in \(target.name)), not \"\(record.string(orderField))\""
+                    )
                     continue
                 }
                 order = value
             }
             let pair = PairKey(owner: ownerKey, destination: destinationKey)
             if let line = seen[pair] {
-                reject(record, field: destination.fields[0], header: reader.header, "this link of \(target.name) is given twice: line \(line) has it already; remove one")
+                reject(
+                    record, field: destination.fields[0], header: reader.header,
+                    "this link of \(target.name) is given twice: line \(line) has it already; remove one")
                 continue
             }
             if inverseIsToOne {
                 if let line = owners[destinationKey] {
-                    reject(record, field: destination.fields[0], header: reader.header, "\(target.destination).\(target.inverse ?? "") is to-one, and line \(line) links this \(target.destination) already; give each one owner")
+                    reject(
+                        record, field: destination.fields[0], header: reader.header,
+                        "\(target.destination).\(target.inverse ?? "") is to-one, and line \(line) links this \(target.destination) already; give each one owner"
+                    )
                     continue
                 }
                 owners[destinationKey] = record.line
@@ -110,7 +122,8 @@ struct LinkLoader {
 
     /// The first of the entity's keys (single ones first) whose `<prefix>_<attribute>` columns the header has.
     private func side(
-        _ entity: String, prefixes: [String], header: [String], claimed: inout Set<Int>, db: Database, lookups: inout [String: ReferenceKeys]
+        _ entity: String, prefixes: [String], header: [String], claimed: inout Set<Int>, db: Database,
+        lookups: inout [String: ReferenceKeys]
     ) throws -> Side {
         let prefixes = prefixes.map(ColumnMapping.normalize)
         guard let model = request.model.entity(named: entity) else {
@@ -120,16 +133,21 @@ struct LinkLoader {
         guard !keys.isEmpty else {
             throw IngestError(
                 .badData, file: file,
-                "\(entity) has no uniqueness constraint, so a link file cannot name its objects; give \(entity) one in the model (its key) to feed \(target.name) from \(file)")
+                "\(entity) has no uniqueness constraint, so a link file cannot name its objects; give \(entity) one in the model (its key) to feed \(target.name) from \(file)"
+            )
         }
         for key in keys {
             for prefix in prefixes {
-                let fields = key.map { attribute in header.indices.first { !claimed.contains($0) && header[$0] == prefix + ColumnMapping.normalize(attribute.name) } }
+                let fields = key.map { attribute in
+                    header.indices.first { !claimed.contains($0) && header[$0] == prefix + ColumnMapping.normalize(attribute.name) }
+                }
                 guard fields.allSatisfy({ $0 != nil }) else { continue }
                 let name = SeedBuilder.lookupName(entity, key: key)
                 if lookups[name] == nil {
                     guard let table = schema.table(for: entity) else {
-                        throw IngestError(.badData, file: file, "\(entity) is not in configuration \(schema.configuration), so \(target.name) cannot be fed here")
+                        throw IngestError(
+                            .badData, file: file,
+                            "\(entity) is not in configuration \(schema.configuration), so \(target.name) cannot be fed here")
                     }
                     lookups[name] = try SeedBuilder.primaryKeys(of: table, key: key, db: db)
                 }
@@ -140,7 +158,8 @@ struct LinkLoader {
         let options = keys.map { key in key.map { "\(prefixes[0])_\($0.name)" }.joined(separator: " and ") }.joined(separator: ", or ")
         throw IngestError(
             .badData, file: file, line: 1,
-            "the links of \(target.name) need \(entity)'s key: a column \(options) (\(entity) is found by its uniqueness constraint); the header has \(header.isEmpty ? "nothing" : "only other columns")")
+            "the links of \(target.name) need \(entity)'s key: a column \(options) (\(entity) is found by its uniqueness constraint); the header has \(header.isEmpty ? "nothing" : "only other columns")"
+        )
     }
 
     private func describe(_ side: Side) -> String {
@@ -150,7 +169,8 @@ struct LinkLoader {
     /// The primary key a record's key fields name, or nil after rejecting the record.
     private func resolve(_ side: Side, record: CSVRecord, header: [String]) throws -> Int64? {
         if let empty = side.fields.first(where: { record.isEmpty($0) }) {
-            reject(record, field: empty, header: header, "\(header[empty]) is empty: each link names a \(side.entity) by its key; fill it in")
+            reject(
+                record, field: empty, header: header, "\(header[empty]) is empty: each link names a \(side.entity) by its key; fill it in")
             return nil
         }
         switch side.lookup.match(record, fields: side.fields) {
@@ -158,22 +178,26 @@ struct LinkLoader {
             return primaryKey
         case .invalid(let part, let failure):
             let field = side.fields[part]
-            reject(record, field: field, header: header, "\(header[field]) gives \(side.entity).\(side.key[part].name) (\(side.key[part].type.rawValue)): \(failure.reason)")
+            reject(
+                record, field: field, header: header,
+                "\(header[field]) gives \(side.entity).\(side.key[part].name) (\(side.key[part].type.rawValue)): \(failure.reason)")
             return nil
         case .missing:
             let names = side.key.count == 1 ? side.key[0].name : "(" + side.key.map(\.name).joined(separator: ", ") + ")"
             let given = side.fields.map { record.string($0) }.joined(separator: ", ")
             reject(
                 record, field: side.fields[0], header: header,
-                "\(target.name): no \(side.entity) with \(names) \"\(given)\" in \(request.sources[side.entity] ?? side.entity); add it there or fix this link")
+                "\(target.name): no \(side.entity) with \(names) \"\(given)\" in \(request.sources[side.entity] ?? side.entity); add it there or fix this link"
+            )
             return nil
         }
     }
 
     private func reject(_ record: CSVRecord, field: Int, header: [String], _ reason: String) {
-        rejects.add(RowError(
-            file: file, line: record.line, column: field + 1, field: header[field], reason: reason,
-            record: String(decoding: record.rawBytes, as: UTF8.self)))
+        rejects.add(
+            RowError(
+                file: file, line: record.line, column: field + 1, field: header[field], reason: reason,
+                record: String(decoding: record.rawBytes, as: UTF8.self)))
     }
 
     /// The next record, with structural problems of single records (ragged, bad bytes, too long) rejected.
@@ -183,11 +207,12 @@ struct LinkLoader {
                 let record = try reader.next()
                 if record != nil { rowsRead += 1 }
                 return record
-            } catch where error.isRecoverable {
+            } catch  where error.isRecoverable {
                 rowsRead += 1
-                rejects.add(RowError(
-                    file: file, line: error.line, column: error.column, field: error.field, reason: error.reason,
-                    record: String(decoding: reader.lastRecordBytes, as: UTF8.self)))
+                rejects.add(
+                    RowError(
+                        file: file, line: error.line, column: error.column, field: error.field, reason: error.reason,
+                        record: String(decoding: reader.lastRecordBytes, as: UTF8.self)))
             } catch {
                 throw IngestError(error)
             }
@@ -197,7 +222,9 @@ struct LinkLoader {
     /// Writes the links where the layout keeps them, with their places in ordered lists.
     private func write(_ links: [Link], into db: Database) throws {
         guard let storage = schema.linkStorage(of: target.relationship, in: target.entity) else {
-            throw IngestError(.badData, file: file, "\(target.name) is not kept in a join table in the \(schema.layout.name) layout, so no link file feeds it")
+            throw IngestError(
+                .badData, file: file,
+                "\(target.name) is not kept in a join table in the \(schema.layout.name) layout, so no link file feeds it")
         }
         switch storage {
         case .destinationColumn(let table, let column):
@@ -207,11 +234,15 @@ struct LinkLoader {
                 if let other = owners[link.destination], other != link.owner {
                     throw IngestError(
                         .badData, file: file,
-                        "\(target.name) has no inverse, and Core Data's layout keeps one owner per \(target.destination) for it: \(target.destination) \(link.destination) is linked from two; give \(target.name) an inverse or build --format plain")
+                        "\(target.name) has no inverse, and Core Data's layout keeps one owner per \(target.destination) for it: \(target.destination) \(link.destination) is linked from two; give \(target.name) an inverse or build --format plain"
+                    )
                 }
                 owners[link.destination] = link.owner
             }
-            let statement = try db.makeStatement(sql: "UPDATE \(quoteIdentifier(table.name)) SET \(quoteIdentifier(column)) = ? WHERE \(quoteIdentifier(table.keyColumn)) = ?")
+            let statement = try db.makeStatement(
+                sql:
+                    "UPDATE \(quoteIdentifier(table.name)) SET \(quoteIdentifier(column)) = ? WHERE \(quoteIdentifier(table.keyColumn)) = ?"
+            )
             for link in links { try statement.execute(arguments: [link.owner, link.destination]) }
         case .joinTable(let join, let ownerIsSource, let orderColumns):
             let positions = Self.positions(of: links)
@@ -221,7 +252,8 @@ struct LinkLoader {
                 order.relationship == target.relationship && request.model.isKind(target.entity, of: order.entity)
             }
             columns += orderColumns.map(\.column)
-            let sql = "INSERT INTO \(quoteIdentifier(join.name)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+            let sql =
+                "INSERT INTO \(quoteIdentifier(join.name)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
             let statement = try db.makeStatement(sql: sql)
             for (index, link) in links.enumerated() {
                 var values: [DatabaseValueConvertible] = [link.owner, link.destination]

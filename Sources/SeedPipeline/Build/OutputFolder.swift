@@ -10,7 +10,9 @@ func createOutputFolder(_ path: String) throws(IngestError) {
     } catch {
         // Foundation's error on Linux does not carry the system's: find the part of the path in the way.
         var existing = path
-        while !existing.isEmpty, !FileManager.default.fileExists(atPath: existing) { existing = (existing as NSString).deletingLastPathComponent }
+        while !existing.isEmpty, !FileManager.default.fileExists(atPath: existing) {
+            existing = (existing as NSString).deletingLastPathComponent
+        }
         if existing.isEmpty { existing = "." }
         let reason = AtomicFile.folderProblem(existing) ?? systemReason(error)
         throw IngestError(.cannotCreateOutput, file: path, "cannot create the folder (\(reason)); give a path whose folders can be created")

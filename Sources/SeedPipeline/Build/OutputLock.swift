@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// An exclusive lock on a build's output folder, held from before the build until the job ends.
@@ -25,7 +26,9 @@ public final class OutputLock: Sendable {
         let path = (directory as NSString).appendingPathComponent(Self.fileName)
         descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
-            throw IngestError(.cannotCreateOutput, file: path, "cannot create the lock file (\(String(cString: strerror(errno)))); check the folder is writable")
+            throw IngestError(
+                .cannotCreateOutput, file: path,
+                "cannot create the lock file (\(String(cString: strerror(errno)))); check the folder is writable")
         }
         if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             let holder = Self.holder(descriptor)
@@ -33,7 +36,8 @@ public final class OutputLock: Sendable {
                 close(descriptor)
                 throw IngestError(
                     .busy, file: directory,
-                    "another seedbuild\(holder.map { " (pid \($0))" } ?? "") is writing to this folder; try again when it ends, or pass --wait")
+                    "another seedbuild\(holder.map { " (pid \($0))" } ?? "") is writing to this folder; try again when it ends, or pass --wait"
+                )
             }
             while flock(descriptor, LOCK_EX) != 0 {
                 guard errno == EINTR else {
@@ -55,7 +59,8 @@ public final class OutputLock: Sendable {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {
             var isDirectory: ObjCBool = false
-            let why = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+            let why =
+                FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
                 ? "a file is there, not a folder" : error.localizedDescription
             throw IngestError(.cannotCreateOutput, file: path, "cannot create the output folder (\(why)); give --out a folder")
         }
@@ -137,9 +142,9 @@ final class Interruption: @unchecked Sendable {
             for signalNumber in [SIGINT, SIGTERM] {
                 var action = sigaction()
                 #if canImport(Darwin)
-                action.__sigaction_u.__sa_handler = forwardSignal
+                    action.__sigaction_u.__sa_handler = forwardSignal
                 #else
-                action.__sigaction_handler.sa_handler = forwardSignal
+                    action.__sigaction_handler.sa_handler = forwardSignal
                 #endif
                 sigemptyset(&action.sa_mask)
                 action.sa_flags = SA_RESTART

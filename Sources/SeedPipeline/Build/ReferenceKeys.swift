@@ -99,7 +99,8 @@ struct ReferenceKeys: Sendable {
                 if index < 0 { return nil }
                 let entry = entries[index]
                 if entry.hash == hash, entry.count == key.count,
-                    key.count == 0 || memcmp(text.baseAddress! + entry.start, key.baseAddress!, key.count) == 0 {
+                    key.count == 0 || memcmp(text.baseAddress! + entry.start, key.baseAddress!, key.count) == 0
+                {
                     return index
                 }
                 slot = (slot + 1) & mask

@@ -172,7 +172,9 @@ final class RowBatch: @unchecked Sendable {
 
     /// Hashes a value in the form its column keeps it, when that differs from the bound one; false
     /// when it is kept as bound (a NULL, a UUID that does not parse).
-    private static func hashStored(_ slot: Slot, form: StoredForm, into digest: inout TableDigest, arena pointer: UnsafeRawBufferPointer) -> Bool {
+    private static func hashStored(_ slot: Slot, form: StoredForm, into digest: inout TableDigest, arena pointer: UnsafeRawBufferPointer)
+        -> Bool
+    {
         switch (form, slot) {
         case (.uuidBytes, .text(let start, let count)):
             let text = String(decoding: UnsafeRawBufferPointer(rebasing: pointer[start..<(start + count)]), as: UTF8.self)

@@ -22,10 +22,13 @@ extension SeedBuilder {
                 changes = try timings.measure("changes") {
                     try StoreComparison().compare(base: base.path, new: store, schema: schema, from: base.location, to: request.storePath)
                 }
-            } catch where request.acceptChange {
+            } catch  where request.acceptChange {
                 changes = nil
             } catch {
-                throw IngestError(.badData, file: base.location, "this build's rows cannot be compared with the base's, so its changes cannot be checked against the change budget: \(error)")
+                throw IngestError(
+                    .badData, file: base.location,
+                    "this build's rows cannot be compared with the base's, so its changes cannot be checked against the change budget: \(error)"
+                )
             }
         }
         changes?.to = request.storePath

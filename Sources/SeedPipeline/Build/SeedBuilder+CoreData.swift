@@ -14,18 +14,20 @@ extension SeedBuilder {
                 case .toOneEntity(let relationship):
                     guard let destination = schema.table(for: relationship.destination) else { continue }
                     let reference = quoteIdentifier(table.columnName(for: relationship.name))
-                    try db.execute(sql: """
-                        UPDATE \(name) SET \(quoteIdentifier(column.name)) = (
-                          SELECT d.Z_ENT FROM \(quoteIdentifier(destination.name)) AS d WHERE d.Z_PK = \(name).\(reference))
-                        WHERE \(reference) IS NOT NULL
-                        """)
+                    try db.execute(
+                        sql: """
+                            UPDATE \(name) SET \(quoteIdentifier(column.name)) = (
+                              SELECT d.Z_ENT FROM \(quoteIdentifier(destination.name)) AS d WHERE d.Z_PK = \(name).\(reference))
+                            WHERE \(reference) IS NOT NULL
+                            """)
                 case .toOneOrder(let relationship):
                     let reference = quoteIdentifier(table.columnName(for: relationship.name))
-                    try db.execute(sql: """
-                        UPDATE \(name) SET \(quoteIdentifier(column.name)) = r.n FROM (
-                          SELECT Z_PK AS pk, row_number() OVER (PARTITION BY \(reference) ORDER BY Z_PK) AS n FROM \(name) WHERE \(reference) IS NOT NULL
-                        ) AS r WHERE \(name).Z_PK = r.pk
-                        """)
+                    try db.execute(
+                        sql: """
+                            UPDATE \(name) SET \(quoteIdentifier(column.name)) = r.n FROM (
+                              SELECT Z_PK AS pk, row_number() OVER (PARTITION BY \(reference) ORDER BY Z_PK) AS n FROM \(name) WHERE \(reference) IS NOT NULL
+                            ) AS r WHERE \(name).Z_PK = r.pk
+                            """)
                 default:
                     continue
                 }

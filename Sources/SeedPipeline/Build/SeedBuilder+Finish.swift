@@ -19,7 +19,8 @@ extension SeedBuilder {
             if let first = violations.first {
                 throw IngestError(
                     .badData, file: working,
-                    "\(violations.count) rows break a foreign key (first: table \(first[0] ?? "?"), row \(first[1] ?? "?")); this is a seedbuild bug, please report it")
+                    "\(violations.count) rows break a foreign key (first: table \(first[0] ?? "?"), row \(first[1] ?? "?")); this is a seedbuild bug, please report it"
+                )
             }
             if !derived.isEmpty {
                 StoreSchema.registerDerivedFunctions(in: db)
@@ -38,7 +39,8 @@ extension SeedBuilder {
                 try metadata.stamp(db, schema: schema)
                 // Z_MAX never goes down: numbers of removed objects are never issued again.
                 for (entity, highest) in request.baseRelease?.highWater ?? [:] where schema.coreData != nil {
-                    try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = max(Z_MAX, ?) WHERE Z_NAME = ? AND Z_SUPER = 0", arguments: [highest, entity])
+                    try db.execute(
+                        sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = max(Z_MAX, ?) WHERE Z_NAME = ? AND Z_SUPER = 0", arguments: [highest, entity])
                 }
                 return .commit
             }
@@ -60,9 +62,10 @@ extension SeedBuilder {
         var metadata = StoreMetadata()
         metadata[Key.storeType] = "SQLite"
         // The channel's, not the content's: Core Data's object IDs name it, and they outlive a release.
-        metadata[Key.storeUUID] = .string(BaseRelease.storeUUID(
-            dataset: request.dataset,
-            modelVersion: BaseRelease.modelVersion(identifiers: request.model.versionIdentifiers, versionHashes: hashes)))
+        metadata[Key.storeUUID] = .string(
+            BaseRelease.storeUUID(
+                dataset: request.dataset,
+                modelVersion: BaseRelease.modelVersion(identifiers: request.model.versionIdentifiers, versionHashes: hashes)))
         metadata[BaseRelease.datasetKey] = .string(request.dataset)
         metadata[Key.modelName] = .string(request.model.name)
         metadata[Key.modelVersionIdentifiers] = .array(request.model.versionIdentifiers.map(JSONValue.string))
@@ -75,17 +78,18 @@ extension SeedBuilder {
         metadata[Key.generator] = .string(Self.generator)
         metadata[Key.rowCounts] = .object(loads.rowCounts.mapValues { .integer(Int64($0)) })
         metadata[Key.contentDigest] = .string(digest)
-        metadata[Key.sources] = .array(loads.sources.sorted { $0.entity < $1.entity }.map { source in
-            .object([
-                "entity": .string(source.entity),
-                "file": .string(URL(fileURLWithPath: source.file).lastPathComponent),
-                "bytes": .integer(Int64(source.bytes)),
-                "sha256": .string(source.sha256),
-                "rowsRead": .integer(Int64(source.rowsRead)),
-                "rowsLoaded": .integer(Int64(source.rowsLoaded)),
-                "rowsRejected": .integer(Int64(source.rowsRejected)),
-            ])
-        })
+        metadata[Key.sources] = .array(
+            loads.sources.sorted { $0.entity < $1.entity }.map { source in
+                .object([
+                    "entity": .string(source.entity),
+                    "file": .string(URL(fileURLWithPath: source.file).lastPathComponent),
+                    "bytes": .integer(Int64(source.bytes)),
+                    "sha256": .string(source.sha256),
+                    "rowsRead": .integer(Int64(source.rowsRead)),
+                    "rowsLoaded": .integer(Int64(source.rowsLoaded)),
+                    "rowsRejected": .integer(Int64(source.rowsRejected)),
+                ])
+            })
         return metadata
     }
 
@@ -93,7 +97,9 @@ extension SeedBuilder {
     static func highWater(_ schema: StoreSchema, db: Database, base: BaseRelease?) throws -> [String: JSONValue] {
         var marks: [String: JSONValue] = [:]
         for table in schema.tables where table.primaryKey == .rowid {
-            let highest = try Int64.fetchOne(db, sql: "SELECT coalesce(max(\(quoteIdentifier(table.keyColumn))), 0) FROM \(quoteIdentifier(table.name))") ?? 0
+            let highest =
+                try Int64.fetchOne(
+                    db, sql: "SELECT coalesce(max(\(quoteIdentifier(table.keyColumn))), 0) FROM \(quoteIdentifier(table.name))") ?? 0
             marks[table.entity.name] = .integer(max(highest, base?.highWater[table.entity.name] ?? 0))
         }
         return marks

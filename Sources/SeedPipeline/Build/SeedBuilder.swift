@@ -61,7 +61,8 @@ public struct SeedBuilder: Sendable {
                 loads = try load(request, schema: schema, into: working, rejects: rejects, indexKeysAfterLoad: false, progress: progress)
                 loads.timings.prepend("load thrown away (\(retry.key) duplicates)", seconds: discarded)
                 loads.warnings.append(
-                    "\(retry.file): \(retry.key) has duplicate values out of key order (see the rejects), so the file was read a second time to name their lines")
+                    "\(retry.file): \(retry.key) has duplicate values out of key order (see the rejects), so the file was read a second time to name their lines"
+                )
             }
         } catch {
             throw BuildFault.translate(error, writing: request.storePath)
@@ -87,7 +88,9 @@ public struct SeedBuilder: Sendable {
         let (deltas, changes) = try followBase(request, store: working, schema: schema, timings: &loads.timings)
         let setDigest: String
         do {
-            setDigest = try loads.timings.measure("set digest") { try SetDigestStage.digest(of: working, base: request.baseRelease, deltas: deltas) }
+            setDigest = try loads.timings.measure("set digest") {
+                try SetDigestStage.digest(of: working, base: request.baseRelease, deltas: deltas)
+            }
         } catch {
             throw BuildFault.translate(error, writing: request.storePath)
         }
@@ -122,7 +125,8 @@ public struct SeedBuilder: Sendable {
             rejected: rejects.count, shownRejects: rejects.shown, warnings: loads.warnings, metadata: metadata,
             timings: loads.timings, deltas: deltas, changes: changes, setDigest: setDigest,
             uncertainJoinTables: (schema.coreData?.uncertainJoinTableNames ?? []).map { join in
-                BuiltStore.UncertainJoinTable(relationships: [join.relationship, join.inverse].sorted(), table: join.table, view: join.view)
+                BuiltStore.UncertainJoinTable(
+                    relationships: [join.relationship, join.inverse].sorted(), table: join.table, view: join.view)
             })
     }
 
@@ -174,57 +178,68 @@ public struct SeedBuilder: Sendable {
             // Core Data's files use incremental auto-vacuum, chosen before any table exists.
             if schema.layout == .coreData { try db.execute(sql: "PRAGMA auto_vacuum = 2") }
             if let base = request.baseRelease {
-                try db.execute(sql: "ATTACH DATABASE ? AS base", arguments: [StoreDatabase.immutableURI(URL(fileURLWithPath: base.path).standardizedFileURL.path)])
+                try db.execute(
+                    sql: "ATTACH DATABASE ? AS base",
+                    arguments: [StoreDatabase.immutableURI(URL(fileURLWithPath: base.path).standardizedFileURL.path)])
             }
-            try db.execute(sql: "PRAGMA page_size = 8192; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -4096; PRAGMA temp_store = FILE; PRAGMA threads = \(ProcessInfo.processInfo.activeProcessorCount)")
+            try db.execute(
+                sql:
+                    "PRAGMA page_size = 8192; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -4096; PRAGMA temp_store = FILE; PRAGMA threads = \(ProcessInfo.processInfo.activeProcessorCount)"
+            )
             try db.inTransaction {
-            for statement in schema.createTableStatements { try db.execute(sql: statement) }
-            var references: [String: ReferenceKeys] = [:]
-            // Indexes a load built already (Core Data's unique index on a key that left its order).
-            var builtIndexes: Set<String> = []
-            // Each file's header, to tell a --ignore-column that matched no file.
-            var headers: [String: [String]] = [:]
-            let referenced = Set(schema.tables.flatMap { $0.foreignKeys.map(\.destination) })
-            // Tables whose loader numbered their rows after the base (``BaseNumbers``).
-            var numberedTables: Set<String> = []
-            for table in schema.tables {
-                // An inheritance tree's table takes a file for each of its entities.
-                for entity in table.members {
-                    guard let file = request.sources[entity] else {
-                        loads.rowCounts[entity] = 0
-                        continue
+                for statement in schema.createTableStatements { try db.execute(sql: statement) }
+                var references: [String: ReferenceKeys] = [:]
+                // Indexes a load built already (Core Data's unique index on a key that left its order).
+                var builtIndexes: Set<String> = []
+                // Each file's header, to tell a --ignore-column that matched no file.
+                var headers: [String: [String]] = [:]
+                let referenced = Set(schema.tables.flatMap { $0.foreignKeys.map(\.destination) })
+                // Tables whose loader numbered their rows after the base (``BaseNumbers``).
+                var numberedTables: Set<String> = []
+                for table in schema.tables {
+                    // An inheritance tree's table takes a file for each of its entities.
+                    for entity in table.members {
+                        guard let file = request.sources[entity] else {
+                            loads.rowCounts[entity] = 0
+                            continue
+                        }
+                        let (source, tableDigest, numbered) = try loadTable(
+                            table, entity: entity, from: file, request: request, references: references, db: db, rejects: rejects,
+                            indexKeyAfterLoad: indexKeysAfterLoad, timings: &loads.timings, notes: &loads.warnings,
+                            headers: &headers, builtIndexes: &builtIndexes, progress: progress)
+                        loads.sources.append(source)
+                        // Several files into one table: its digest is read back once all are in.
+                        loads.tableDigests[table.name] = table.isTree ? nil : tableDigest
+                        loads.rowCounts[entity] = source.rowsLoaded
+                        if numbered { numberedTables.insert(table.name) }
                     }
-                    let (source, tableDigest, numbered) = try loadTable(
-                        table, entity: entity, from: file, request: request, references: references, db: db, rejects: rejects,
-                        indexKeyAfterLoad: indexKeysAfterLoad, timings: &loads.timings, notes: &loads.warnings,
-                        headers: &headers, builtIndexes: &builtIndexes, progress: progress)
-                    loads.sources.append(source)
-                    // Several files into one table: its digest is read back once all are in.
-                    loads.tableDigests[table.name] = table.isTree ? nil : tableDigest
-                    loads.rowCounts[entity] = source.rowsLoaded
-                    if numbered { numberedTables.insert(table.name) }
-                }
-                if let base = request.baseRelease, !numberedTables.contains(table.name),
-                    try loads.timings.measure("keys after the base \(table.entity.name)", { try StableKeys.renumber(table, base: base, db: db) }) {
-                    // The table was rewritten: what was hashed and indexed while it loaded is gone.
-                    loads.tableDigests[table.name] = nil
-                    builtIndexes = builtIndexes.filter { !$0.contains(" ON \(table.name) (") && !$0.contains(" ON \(quoteIdentifier(table.name)) (") }
-                }
-                if referenced.contains(table.entity.name) {
-                    for key in Self.lookupKeys(of: table.entity) {
-                        references[Self.lookupName(table.entity.name, key: key)] = try Self.primaryKeys(of: table, key: key, db: db)
+                    if let base = request.baseRelease, !numberedTables.contains(table.name),
+                        try loads.timings.measure(
+                            "keys after the base \(table.entity.name)", { try StableKeys.renumber(table, base: base, db: db) })
+                    {
+                        // The table was rewritten: what was hashed and indexed while it loaded is gone.
+                        loads.tableDigests[table.name] = nil
+                        builtIndexes = builtIndexes.filter {
+                            !$0.contains(" ON \(table.name) (") && !$0.contains(" ON \(quoteIdentifier(table.name)) (")
+                        }
+                    }
+                    if referenced.contains(table.entity.name) {
+                        for key in Self.lookupKeys(of: table.entity) {
+                            references[Self.lookupName(table.entity.name, key: key)] = try Self.primaryKeys(of: table, key: key, db: db)
+                        }
                     }
                 }
-            }
-            try loadLinks(request, schema: schema, db: db, lookups: &references, rejects: rejects, loads: &loads)
-            for name in request.mapping.unmatchedIgnoredColumns(headers: headers) {
-                loads.warnings.append("--ignore-column \(name) matched no column of \(headers.keys.sorted().joined(separator: ", ")); check the name (columns are compared ignoring case, '_', '-' and spaces)")
-            }
-            if schema.layout == .coreData { try Self.fillCoreDataColumns(schema, db: db) }
-            try loads.timings.measure("indexes") {
-                for statement in schema.indexStatements where !builtIndexes.contains(statement) { try db.execute(sql: statement) }
-            }
-            return .commit
+                try loadLinks(request, schema: schema, db: db, lookups: &references, rejects: rejects, loads: &loads)
+                for name in request.mapping.unmatchedIgnoredColumns(headers: headers) {
+                    loads.warnings.append(
+                        "--ignore-column \(name) matched no column of \(headers.keys.sorted().joined(separator: ", ")); check the name (columns are compared ignoring case, '_', '-' and spaces)"
+                    )
+                }
+                if schema.layout == .coreData { try Self.fillCoreDataColumns(schema, db: db) }
+                try loads.timings.measure("indexes") {
+                    for statement in schema.indexStatements where !builtIndexes.contains(statement) { try db.execute(sql: statement) }
+                }
+                return .commit
             }
         }
         return loads
@@ -255,7 +270,8 @@ public struct SeedBuilder: Sendable {
             result.keyIndex = index.statement
         }
         let removed = try timings.measure(adding: phase) {
-            let check = UniquenessCheck(table: table, mapping: loader.mapping, file: file, header: reader.header, maxRecordBytes: request.maxRecordBytes)
+            let check = UniquenessCheck(
+                table: table, mapping: loader.mapping, file: file, header: reader.header, maxRecordBytes: request.maxRecordBytes)
             let proven = loader.trackedKeyIsUnique || result.keyIndex != nil ? loader.trackedKey.map { [$0] } : nil
             return try check.run(
                 db, stagingTable: result.staged ? loader.stagingTable : nil, rejects: rejects, proven: proven,
@@ -294,7 +310,9 @@ public struct SeedBuilder: Sendable {
             header: reader.header, table: table, file: file, renames: request.mapping.renames[entity] ?? [:], keys: keys,
             ignored: request.mapping.ignoredColumns(of: entity), entity: resolved)
         if !mapping.ignoredColumns.isEmpty {
-            notes.append("\(file): skipped \(mapping.ignoredColumns.map { "\"\($0)\"" }.joined(separator: ", ")) as told (--ignore-column or null in the mapping file)")
+            notes.append(
+                "\(file): skipped \(mapping.ignoredColumns.map { "\"\($0)\"" }.joined(separator: ", ")) as told (--ignore-column or null in the mapping file)"
+            )
         }
         let loader = EntityLoader(
             table: table, mapping: mapping, file: file, header: reader.header, references: references,
@@ -310,7 +328,9 @@ public struct SeedBuilder: Sendable {
     /// Where the loader numbers `table`'s rows after the base release itself (``BaseNumbers``): a
     /// Core Data table of one entity keyed by a single attribute the base holds as the file gives it,
     /// and which the file feeds. Nil for any other table, which ``StableKeys`` renumbers after its load.
-    static func numbering(_ table: EntityTable, mapping: ColumnMapping, request: BuildRequest, db: Database) throws -> (base: String, highWater: Int64)? {
+    static func numbering(_ table: EntityTable, mapping: ColumnMapping, request: BuildRequest, db: Database) throws -> (
+        base: String, highWater: Int64
+    )? {
         guard let base = request.baseRelease, table.primaryKey == .rowid, table.layout == .coreData, !table.isTree,
             let key = table.entity.singleAttributeKey, table.entity.uniquenessConstraints.first == [key.name],
             mapping.feeds.contains(where: { if case .attribute(_, let attribute) = $0 { attribute.name == key.name } else { false } }),
@@ -328,13 +348,16 @@ public struct SeedBuilder: Sendable {
 
     /// Loads every link file once the entities' files are in (``LinkLoader``).
     private func loadLinks(
-        _ request: BuildRequest, schema: StoreSchema, db: Database, lookups: inout [String: ReferenceKeys], rejects: RejectCollector, loads: inout Loads
+        _ request: BuildRequest, schema: StoreSchema, db: Database, lookups: inout [String: ReferenceKeys], rejects: RejectCollector,
+        loads: inout Loads
     ) throws {
         guard !request.links.isEmpty else { return }
-        let targets = SourceResolver.linkTargets(in: request.model, entities: request.model.configuration(named: request.configuration)?.entities ?? [])
+        let targets = SourceResolver.linkTargets(
+            in: request.model, entities: request.model.configuration(named: request.configuration)?.entities ?? [])
         for (name, file) in request.links.sorted(by: { $0.key < $1.key }) {
             guard let target = targets.first(where: { $0.name == name }) else {
-                throw IngestError(.badData, file: file, "\(name) is not a relationship a link file feeds in configuration \(request.configuration)")
+                throw IngestError(
+                    .badData, file: file, "\(name) is not a relationship a link file feeds in configuration \(request.configuration)")
             }
             let loader = LinkLoader(target: target, file: file, schema: schema, request: request, rejects: rejects)
             loads.sources.append(try loads.timings.measure("load \(name)") { try loader.load(into: db, lookups: &lookups) })
@@ -361,7 +384,9 @@ public struct SeedBuilder: Sendable {
         let columns = key.map { quoteIdentifier(table.columnName(for: $0.name)) }
         let present = columns.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")
         let statement = try db.makeStatement(
-            sql: "SELECT \(quoteIdentifier(table.keyColumn)), \(columns.joined(separator: ", ")) FROM \(quoteIdentifier(table.name)) WHERE \(present)")
+            sql:
+                "SELECT \(quoteIdentifier(table.keyColumn)), \(columns.joined(separator: ", ")) FROM \(quoteIdentifier(table.name)) WHERE \(present)"
+        )
         let parts = key.map { KeyPart($0, in: table) }
         var keys = ReferenceKeys(parts: parts)
         let rows = try Row.fetchCursor(statement)

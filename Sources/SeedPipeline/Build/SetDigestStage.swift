@@ -16,7 +16,8 @@ enum SetDigestStage {
         if let base, let stated = base.manifest?.values[manifestKey]?.stringValue, let baseDigest = SetDigest(stated),
             let version = base.metadata.dataVersion, let oneHop = deltas?.files.first(where: { $0.entry.fromDataVersion == version }),
             let delta = try? DeltaReader.read(oneHop.temporary),
-            let updated = try? delta.update(baseDigest, base: StoreConnection(path: base.path, mode: .immutable)) {
+            let updated = try? delta.update(baseDigest, base: StoreConnection(path: base.path, mode: .immutable))
+        {
             return updated.description
         }
         return try SetDigest.compute(of: store).description

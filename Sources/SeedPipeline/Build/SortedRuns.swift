@@ -48,8 +48,12 @@ struct SortKey {
         }
         guard case .success(let value) = FieldConverter.convert(raw, as: type) else { return }
         switch value {
-        case .integer(let number): kind = .integer; integer = number
-        case .real(let number): kind = .real; real = number
+        case .integer(let number):
+            kind = .integer
+            integer = number
+        case .real(let number):
+            kind = .real
+            real = number
         case .fieldText: setBytes(raw)
         case .text(var text): text.withUTF8 { setBytes(UnsafeRawBufferPointer($0)) }
         case .blob(let blob): blob.withUnsafeBytes { setBytes($0) }
@@ -165,10 +169,14 @@ final class SortedRuns {
                 return nil
             }
             do {
-                guard try reader.skim(field: field, { raw in
-                    if let raw { current.load(raw, type: type) } else { current.clear() }
-                }) else { break }
-            } catch where error.isRecoverable {
+                guard
+                    try reader.skim(
+                        field: field,
+                        { raw in
+                            if let raw { current.load(raw, type: type) } else { current.clear() }
+                        })
+                else { break }
+            } catch  where error.isRecoverable {
                 continue
             } catch {
                 for run in runs { run.firstKey.release() }

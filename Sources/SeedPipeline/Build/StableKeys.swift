@@ -28,23 +28,30 @@ enum StableKeys {
             if let keyColumns = entityKey(table) {
                 // The base's unique index on the key finds each row's old number.
                 let condition = (keyColumns + columns.entity).map { "b.\($0) = n.\($0)" }.joined(separator: " AND ")
-                try db.execute(sql: "INSERT INTO temp.keymap (old, new) SELECT n.\(key), (SELECT b.\(key) FROM base.\(name) AS b WHERE \(condition)) FROM main.\(name) AS n")
+                try db.execute(
+                    sql:
+                        "INSERT INTO temp.keymap (old, new) SELECT n.\(key), (SELECT b.\(key) FROM base.\(name) AS b WHERE \(condition)) FROM main.\(name) AS n"
+                )
             } else {
                 // Every stored value, as one text (quote() keeps types and NULLs apart); equal rows pair in order.
                 let text = (columns.entity + columns.values).map { "quote(\($0))" }.joined(separator: " || ',' || ")
                 let numbered = "SELECT \(key) AS pk, \(text) AS k, row_number() OVER (PARTITION BY \(text) ORDER BY \(key)) AS n FROM"
                 try db.execute(sql: "CREATE TEMP TABLE basekeys AS \(numbered) base.\(name)")
                 try db.execute(sql: "CREATE INDEX temp.basekeys_k ON basekeys (k, n)")
-                try db.execute(sql: "INSERT INTO temp.keymap (old, new) SELECT r.pk, (SELECT b.pk FROM temp.basekeys AS b WHERE b.k = r.k AND b.n = r.n) FROM (\(numbered) main.\(name)) AS r")
+                try db.execute(
+                    sql:
+                        "INSERT INTO temp.keymap (old, new) SELECT r.pk, (SELECT b.pk FROM temp.basekeys AS b WHERE b.k = r.k AND b.n = r.n) FROM (\(numbered) main.\(name)) AS r"
+                )
             }
         } else {
             try db.execute(sql: "INSERT INTO temp.keymap (old, new) SELECT \(key), NULL FROM main.\(name)")
         }
-        try db.execute(sql: """
-            UPDATE temp.keymap SET new = \(highWater) + r.place FROM (
-              SELECT old, row_number() OVER (ORDER BY old) AS place FROM temp.keymap WHERE new IS NULL
-            ) AS r WHERE keymap.old = r.old
-            """)
+        try db.execute(
+            sql: """
+                UPDATE temp.keymap SET new = \(highWater) + r.place FROM (
+                  SELECT old, row_number() OVER (ORDER BY old) AS place FROM temp.keymap WHERE new IS NULL
+                ) AS r WHERE keymap.old = r.old
+                """)
         guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM temp.keymap WHERE old != new)") == true else { return false }
         try rewrite(table, db: db)
         return true
@@ -77,7 +84,10 @@ enum StableKeys {
     /// next export mostly keeps, so the inserts are nearly appends (1M rows: 1.6 s, against 2.5 s
     /// sorting them first).
     private static func rewrite(_ table: EntityTable, db: Database) throws {
-        guard let ddl = try String.fetchOne(db, sql: "SELECT sql FROM main.sqlite_master WHERE type = 'table' AND name = ?", arguments: [table.name]) else { return }
+        guard
+            let ddl = try String.fetchOne(
+                db, sql: "SELECT sql FROM main.sqlite_master WHERE type = 'table' AND name = ?", arguments: [table.name])
+        else { return }
         let temporary = table.name + "_renumbered"
         guard let range = ddl.range(of: quoteIdentifier(table.name)) ?? ddl.range(of: table.name) else { return }
         let created = ddl.replacingCharacters(in: range, with: quoteIdentifier(temporary))
@@ -86,10 +96,11 @@ enum StableKeys {
         let list = columns.map(quoteIdentifier).joined(separator: ", ")
         let values = columns.map { $0 == key ? "m.new" : "t.\(quoteIdentifier($0))" }.joined(separator: ", ")
         try db.execute(sql: created)
-        try db.execute(sql: """
-            INSERT INTO main.\(quoteIdentifier(temporary)) (\(list))
-            SELECT \(values) FROM main.\(quoteIdentifier(table.name)) AS t JOIN temp.keymap AS m ON m.old = t.\(quoteIdentifier(key))
-            """)
+        try db.execute(
+            sql: """
+                INSERT INTO main.\(quoteIdentifier(temporary)) (\(list))
+                SELECT \(values) FROM main.\(quoteIdentifier(table.name)) AS t JOIN temp.keymap AS m ON m.old = t.\(quoteIdentifier(key))
+                """)
         try db.execute(sql: "DROP TABLE main.\(quoteIdentifier(table.name))")
         try db.execute(sql: "ALTER TABLE main.\(quoteIdentifier(temporary)) RENAME TO \(quoteIdentifier(table.name))")
     }

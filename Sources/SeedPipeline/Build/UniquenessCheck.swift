@@ -25,7 +25,7 @@ struct UniquenessCheck {
         key trackedKey: String? = nil
     ) throws -> Int {
         var removed = 0
-        var groups: [[String]: [String]] = [:]  // constraint attributes → duplicate keys (``KeyPart``)
+        var groups: [[String]: [String]] = [:] // constraint attributes → duplicate keys (``KeyPart``)
         if !duplicateKeyLines.isEmpty, let key = trackedKey {
             groups[[key]] = try keyValues(atLines: Set(duplicateKeyLines), key: key, rejects: rejects)
         }
@@ -33,15 +33,18 @@ struct UniquenessCheck {
             let key = quoteIdentifier(table.keyColumn)
             let staging = "temp.\(quoteIdentifier(stagingTable))"
             let main = "main.\(quoteIdentifier(table.name))"
-            let duplicates = try parts(of: [table.keyColumn]).keys(db, sql: """
-                SELECT \(key) FROM \(staging) GROUP BY \(key) HAVING count(*) > 1
-                UNION SELECT s.\(key) FROM \(staging) s WHERE EXISTS (SELECT 1 FROM \(main) m WHERE m.\(key) = s.\(key))
-                """)
-            if !duplicates.isEmpty {
-                try db.execute(sql: """
-                    DELETE FROM \(staging) WHERE \(key) IN (SELECT \(key) FROM \(main))
-                       OR rowid NOT IN (SELECT min(rowid) FROM \(staging) GROUP BY \(key))
+            let duplicates = try parts(of: [table.keyColumn]).keys(
+                db,
+                sql: """
+                    SELECT \(key) FROM \(staging) GROUP BY \(key) HAVING count(*) > 1
+                    UNION SELECT s.\(key) FROM \(staging) s WHERE EXISTS (SELECT 1 FROM \(main) m WHERE m.\(key) = s.\(key))
                     """)
+            if !duplicates.isEmpty {
+                try db.execute(
+                    sql: """
+                        DELETE FROM \(staging) WHERE \(key) IN (SELECT \(key) FROM \(main))
+                           OR rowid NOT IN (SELECT min(rowid) FROM \(staging) GROUP BY \(key))
+                        """)
                 removed += db.changesCount
                 groups[[table.keyColumn], default: []] += duplicates
             }
@@ -53,15 +56,18 @@ struct UniquenessCheck {
             let columns = constraint.map { quoteIdentifier(table.columnName(for: $0)) }
             let list = columns.joined(separator: ", ")
             let notNull = columns.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")
-            let duplicates = try parts(of: constraint).keys(db, sql: """
-                SELECT \(list) FROM \(quoteIdentifier(table.name)) WHERE \(notNull) GROUP BY \(list) HAVING count(*) > 1
-                """)
+            let duplicates = try parts(of: constraint).keys(
+                db,
+                sql: """
+                    SELECT \(list) FROM \(quoteIdentifier(table.name)) WHERE \(notNull) GROUP BY \(list) HAVING count(*) > 1
+                    """)
             guard !duplicates.isEmpty else { continue }
             let key = quoteIdentifier(table.keyColumn)
-            try db.execute(sql: """
-                DELETE FROM \(quoteIdentifier(table.name)) WHERE \(notNull) AND \(key) NOT IN (
-                  SELECT min(\(key)) FROM \(quoteIdentifier(table.name)) WHERE \(notNull) GROUP BY \(list))
-                """)
+            try db.execute(
+                sql: """
+                    DELETE FROM \(quoteIdentifier(table.name)) WHERE \(notNull) AND \(key) NOT IN (
+                      SELECT min(\(key)) FROM \(quoteIdentifier(table.name)) WHERE \(notNull) GROUP BY \(list))
+                    """)
             removed += db.changesCount
             groups[constraint, default: []] += duplicates
         }
@@ -77,10 +83,12 @@ struct UniquenessCheck {
         guard let (field, part) = fields(of: [key]).first else { return [] }
         guard isRegularFile else {
             for line in lines.sorted() {
-                rejects.add(RowError(
-                    file: file, line: line, column: field + 1, field: header[field],
-                    reason: "duplicate \(name(of: [key])): an earlier row has it already (the input is a pipe, so its line cannot be named); keys must be unique",
-                    record: ""))
+                rejects.add(
+                    RowError(
+                        file: file, line: line, column: field + 1, field: header[field],
+                        reason:
+                            "duplicate \(name(of: [key])): an earlier row has it already (the input is a pipe, so its line cannot be named); keys must be unique",
+                        record: ""))
             }
             return []
         }
@@ -96,7 +104,9 @@ struct UniquenessCheck {
     private func fields(of constraint: [String]) -> [(field: Int, part: KeyPart)] {
         constraint.compactMap { name in
             for feed in mapping.feeds {
-                if case .attribute(let field, let attribute) = feed, attribute.name == name { return (field, KeyPart(attribute, in: table)) }
+                if case .attribute(let field, let attribute) = feed, attribute.name == name {
+                    return (field, KeyPart(attribute, in: table))
+                }
             }
             return nil
         }
@@ -122,7 +132,7 @@ struct UniquenessCheck {
             do {
                 guard let next = try reader.next() else { return }
                 record = next
-            } catch where error.isRecoverable {
+            } catch  where error.isRecoverable {
                 continue
             } catch {
                 throw IngestError(error)
@@ -152,10 +162,12 @@ struct UniquenessCheck {
         guard isRegularFile else {
             // A pipe cannot be read twice: reject each duplicate value without naming its lines.
             for value in duplicates.sorted() {
-                rejects.add(RowError(
-                    file: file, line: 0, column: firstField + 1, field: header[firstField],
-                    reason: "duplicate \(name(of: constraint)) \"\(value.replacingOccurrences(of: "\u{1F}", with: ", "))\": later rows with it were dropped (the input is a pipe, so their lines cannot be named)",
-                    record: ""))
+                rejects.add(
+                    RowError(
+                        file: file, line: 0, column: firstField + 1, field: header[firstField],
+                        reason:
+                            "duplicate \(name(of: constraint)) \"\(value.replacingOccurrences(of: "\u{1F}", with: ", "))\": later rows with it were dropped (the input is a pipe, so their lines cannot be named)",
+                        record: ""))
             }
             return
         }
@@ -172,10 +184,12 @@ struct UniquenessCheck {
             guard duplicates.contains(tuple) else { return true }
             if let first = firstLine[tuple] {
                 let shown = parts.joined(separator: ", ")
-                rejects.add(RowError(
-                    file: file, line: record.line, column: firstField + 1, field: header[firstField],
-                    reason: "duplicate \(name(of: constraint)) \"\(shown)\": line \(first) has it already; the uniqueness constraint allows one",
-                    record: String(decoding: record.rawBytes, as: UTF8.self)))
+                rejects.add(
+                    RowError(
+                        file: file, line: record.line, column: firstField + 1, field: header[firstField],
+                        reason:
+                            "duplicate \(name(of: constraint)) \"\(shown)\": line \(first) has it already; the uniqueness constraint allows one",
+                        record: String(decoding: record.rawBytes, as: UTF8.self)))
             } else {
                 firstLine[tuple] = record.line
             }

@@ -59,12 +59,16 @@ public struct CSVError: Error, Sendable, Equatable, CustomStringConvertible {
         case .headerOnly: "the file has a header but no records; export the data again"
         case .emptyHeaderName: "the header has an empty column name; name every column"
         case .duplicateHeaderName(let name): "the header names \"\(name)\" twice; column names must be unique"
-        case .unterminatedQuote: "a quoted field starts here and never ends; close the quote (a quote inside a quoted field is written \"\")"
-        case .textAfterClosingQuote: "text after a closing quote; a quoted field must end at a comma or line end — double the quote (\"\") to include one"
+        case .unterminatedQuote:
+            "a quoted field starts here and never ends; close the quote (a quote inside a quoted field is written \"\")"
+        case .textAfterClosingQuote:
+            "text after a closing quote; a quoted field must end at a comma or line end — double the quote (\"\") to include one"
         case .quoteInUnquotedField: "a quote inside an unquoted field; quote the whole field and double the quote (\"\")"
         case .bareCarriageReturn: "a carriage return without a line feed; end lines with LF or CRLF, or quote the field"
-        case .tooManyFields(let expected, let found): "the record has \(found) fields, the header \(expected); quote fields that contain commas"
-        case .tooFewFields(let expected, let found): "the record has \(found) fields, the header \(expected); add the missing fields (empty is fine)"
+        case .tooManyFields(let expected, let found):
+            "the record has \(found) fields, the header \(expected); quote fields that contain commas"
+        case .tooFewFields(let expected, let found):
+            "the record has \(found) fields, the header \(expected); add the missing fields (empty is fine)"
         case .invalidUTF8: "invalid UTF-8; save the file as UTF-8"
         case .nulByte: "a NUL byte; the file is binary or corrupt"
         case .recordTooLong(let limit):

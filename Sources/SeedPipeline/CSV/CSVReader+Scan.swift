@@ -13,15 +13,16 @@ extension CSVReader {
     nonisolated(unsafe) static let byteClasses: UnsafePointer<UInt8> = {
         let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
         for byte in 0..<256 {
-            table[byte] = switch byte {
-            case 0x2C: 1
-            case 0x22: 2
-            case 0x0A: 3
-            case 0x0D: 4
-            case 0x00: 5
-            case 0x80...: 6
-            default: 0
-            }
+            table[byte] =
+                switch byte {
+                case 0x2C: 1
+                case 0x22: 2
+                case 0x0A: 3
+                case 0x0D: 4
+                case 0x00: 5
+                case 0x80...: 6
+                default: 0
+                }
         }
         return UnsafePointer(table)
     }()
@@ -70,7 +71,10 @@ extension CSVReader {
                     }
                     let byte = bytes[j]
                     let kind = classes[Int(byte)]
-                    if kind <= 1 { j += 1; continue }
+                    if kind <= 1 {
+                        j += 1
+                        continue
+                    }
                     if kind == 2 {
                         if j + 1 >= end && !atEOF { return .success(.needMore) }
                         if j + 1 < end && bytes[j + 1] == 0x22 {
@@ -80,13 +84,26 @@ extension CSVReader {
                         }
                         break
                     }
-                    if kind == 3 { lines += 1; j += 1; continue }
-                    if kind == 4 { j += 1; continue }
-                    if kind == 5 { note(.nulByte, line: currentLine + lines, column: count + 1, in: &encodingError); j += 1; continue }
+                    if kind == 3 {
+                        lines += 1
+                        j += 1
+                        continue
+                    }
+                    if kind == 4 {
+                        j += 1
+                        continue
+                    }
+                    if kind == 5 {
+                        note(.nulByte, line: currentLine + lines, column: count + 1, in: &encodingError)
+                        j += 1
+                        continue
+                    }
                     switch Self.utf8SequenceLength(bytes + j, available: end - j) {
                     case .valid(let length): j += length
                     case .incomplete where !atEOF: return .success(.needMore)
-                    default: note(.invalidUTF8, line: currentLine + lines, column: count + 1, in: &encodingError); j += 1
+                    default:
+                        note(.invalidUTF8, line: currentLine + lines, column: count + 1, in: &encodingError)
+                        j += 1
                     }
                 }
                 if count < limit { spans[count] = FieldSpan(start: i + 1, end: j, escaped: escaped) }
@@ -112,14 +129,23 @@ extension CSVReader {
                 }
                 while i < end {
                     let kind = classes[Int(bytes[i])]
-                    if kind == 0 { i += 1; continue }
+                    if kind == 0 {
+                        i += 1
+                        continue
+                    }
                     if kind == 1 || kind == 3 || kind == 4 { break }
                     if kind == 2 { return .failure(fault(.quoteInUnquotedField, line: currentLine + lines, column: count + 1)) }
-                    if kind == 5 { note(.nulByte, line: currentLine + lines, column: count + 1, in: &encodingError); i += 1; continue }
+                    if kind == 5 {
+                        note(.nulByte, line: currentLine + lines, column: count + 1, in: &encodingError)
+                        i += 1
+                        continue
+                    }
                     switch Self.utf8SequenceLength(bytes + i, available: end - i) {
                     case .valid(let length): i += length
                     case .incomplete where !atEOF: return .success(.needMore)
-                    default: note(.invalidUTF8, line: currentLine + lines, column: count + 1, in: &encodingError); i += 1
+                    default:
+                        note(.invalidUTF8, line: currentLine + lines, column: count + 1, in: &encodingError)
+                        i += 1
                     }
                 }
                 if i >= end && !atEOF { return .success(.needMore) }
@@ -139,16 +165,19 @@ extension CSVReader {
                     // "a,b," at the end of the file: a last, empty field.
                     if count < limit { spans[count] = FieldSpan(start: i, end: i, escaped: false) }
                     count += 1
-                    return complete(next: i, recordStart: recordStart, recordEnd: i, fields: count, lines: lines, encodingError: encodingError)
+                    return complete(
+                        next: i, recordStart: recordStart, recordEnd: i, fields: count, lines: lines, encodingError: encodingError)
                 }
             case 0x0A:
-                return complete(next: i + 1, recordStart: recordStart, recordEnd: i, fields: count, lines: lines + 1, encodingError: encodingError)
+                return complete(
+                    next: i + 1, recordStart: recordStart, recordEnd: i, fields: count, lines: lines + 1, encodingError: encodingError)
             default:
                 if i + 1 >= end && !atEOF { return .success(.needMore) }
                 guard i + 1 < end, bytes[i + 1] == 0x0A else {
                     return .failure(fault(.bareCarriageReturn, line: currentLine + lines, column: count + 1))
                 }
-                return complete(next: i + 2, recordStart: recordStart, recordEnd: i, fields: count, lines: lines + 1, encodingError: encodingError)
+                return complete(
+                    next: i + 2, recordStart: recordStart, recordEnd: i, fields: count, lines: lines + 1, encodingError: encodingError)
             }
         }
     }
@@ -189,12 +218,20 @@ extension CSVReader {
         var high: UInt8 = 0xBF
         switch lead {
         case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; low = 0xA0
+        case 0xE0:
+            length = 3
+            low = 0xA0
         case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; high = 0x9F
-        case 0xF0: length = 4; low = 0x90
+        case 0xED:
+            length = 3
+            high = 0x9F
+        case 0xF0:
+            length = 4
+            low = 0x90
         case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; high = 0x8F
+        case 0xF4:
+            length = 4
+            high = 0x8F
         default: return .invalid
         }
         for k in 1..<length {

@@ -1,10 +1,11 @@
 import Crypto
 import Foundation
 import SeedModel
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A strict, streaming RFC 4180 reader over a file's bytes.
@@ -215,7 +216,7 @@ public final class CSVReader {
         let parsed: Bool
         do {
             parsed = try parseRecord()
-        } catch where error.isRecoverable {
+        } catch  where error.isRecoverable {
             // A record with a bad byte, or too long, was read: the file is not header-only.
             recordsRead += 1
             throw error
@@ -228,9 +229,12 @@ public final class CSVReader {
         let count = fieldCount
         if count != header.count {
             if count > header.count {
-                throw CSVError(path: path, line: recordLine, column: header.count + 1, kind: .tooManyFields(expected: header.count, found: count))
+                throw CSVError(
+                    path: path, line: recordLine, column: header.count + 1, kind: .tooManyFields(expected: header.count, found: count))
             }
-            throw CSVError(path: path, line: recordLine, column: count + 1, field: header[count], kind: .tooFewFields(expected: header.count, found: count))
+            throw CSVError(
+                path: path, line: recordLine, column: count + 1, field: header[count],
+                kind: .tooFewFields(expected: header.count, found: count))
         }
         return CSVRecord(reader: self)
     }
@@ -252,7 +256,8 @@ public final class CSVReader {
         guard try parseRecord() else { throw CSVError(path: path, line: 1, kind: .emptyFile) }
         var names: [String] = []
         guard fieldCount <= Self.maxFields else {
-            throw CSVError(path: path, line: 1, column: Self.maxFields + 1, kind: .tooManyFields(expected: Self.maxFields, found: fieldCount))
+            throw CSVError(
+                path: path, line: 1, column: Self.maxFields + 1, kind: .tooManyFields(expected: Self.maxFields, found: fieldCount))
         }
         for index in 0..<fieldCount {
             let name = CSVRecord(reader: self).string(index)
@@ -289,7 +294,9 @@ public final class CSVReader {
         while true {
             let position = origin + bytesRead
             let wanted = min(capacity - end, limit - position)
-            let count = position >= limit ? 0 : parent == nil ? read(descriptor, storage + end, wanted) : pread(descriptor, storage + end, wanted, off_t(position))
+            let count =
+                position >= limit
+                ? 0 : parent == nil ? read(descriptor, storage + end, wanted) : pread(descriptor, storage + end, wanted, off_t(position))
             if count < 0 {
                 if errno == EINTR { continue }
                 throw CSVError(path: path, line: line, kind: .readFailed(String(cString: strerror(errno))))
@@ -348,7 +355,8 @@ public final class CSVReader {
         guard isRegularFile else { return }
         var now = stat()
         let reachedEnd = origin + bytesRead
-        let changed = fstat(descriptor, &now) != 0 || now.st_size != openedStatus.st_size
+        let changed =
+            fstat(descriptor, &now) != 0 || now.st_size != openedStatus.st_size
             || Self.modificationTime(now) != Self.modificationTime(openedStatus)
             || reachedEnd != (endsFile ? fileSize : limit)
         if changed {
@@ -359,9 +367,9 @@ public final class CSVReader {
     /// A file status's modification time in seconds and nanoseconds (`st_mtim` on Linux, `st_mtimespec` on Apple's systems).
     private static func modificationTime(_ status: stat) -> (seconds: Int, nanoseconds: Int) {
         #if canImport(Darwin)
-        (Int(status.st_mtimespec.tv_sec), Int(status.st_mtimespec.tv_nsec))
+            (Int(status.st_mtimespec.tv_sec), Int(status.st_mtimespec.tv_nsec))
         #else
-        (Int(status.st_mtim.tv_sec), Int(status.st_mtim.tv_nsec))
+            (Int(status.st_mtim.tv_sec), Int(status.st_mtim.tv_nsec))
         #endif
     }
 

@@ -2,10 +2,11 @@ import Crypto
 import Foundation
 import SeedInstall
 import SeedModel
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Finishes a reader's SHA-256 of a regular file on a thread of its own (``BackgroundWork``): from

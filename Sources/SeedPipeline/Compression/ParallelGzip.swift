@@ -2,10 +2,11 @@ import CZlib
 import Crypto
 import Foundation
 import SeedStore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// What compressing a file produced, with both files' sizes and SHA-256s from the same pass.
@@ -151,7 +152,9 @@ public struct ParallelGzip: Sendable {
         return true
     }
 
-    private func readFully(_ descriptor: Int32, into buffer: UnsafeMutablePointer<UInt8>, capacity: Int, path: String) throws(GzipError) -> Int {
+    private func readFully(_ descriptor: Int32, into buffer: UnsafeMutablePointer<UInt8>, capacity: Int, path: String) throws(GzipError)
+        -> Int
+    {
         var count = 0
         while count < capacity {
             let got = read(descriptor, buffer + count, capacity - count)

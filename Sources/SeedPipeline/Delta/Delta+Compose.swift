@@ -14,10 +14,14 @@ extension Delta {
     ///   naming the table and key: an insert of a key present, a delete or update of a key absent).
     package static func compose(_ first: Delta, _ second: Delta) throws(DeltaError) -> Delta {
         guard first.header.tables == second.header.tables else {
-            throw DeltaError(.schemaMismatch, "the deltas are of stores with different tables or columns; compose deltas of one channel only")
+            throw DeltaError(
+                .schemaMismatch, "the deltas are of stores with different tables or columns; compose deltas of one channel only")
         }
         guard first.header.to == second.header.from else {
-            throw DeltaError(.wrongBase, "the second delta starts from data version \(second.header.from.dataVersion) (\(second.header.from.contentDigest.prefix(12))…), not where the first ends, \(first.header.to.dataVersion) (\(first.header.to.contentDigest.prefix(12))…)")
+            throw DeltaError(
+                .wrongBase,
+                "the second delta starts from data version \(second.header.from.dataVersion) (\(second.header.from.contentDigest.prefix(12))…), not where the first ends, \(first.header.to.dataVersion) (\(first.header.to.contentDigest.prefix(12))…)"
+            )
         }
         var tables = first.header.tables.map { TableChanges(table: $0) }
         for operation in first.operations + second.operations {

@@ -13,7 +13,8 @@ enum DeltaEncoder {
     /// A count or index as the format's u32, refused when it does not fit (negative, or 4 GiB or more).
     static func append(count number: Int, of what: @autoclosure () -> String, to bytes: inout [UInt8]) throws(DeltaError) {
         guard let fitting = UInt32(exactly: number) else {
-            throw DeltaError(.corrupt, "\(what()) is \(number), which a delta cannot hold (a u32: 0 to \(UInt32.max)); the delta is not written")
+            throw DeltaError(
+                .corrupt, "\(what()) is \(number), which a delta cannot hold (a u32: 0 to \(UInt32.max)); the delta is not written")
         }
         append(fitting, to: &bytes)
     }

@@ -33,7 +33,8 @@ struct DeltaStage {
         var omitted: [OmittedDelta] = []
 
         func temporary(from version: Int64) -> String {
-            AtomicFile.temporaryPath(for: (folder as NSString).appendingPathComponent(PendingDeltas.fileName(dataset: dataset, from: version)))
+            AtomicFile.temporaryPath(
+                for: (folder as NSString).appendingPathComponent(PendingDeltas.fileName(dataset: dataset, from: version)))
         }
 
         mutating func omit(_ version: Int64?, _ reason: String) {
@@ -49,10 +50,14 @@ struct DeltaStage {
             return work.omit(base.metadata.dataVersion, "\(error)")
         }
         guard let baseVersion = base.metadata.dataVersion, let baseDigest = base.metadata.contentDigest else {
-            return work.omit(nil, "the base (\(base.location)) has no data version or content digest, so no delta can name it; follow a release seedbuild built")
+            return work.omit(
+                nil,
+                "the base (\(base.location)) has no data version or content digest, so no delta can name it; follow a release seedbuild built"
+            )
         }
         guard baseVersion <= target.dataVersion else {
-            return work.omit(baseVersion, "the base's data version is newer than this build's \(target.dataVersion); a delta never leads back")
+            return work.omit(
+                baseVersion, "the base's data version is newer than this build's \(target.dataVersion); a delta never leads back")
         }
         let from = DeltaRelease(dataVersion: baseVersion, contentDigest: baseDigest)
 
@@ -66,11 +71,15 @@ struct DeltaStage {
                 return named
             }
             guard written.header.from == from else {
-                throw DeltaError(.wrongBase, "the base store read for the diff is data version \(written.header.from.dataVersion), not the base's \(baseVersion)")
+                throw DeltaError(
+                    .wrongBase,
+                    "the base store read for the diff is data version \(written.header.from.dataVersion), not the base's \(baseVersion)")
             }
         } catch {
             unlink(oneHopPath)
-            return work.omit(baseVersion, "the diff of the base (\(base.location)) and this release failed: \(error); no delta is published with this release")
+            return work.omit(
+                baseVersion,
+                "the diff of the base (\(base.location)) and this release failed: \(error); no delta is published with this release")
         }
         var oneHopListed = false
         defer { if !oneHopListed { unlink(oneHopPath) } }
@@ -100,15 +109,20 @@ struct DeltaStage {
         let dataset = work.dataset
         DispatchQueue.concurrentPerform(iterations: previous.count) { index in
             let (entry, path) = (previous[index], paths[index])
-            outcomes.set(index, Result {
-                let (earlier, source) = try read(entry, of: base)
-                let stated = DeltaRelease(dataVersion: entry.fromDataVersion, contentDigest: entry.fromContentDigest)
-                guard earlier.header.from == stated, earlier.header.to == from else {
-                    throw DeltaError(.wrongBase, "\(source) joins data versions \(earlier.header.from.dataVersion) → \(earlier.header.to.dataVersion), not the \(entry.fromDataVersion) → \(baseVersion) its manifest entry says")
-                }
-                try DeltaWriter.write(try Delta.compose(earlier, oneHop), to: path)
-                return try file(path, from: stated, storeSHA256: entry.fromStoreSHA256, to: target, dataset: dataset)
-            })
+            outcomes.set(
+                index,
+                Result {
+                    let (earlier, source) = try read(entry, of: base)
+                    let stated = DeltaRelease(dataVersion: entry.fromDataVersion, contentDigest: entry.fromContentDigest)
+                    guard earlier.header.from == stated, earlier.header.to == from else {
+                        throw DeltaError(
+                            .wrongBase,
+                            "\(source) joins data versions \(earlier.header.from.dataVersion) → \(earlier.header.to.dataVersion), not the \(entry.fromDataVersion) → \(baseVersion) its manifest entry says"
+                        )
+                    }
+                    try DeltaWriter.write(try Delta.compose(earlier, oneHop), to: path)
+                    return try file(path, from: stated, storeSHA256: entry.fromStoreSHA256, to: target, dataset: dataset)
+                })
         }
         for (index, entry) in previous.enumerated() {
             switch outcomes.results[index] {
@@ -116,7 +130,9 @@ struct DeltaStage {
                 work.files.append(written)
             case .failure(let error)?:
                 unlink(paths[index])
-                work.omit(entry.fromDataVersion, "the base's delta from it cannot be used (\(error)); apps on that release download the full artifact")
+                work.omit(
+                    entry.fromDataVersion,
+                    "the base's delta from it cannot be used (\(error)); apps on that release download the full artifact")
             case nil:
                 unlink(paths[index])
             }
@@ -146,7 +162,9 @@ struct DeltaStage {
         var usable: [Manifest.DeltaEntry] = []
         for entry in entries.sorted(by: { $0.fromDataVersion > $1.fromDataVersion }) {
             guard entry.fromDataVersion < baseVersion, seen.insert(entry.fromDataVersion).inserted else {
-                work.omit(entry.fromDataVersion, "the base's manifest lists a delta from it twice, or from a release not older than the base, and is not followed")
+                work.omit(
+                    entry.fromDataVersion,
+                    "the base's manifest lists a delta from it twice, or from a release not older than the base, and is not followed")
                 continue
             }
             usable.append(entry)
@@ -155,12 +173,16 @@ struct DeltaStage {
     }
 
     /// A written delta with its manifest entry.
-    private func file(_ path: String, from: DeltaRelease, storeSHA256: String, to target: DeltaRelease, dataset: String) throws -> PendingDeltas.File {
+    private func file(_ path: String, from: DeltaRelease, storeSHA256: String, to target: DeltaRelease, dataset: String) throws
+        -> PendingDeltas.File
+    {
         let written = try FileDigest(of: path)
-        return PendingDeltas.File(temporary: path, entry: Manifest.DeltaEntry(
-            fromDataVersion: from.dataVersion, fromContentDigest: from.contentDigest, fromStoreSHA256: storeSHA256,
-            fileName: PendingDeltas.fileName(dataset: dataset, from: from.dataVersion), bytes: written.bytes, sha256: written.sha256,
-            toContentDigest: target.contentDigest))
+        return PendingDeltas.File(
+            temporary: path,
+            entry: Manifest.DeltaEntry(
+                fromDataVersion: from.dataVersion, fromContentDigest: from.contentDigest, fromStoreSHA256: storeSHA256,
+                fileName: PendingDeltas.fileName(dataset: dataset, from: from.dataVersion), bytes: written.bytes, sha256: written.sha256,
+                toContentDigest: target.contentDigest))
     }
 
     /// One of the base's deltas, read no further than its stated size and checked against its SHA-256;
@@ -171,7 +193,10 @@ struct DeltaStage {
         // than twice the store plus room for a night's rows.
         let artifactBytes = base.manifest?.artifact?.bytes ?? 0
         guard entry.bytes > 0, entry.bytes <= artifactBytes else {
-            throw DeltaError(.corrupt, "its manifest entry states \(entry.bytes) bytes, against the base's artifact of \(artifactBytes): not a delta this channel publishes")
+            throw DeltaError(
+                .corrupt,
+                "its manifest entry states \(entry.bytes) bytes, against the base's artifact of \(artifactBytes): not a delta this channel publishes"
+            )
         }
         let storeBytes = base.manifest?.store?.bytes ?? 0
         let inflateLimit = Int(min(storeBytes.multipliedReportingOverflow(by: 2).partialValue + (64 << 20), 1 << 30))
@@ -179,13 +204,17 @@ struct DeltaStage {
         let source: String
         switch base.deltaLocation {
         case .channel(let location)?:
-            guard ReleaseNames.isSHA256(entry.sha256) else { throw DeltaError(.corrupt, "its manifest entry's sha256 \"\(entry.sha256)\" is not a SHA-256") }
+            guard ReleaseNames.isSHA256(entry.sha256) else {
+                throw DeltaError(.corrupt, "its manifest entry's sha256 \"\(entry.sha256)\" is not a SHA-256")
+            }
             let channel = try ReleaseChannel(location, transport: transport)
             let path = ReleasePointer.deltaPath(sha256: entry.sha256)
             source = channel.describe(path)
             data = try channel.read(path, maxBytes: entry.bytes)
         case .folder(let folder)?:
-            guard PendingDeltas.isPlainFileName(entry.fileName) else { throw DeltaError(.corrupt, "its manifest entry names \"\(entry.fileName)\", not a file beside the manifest") }
+            guard PendingDeltas.isPlainFileName(entry.fileName) else {
+                throw DeltaError(.corrupt, "its manifest entry names \"\(entry.fileName)\", not a file beside the manifest")
+            }
             source = (folder as NSString).appendingPathComponent(entry.fileName)
             data = try ReleaseChannel(folder, transport: transport).read(entry.fileName, maxBytes: entry.bytes)
         case nil:

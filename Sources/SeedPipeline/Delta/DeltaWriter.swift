@@ -42,7 +42,7 @@ public final class DeltaWriter {
         temporaryPath = path + ".partial"
         order = DeltaOrder(tables: header.tables)
         guard FileManager.default.createFile(atPath: temporaryPath, contents: nil),
-              let handle = FileHandle(forWritingAtPath: temporaryPath)
+            let handle = FileHandle(forWritingAtPath: temporaryPath)
         else { throw DeltaError(.io, "\(path): cannot create \(temporaryPath)") }
         output = handle
         stream.initialize(to: z_stream())
@@ -69,7 +69,9 @@ public final class DeltaWriter {
 
     /// Appends one operation; operations come in apply order (``Delta/operations``).
     package func write(_ operation: DeltaOperation) throws(DeltaError) {
-        guard operation.table < order.tables.count else { throw DeltaError(.inconsistent, "an operation names table \(operation.table) of \(order.tables.count)") }
+        guard operation.table < order.tables.count else {
+            throw DeltaError(.inconsistent, "an operation names table \(operation.table) of \(order.tables.count)")
+        }
         try order.check(operation)
         try DeltaEncoder.append(operation, to: &pending)
         count += 1

@@ -25,7 +25,8 @@ struct MergedTables {
         let name = quoteIdentifier(table.name)
         let columns = table.columns.map(quoteIdentifier).joined(separator: ", ")
         let keys = table.keyColumns.map { quoteIdentifier(table.columns[$0]) }.joined(separator: ", ")
-        var bounds = [range.lowerBound.map { "\(keys) > \($0)" }, range.upperBound.map { "\(keys) <= \($0)" }].compactMap { $0 }.joined(separator: " AND ")
+        var bounds = [range.lowerBound.map { "\(keys) > \($0)" }, range.upperBound.map { "\(keys) <= \($0)" }].compactMap { $0 }.joined(
+            separator: " AND ")
         if !bounds.isEmpty { bounds = " WHERE " + bounds }
         new = try db.makeStatement(sql: "SELECT \(columns) FROM main.\(name)\(bounds) ORDER BY \(keys)")
         old = try db.makeStatement(sql: "SELECT \(columns) FROM base.\(name)\(bounds) ORDER BY \(keys)")

@@ -30,7 +30,8 @@ public struct StoreDiff: Sendable {
 
     /// ``write(base:new:to:)``, counting each entity's changes as the tables are read
     /// (``ChangeReport``) when given the new store's `schema`.
-    func write(base: String, new: String, to output: String, schema: StoreSchema?) throws -> (summary: DeltaSummary, changes: ChangeReport?) {
+    func write(base: String, new: String, to output: String, schema: StoreSchema?) throws -> (summary: DeltaSummary, changes: ChangeReport?)
+    {
         let header = DeltaHeader(from: try Self.release(base), to: try Self.release(new), tables: [])
         let queue = try StoreDatabase.openReadOnly(new)
         defer { try? queue.close() }
@@ -40,7 +41,10 @@ public struct StoreDiff: Sendable {
             let tables = try Self.tables(db, schema: "main")
             let baseTables = try Self.tables(db, schema: "base")
             if let problem = DeltaPlan.difference(baseTables, tables, expected: "the base", actual: "the new store") {
-                throw DeltaError(.schemaMismatch, "\(base) and \(new) are not two releases of one channel: \(problem); a delta joins stores of the same layout and seed model version")
+                throw DeltaError(
+                    .schemaMismatch,
+                    "\(base) and \(new) are not two releases of one channel: \(problem); a delta joins stores of the same layout and seed model version"
+                )
             }
             let labels = schema.map { ChangeLabels.of($0, tables: tables) } ?? [:]
             let writer = try DeltaWriter(path: output, header: DeltaHeader(from: header.from, to: header.to, tables: tables))
@@ -75,10 +79,14 @@ public struct StoreDiff: Sendable {
     /// The tables of a store as a delta names them: every table in `sqlite_master` but `sqlite_%`,
     /// by name, with the columns of `PRAGMA table_info` and its primary key (`pk` order).
     package static func tables(_ db: Database, schema: String = "main") throws -> [DeltaTable] {
-        let names = try String.fetchAll(db, sql: "SELECT name FROM \(schema).sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
+        let names = try String.fetchAll(
+            db,
+            sql: "SELECT name FROM \(schema).sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
         return try names.map { name in
             let columns = try Row.fetchAll(db, sql: "SELECT name, pk FROM pragma_table_info(?, ?) ORDER BY cid", arguments: [name, schema])
-            let keys = columns.indices.filter { (columns[$0]["pk"] as Int) > 0 }.sorted { (columns[$0]["pk"] as Int) < (columns[$1]["pk"] as Int) }
+            let keys = columns.indices.filter { (columns[$0]["pk"] as Int) > 0 }.sorted {
+                (columns[$0]["pk"] as Int) < (columns[$1]["pk"] as Int)
+            }
             return DeltaTable(name: name, columns: columns.map { $0["name"] }, keyColumns: keys)
         }
     }

@@ -70,9 +70,12 @@ struct TableDiff {
     private func splitKeyed() throws -> (operations: Int, tally: ChangeTally?)? {
         guard let path = newStorePath, let basePath, table.keyColumns.count == 1 else { return nil }
         let (key, name) = (quoteIdentifier(table.columns[table.keyColumns[0]]), quoteIdentifier(table.name))
-        let declared = try String.fetchOne(db, sql: "SELECT type FROM pragma_table_info(?, 'main') WHERE name = ?", arguments: [table.name, table.columns[table.keyColumns[0]]])
+        let declared = try String.fetchOne(
+            db, sql: "SELECT type FROM pragma_table_info(?, 'main') WHERE name = ?",
+            arguments: [table.name, table.columns[table.keyColumns[0]]])
         guard declared?.uppercased() == "INTEGER", try Int.fetchOne(db, sql: "SELECT count(*) FROM main.\(name)") ?? 0 >= splitRows,
-            let middle = try Int64.fetchOne(db, sql: "SELECT \(key) FROM main.\(name) ORDER BY \(key) LIMIT 1 OFFSET (SELECT count(*) / 2 FROM main.\(name))")
+            let middle = try Int64.fetchOne(
+                db, sql: "SELECT \(key) FROM main.\(name) ORDER BY \(key) LIMIT 1 OFFSET (SELECT count(*) / 2 FROM main.\(name))")
         else { return nil }
         let (table, index, limit, tally) = (self.table, self.index, maxHeldBytes, self.tally)
         let upper = BackgroundWork { () throws -> ([DeltaOperation], ChangeTally?)? in
@@ -82,7 +85,8 @@ struct TableDiff {
                 try db.execute(sql: "ATTACH DATABASE ? AS base", arguments: [StoreDatabase.immutableURI(basePath)])
                 defer { try? db.execute(sql: "DETACH DATABASE base") }
                 var counted = tally
-                return try Self.held(MergedTables(table: table, index: index, db: db, keys: (middle, nil)), limit: limit, tally: &counted).map { ($0, counted) }
+                return try Self.held(MergedTables(table: table, index: index, db: db, keys: (middle, nil)), limit: limit, tally: &counted)
+                    .map { ($0, counted) }
             }
         }
         // Waited for on every way out: the other half never reads on past this diff.
@@ -116,11 +120,14 @@ struct TableDiff {
     /// A table without a primary key: when its rows differ at all, cleared and written whole.
     private func whole() throws -> Int {
         let list = columns("t", Array(table.columns.indices))
-        let differs = try Bool.fetchOne(db, sql: """
-            SELECT (SELECT count(*) FROM main.\(name)) <> (SELECT count(*) FROM base.\(name))
-                OR EXISTS (SELECT \(list) FROM main.\(name) AS t EXCEPT SELECT \(list) FROM base.\(name) AS t)
-                OR EXISTS (SELECT \(list) FROM base.\(name) AS t EXCEPT SELECT \(list) FROM main.\(name) AS t)
-            """) ?? false
+        let differs =
+            try Bool.fetchOne(
+                db,
+                sql: """
+                    SELECT (SELECT count(*) FROM main.\(name)) <> (SELECT count(*) FROM base.\(name))
+                        OR EXISTS (SELECT \(list) FROM main.\(name) AS t EXCEPT SELECT \(list) FROM base.\(name) AS t)
+                        OR EXISTS (SELECT \(list) FROM base.\(name) AS t EXCEPT SELECT \(list) FROM main.\(name) AS t)
+                    """) ?? false
         guard differs else { return 0 }
         try writer.write(.clear(table: index))
         var count = 1

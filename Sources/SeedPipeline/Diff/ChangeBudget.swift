@@ -28,7 +28,9 @@ public struct ChangeBudget: Sendable, Equatable {
     /// Entity name → its own limits.
     public var entities: [String: Limits]
 
-    public init(removed: Double = ChangeBudget.defaultRemoved, changed: Double = ChangeBudget.defaultChanged, entities: [String: Limits] = [:]) {
+    public init(
+        removed: Double = ChangeBudget.defaultRemoved, changed: Double = ChangeBudget.defaultChanged, entities: [String: Limits] = [:]
+    ) {
         self.removed = removed
         self.changed = changed
         self.entities = entities
@@ -55,10 +57,14 @@ public struct ChangeBudget: Sendable, Equatable {
                 reasons.append("emptied (\(entity.baseRows) rows in the base, none now)")
             } else {
                 if entity.share(.removed) > removedLimit {
-                    reasons.append("\(ChangeReport.percent(entity.share(.removed))) removed, more than the \(ChangeReport.percent(removedLimit)) allowed")
+                    reasons.append(
+                        "\(ChangeReport.percent(entity.share(.removed))) removed, more than the \(ChangeReport.percent(removedLimit)) allowed"
+                    )
                 }
                 if entity.share(.changed) > changedLimit {
-                    reasons.append("\(ChangeReport.percent(entity.share(.changed))) changed, more than the \(ChangeReport.percent(changedLimit)) allowed")
+                    reasons.append(
+                        "\(ChangeReport.percent(entity.share(.changed))) changed, more than the \(ChangeReport.percent(changedLimit)) allowed"
+                    )
                 }
             }
             return reasons.isEmpty ? nil : Breach(entity: entity.entity, reason: reasons.joined(separator: "; "))
@@ -68,12 +74,16 @@ public struct ChangeBudget: Sendable, Equatable {
     /// The `changeBudget` object of `seedbuild.json`.
     /// - Throws: a message naming the key that is wrong.
     static func parse(_ value: Any) throws(BudgetParseError) -> ChangeBudget {
-        guard let object = value as? [String: Any] else { throw BudgetParseError("\"changeBudget\" must be an object such as {\"removed\": 0.05, \"changed\": 0.25}") }
+        guard let object = value as? [String: Any] else {
+            throw BudgetParseError("\"changeBudget\" must be an object such as {\"removed\": 0.05, \"changed\": 0.25}")
+        }
         func limits(_ object: [String: Any], at path: String) throws(BudgetParseError) -> Limits {
             var limits = Limits()
             for (key, value) in object {
                 guard key == "removed" || key == "changed" else {
-                    throw BudgetParseError("unknown key \"\(path).\(key)\"; a budget has \"removed\" and \"changed\"\(path == "changeBudget" ? " and \"entities\"" : "")")
+                    throw BudgetParseError(
+                        "unknown key \"\(path).\(key)\"; a budget has \"removed\" and \"changed\"\(path == "changeBudget" ? " and \"entities\"" : "")"
+                    )
                 }
                 guard let number = value as? NSNumber, String(cString: number.objCType) != "c", number.doubleValue.isFinite,
                     (0...1).contains(number.doubleValue)
@@ -86,7 +96,8 @@ public struct ChangeBudget: Sendable, Equatable {
         var budget = ChangeBudget(removed: global.removed ?? defaultRemoved, changed: global.changed ?? defaultChanged)
         if let value = object["entities"] {
             guard let entities = value as? [String: Any] else {
-                throw BudgetParseError("\"changeBudget.entities\" must map entity names to budgets, such as {\"Postcode\": {\"removed\": 0.5}}")
+                throw BudgetParseError(
+                    "\"changeBudget.entities\" must map entity names to budgets, such as {\"Postcode\": {\"removed\": 0.5}}")
             }
             for (name, value) in entities {
                 guard let entity = value as? [String: Any] else {

@@ -10,15 +10,20 @@ extension ChangeReport {
     /// `{"fromDataVersion": 7, "entities": [{"entity", "baseRows", "rows", "added", "removed", "changed", "samples"}]}`
     public var manifestValue: JSONValue {
         var object: [String: JSONValue] = [
-            "entities": .array(entities.map { entity in
-                .object([
-                    "entity": .string(entity.entity), "baseRows": .integer(Int64(entity.baseRows)), "rows": .integer(Int64(entity.rows)),
-                    "added": .integer(Int64(entity.added)), "removed": .integer(Int64(entity.removed)), "changed": .integer(Int64(entity.changed)),
-                    "samples": .object(Dictionary(uniqueKeysWithValues: EntityChanges.Kind.allCases.map { kind in
-                        (kind.rawValue, JSONValue.array((entity.samples[kind] ?? []).map(JSONValue.string)))
-                    })),
-                ])
-            }),
+            "entities": .array(
+                entities.map { entity in
+                    .object([
+                        "entity": .string(entity.entity), "baseRows": .integer(Int64(entity.baseRows)),
+                        "rows": .integer(Int64(entity.rows)),
+                        "added": .integer(Int64(entity.added)), "removed": .integer(Int64(entity.removed)),
+                        "changed": .integer(Int64(entity.changed)),
+                        "samples": .object(
+                            Dictionary(
+                                uniqueKeysWithValues: EntityChanges.Kind.allCases.map { kind in
+                                    (kind.rawValue, JSONValue.array((entity.samples[kind] ?? []).map(JSONValue.string)))
+                                })),
+                    ])
+                })
         ]
         if let fromDataVersion { object["fromDataVersion"] = .integer(fromDataVersion) }
         return .object(object)
@@ -39,8 +44,9 @@ extension ChangeReport {
             parsed.append(entity)
         }
         let from = object["fromDataVersion"]?.integerValue
-        self.init(from: from.map { "data version \($0)" } ?? "", to: dataVersion.map { "data version \($0)" } ?? "",
-                  fromDataVersion: from, toDataVersion: dataVersion, entities: parsed)
+        self.init(
+            from: from.map { "data version \($0)" } ?? "", to: dataVersion.map { "data version \($0)" } ?? "",
+            fromDataVersion: from, toDataVersion: dataVersion, entities: parsed)
     }
 
     /// Rows added, removed or changed over every entity.

@@ -87,7 +87,9 @@ public struct ChangeReport: Sendable, Equatable {
     public var text: String {
         var lines: [String] = []
         for entity in entities {
-            lines.append("\(entity.entity): \(entity.baseRows) → \(entity.rows) rows; \(entity.added) added, \(entity.removed) removed (\(Self.percent(entity.share(.removed)))), \(entity.changed) changed (\(Self.percent(entity.share(.changed))))")
+            lines.append(
+                "\(entity.entity): \(entity.baseRows) → \(entity.rows) rows; \(entity.added) added, \(entity.removed) removed (\(Self.percent(entity.share(.removed)))), \(entity.changed) changed (\(Self.percent(entity.share(.changed))))"
+            )
             for kind in EntityChanges.Kind.allCases {
                 guard let keys = entity.samples[kind], !keys.isEmpty else { continue }
                 let more = entity.count(kind) > keys.count ? ", …" : ""
@@ -97,7 +99,8 @@ public struct ChangeReport: Sendable, Equatable {
                 lines.append("  \(row.key):")
                 let width = row.columns.map(\.name.count).max() ?? 0
                 for column in row.columns {
-                    lines.append("    \(column.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(column.old)  →  \(column.new)")
+                    lines.append(
+                        "    \(column.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(column.old)  →  \(column.new)")
                 }
             }
         }
@@ -115,27 +118,35 @@ public struct ChangeReport: Sendable, Equatable {
     public var jsonValue: JSONValue {
         var object: [String: JSONValue] = [
             "from": .string(from), "to": .string(to),
-            "entities": .array(entities.map { entity in
-                var fields: [String: JSONValue] = [
-                    "entity": .string(entity.entity), "baseRows": .integer(Int64(entity.baseRows)), "rows": .integer(Int64(entity.rows)),
-                    "added": .integer(Int64(entity.added)), "removed": .integer(Int64(entity.removed)),
-                    "changed": .integer(Int64(entity.changed)),
-                    "removedShare": .double(entity.share(.removed)), "changedShare": .double(entity.share(.changed)),
-                    "emptied": .bool(entity.isEmptied),
-                    "samples": .object(Dictionary(uniqueKeysWithValues: EntityChanges.Kind.allCases.map { kind in
-                        (kind.rawValue, JSONValue.array((entity.samples[kind] ?? []).map(JSONValue.string)))
-                    })),
-                ]
-                if !entity.changedRows.isEmpty {
-                    fields["changedRows"] = .array(entity.changedRows.map { row in
-                        .object([
-                            "key": .string(row.key),
-                            "columns": .array(row.columns.map { .object(["name": .string($0.name), "old": .string($0.old), "new": .string($0.new)]) }),
-                        ])
-                    })
-                }
-                return .object(fields)
-            }),
+            "entities": .array(
+                entities.map { entity in
+                    var fields: [String: JSONValue] = [
+                        "entity": .string(entity.entity), "baseRows": .integer(Int64(entity.baseRows)),
+                        "rows": .integer(Int64(entity.rows)),
+                        "added": .integer(Int64(entity.added)), "removed": .integer(Int64(entity.removed)),
+                        "changed": .integer(Int64(entity.changed)),
+                        "removedShare": .double(entity.share(.removed)), "changedShare": .double(entity.share(.changed)),
+                        "emptied": .bool(entity.isEmptied),
+                        "samples": .object(
+                            Dictionary(
+                                uniqueKeysWithValues: EntityChanges.Kind.allCases.map { kind in
+                                    (kind.rawValue, JSONValue.array((entity.samples[kind] ?? []).map(JSONValue.string)))
+                                })),
+                    ]
+                    if !entity.changedRows.isEmpty {
+                        fields["changedRows"] = .array(
+                            entity.changedRows.map { row in
+                                .object([
+                                    "key": .string(row.key),
+                                    "columns": .array(
+                                        row.columns.map {
+                                            .object(["name": .string($0.name), "old": .string($0.old), "new": .string($0.new)])
+                                        }),
+                                ])
+                            })
+                    }
+                    return .object(fields)
+                }),
         ]
         if let fromDataVersion { object["fromDataVersion"] = .integer(fromDataVersion) }
         if let toDataVersion { object["toDataVersion"] = .integer(toDataVersion) }

@@ -45,7 +45,8 @@ struct ChangeLabels: Sendable {
     static func of(_ schema: StoreSchema, tables: [DeltaTable]) -> [String: ChangeLabels] {
         var labels: [String: ChangeLabels] = [:]
         for table in schema.tables {
-            guard let diffTable = tables.first(where: { $0.name == table.name }), let made = ChangeLabels(table, diffTable: diffTable) else { continue }
+            guard let diffTable = tables.first(where: { $0.name == table.name }), let made = ChangeLabels(table, diffTable: diffTable)
+            else { continue }
             labels[table.name] = made
         }
         return labels
@@ -111,11 +112,14 @@ struct ChangeTally: Sendable {
     mutating func changed(new: StoreConnection.Row, old: StoreConnection.Row, columns: [Int]) {
         let member = count(2, new)
         guard rows[member].count < rowLimit else { return }
-        rows[member].append(ChangedRow(key: labels.key(new), columns: columns.map { column in
-            ChangedRow.Column(
-                name: labels.columnNames[column], old: ChangeLabels.text(old.value(column)),
-                new: ChangeLabels.text(new.value(column)))
-        }))
+        rows[member].append(
+            ChangedRow(
+                key: labels.key(new),
+                columns: columns.map { column in
+                    ChangedRow.Column(
+                        name: labels.columnNames[column], old: ChangeLabels.text(old.value(column)),
+                        new: ChangeLabels.text(new.value(column)))
+                }))
     }
 
     @discardableResult

@@ -29,13 +29,17 @@ public struct ReleaseSource: Sendable {
         var isFolder: ObjCBool = false
         if !isURL {
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
-                throw StoreError(.notFound, path: location, "no such file or folder; give a .sqlite store, a .sqlite.gz artifact, a manifest.json or a channel")
+                throw StoreError(
+                    .notFound, path: location,
+                    "no such file or folder; give a .sqlite store, a .sqlite.gz artifact, a manifest.json or a channel")
             }
         }
         if isURL || isFolder.boolValue {
             let manifestBeside = (path as NSString).appendingPathComponent(Manifest.fileName)
             let pointerBeside = (path as NSString).appendingPathComponent(ReleasePointer.fileName)
-            if !isURL, version == nil, !FileManager.default.fileExists(atPath: pointerBeside), FileManager.default.fileExists(atPath: manifestBeside) {
+            if !isURL, version == nil, !FileManager.default.fileExists(atPath: pointerBeside),
+                FileManager.default.fileExists(atPath: manifestBeside)
+            {
                 return try manifest(manifestBeside, name: location)
             }
             return try channel(try ReleaseChannel(address, transport: transport), version: version, name: location)
@@ -61,7 +65,9 @@ public struct ReleaseSource: Sendable {
 
     private static func pointer(of channel: ReleaseChannel, name: String) throws -> ReleasePointer {
         guard let data = try channel.read(ReleasePointer.fileName, maxBytes: ReleasePointer.maxBytes) else {
-            throw StoreError(.notFound, path: channel.describe(ReleasePointer.fileName), "the channel has no pointer; give a channel folder or URL that holds latest.json")
+            throw StoreError(
+                .notFound, path: channel.describe(ReleasePointer.fileName),
+                "the channel has no pointer; give a channel folder or URL that holds latest.json")
         }
         return try ReleasePointer(data: data, source: channel.describe(ReleasePointer.fileName))
     }
@@ -77,7 +83,9 @@ public struct ReleaseSource: Sendable {
         let file = ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(artifact.fileName)
         let digest = try FileDigest(of: file)
         guard digest.matches(bytes: artifact.bytes, sha256: artifact.sha256) else {
-            throw StoreError(.notASeedStore, path: file, "\(digest.mismatch(bytes: artifact.bytes, sha256: artifact.sha256)) (\(path)'s); give an intact release")
+            throw StoreError(
+                .notASeedStore, path: file,
+                "\(digest.mismatch(bytes: artifact.bytes, sha256: artifact.sha256)) (\(path)'s); give an intact release")
         }
         return try inflated(file, name: name)
     }
@@ -85,9 +93,13 @@ public struct ReleaseSource: Sendable {
     /// The channel's current release, or the one of data version `version`, downloaded and inflated.
     private static func channel(_ channel: ReleaseChannel, version: Int64?, name: String) throws -> ReleaseSource {
         let pointer = try pointer(of: channel, name: name)
-        let manifestPath = version.map { $0 == pointer.dataVersion ? pointer.manifest : ReleasePointer.manifestPath(dataVersion: $0) } ?? pointer.manifest
+        let manifestPath =
+            version.map { $0 == pointer.dataVersion ? pointer.manifest : ReleasePointer.manifestPath(dataVersion: $0) } ?? pointer.manifest
         guard let data = try channel.read(manifestPath, maxBytes: ReleasePointer.maxBytes) else {
-            throw StoreError(.notFound, path: channel.describe(manifestPath), "the channel does not publish data version \(version ?? pointer.dataVersion); it publishes \(pointer.releases.map(String.init).joined(separator: ", "))")
+            throw StoreError(
+                .notFound, path: channel.describe(manifestPath),
+                "the channel does not publish data version \(version ?? pointer.dataVersion); it publishes \(pointer.releases.map(String.init).joined(separator: ", "))"
+            )
         }
         let manifest = try Manifest(data: data, path: channel.describe(manifestPath))
         guard let artifact = manifest.artifact, ReleaseNames.isSHA256(artifact.sha256) else {
@@ -101,7 +113,9 @@ public struct ReleaseSource: Sendable {
             _ = try channel.download(remote, into: file, maxBytes: artifact.bytes)
             let digest = try file.digest()
             guard digest.matches(bytes: artifact.bytes, sha256: artifact.sha256) else {
-                throw StoreError(.notASeedStore, path: channel.describe(remote), "\(digest.mismatch(bytes: artifact.bytes, sha256: artifact.sha256)) (its manifest's)")
+                throw StoreError(
+                    .notASeedStore, path: channel.describe(remote),
+                    "\(digest.mismatch(bytes: artifact.bytes, sha256: artifact.sha256)) (its manifest's)")
             }
             let store = (folder as NSString).appendingPathComponent("release.sqlite")
             _ = try GzipInflater.inflate(file.path, to: store, maxOutputBytes: manifest.store?.bytes)

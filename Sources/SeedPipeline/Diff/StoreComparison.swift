@@ -38,7 +38,10 @@ public struct StoreComparison: Sendable {
             let tables = try StoreDiff.tables(db, schema: "main")
             let baseTables = try StoreDiff.tables(db, schema: "base")
             if let problem = DeltaPlan.difference(baseTables, tables, expected: from ?? base, actual: to ?? new) {
-                throw DeltaError(.schemaMismatch, "\(from ?? base) and \(to ?? new) cannot be compared row by row: \(problem); compare two releases of the same layout and seed model version")
+                throw DeltaError(
+                    .schemaMismatch,
+                    "\(from ?? base) and \(to ?? new) cannot be compared row by row: \(problem); compare two releases of the same layout and seed model version"
+                )
             }
             let labels = ChangeLabels.of(schema, tables: tables)
             var tallies: [ChangeTally] = []
@@ -48,8 +51,12 @@ public struct StoreComparison: Sendable {
                 try MergedTables(table: table, index: index, db: db).run(tally: &tally) { _ in }
                 if let tally { tallies.append(tally) }
             }
-            let versions = (try? StoreMetadata.read(at: URL(fileURLWithPath: base)).dataVersion, try? StoreMetadata.read(at: URL(fileURLWithPath: new)).dataVersion)
-            return try Self.report(tallies, schema: schema, db: db, from: (from ?? base, versions.0 ?? nil), to: (to ?? new, versions.1 ?? nil))
+            let versions = (
+                try? StoreMetadata.read(at: URL(fileURLWithPath: base)).dataVersion,
+                try? StoreMetadata.read(at: URL(fileURLWithPath: new)).dataVersion
+            )
+            return try Self.report(
+                tallies, schema: schema, db: db, from: (from ?? base, versions.0 ?? nil), to: (to ?? new, versions.1 ?? nil))
         }
     }
 

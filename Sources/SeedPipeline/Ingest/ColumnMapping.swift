@@ -53,7 +53,8 @@ public struct ColumnMapping: Sendable {
             if let other = fieldsByName[Self.normalize(target)] {
                 throw IngestError(
                     .badData, file: file, line: 1, column: index + 1, field: name,
-                    "columns \(other + 1) \"\(header[other])\" and \(index + 1) \"\(name)\" both name \(table.entity.name).\(normalizedRenames[Self.normalize(header[other])] ?? header[other]) (names are compared ignoring case, '_', '-' and spaces); rename or drop one, or skip one with --ignore-column")
+                    "columns \(other + 1) \"\(header[other])\" and \(index + 1) \"\(name)\" both name \(table.entity.name).\(normalizedRenames[Self.normalize(header[other])] ?? header[other]) (names are compared ignoring case, '_', '-' and spaces); rename or drop one, or skip one with --ignore-column"
+                )
             }
             fieldsByName[Self.normalize(target)] = index
         }
@@ -95,7 +96,8 @@ public struct ColumnMapping: Sendable {
                 } else {
                     throw IngestError(
                         .badData, file: file, line: 1, field: attribute.name,
-                        "no column for required attribute \(entity?.name ?? table.entity.name).\(attribute.name); add a column named \"\(attribute.name)\" or map one to it with --mapping")
+                        "no column for required attribute \(entity?.name ?? table.entity.name).\(attribute.name); add a column named \"\(attribute.name)\" or map one to it with --mapping"
+                    )
                 }
             case .toOne(let relationship):
                 let candidates = keys[relationship.destination] ?? []
@@ -105,7 +107,8 @@ public struct ColumnMapping: Sendable {
                 } else if candidates.isEmpty, let field = fieldsByName[Self.normalize(relationship.name)] {
                     throw IngestError(
                         .badData, file: file, line: 1, column: field + 1, field: header[field],
-                        "\(table.entity.name).\(relationship.name) cannot be filled from CSV: \(relationship.destination) has no uniqueness constraint to look its objects up by; add one in the model")
+                        "\(table.entity.name).\(relationship.name) cannot be filled from CSV: \(relationship.destination) has no uniqueness constraint to look its objects up by; add one in the model"
+                    )
                 } else if entity?.relationship(named: relationship.name)?.isOptional ?? relationship.isOptional {
                     // No column feeds it: it needs no key.
                     feeds.append(.absentReference(relationship))
@@ -119,7 +122,8 @@ public struct ColumnMapping: Sendable {
                         .badData, file: file, line: 1, field: relationship.name,
                         forms.isEmpty
                             ? "no column can feed required relationship \(entity?.name ?? table.entity.name).\(relationship.name): \(relationship.destination) has no uniqueness constraint; add one in the model"
-                            : "no column for required relationship \(entity?.name ?? table.entity.name).\(relationship.name); add \(forms.joined(separator: ", or "))")
+                            : "no column for required relationship \(entity?.name ?? table.entity.name).\(relationship.name); add \(forms.joined(separator: ", or "))"
+                    )
                 }
             }
         }
@@ -182,7 +186,8 @@ public struct MappingFile: Sendable, Equatable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw IngestError(.missingInput, file: path, "cannot read the mapping file; check the path")
         }
-        let shape = #"a mapping file maps entity names to {"csv column": "property"} objects, null skipping a column, e.g. {"Postcode": {"pcds": "postcode", "objectid": null}}"#
+        let shape =
+            #"a mapping file maps entity names to {"csv column": "property"} objects, null skipping a column, e.g. {"Postcode": {"pcds": "postcode", "objectid": null}}"#
         guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
             throw IngestError(.badProjectFile, file: path, shape)
         }

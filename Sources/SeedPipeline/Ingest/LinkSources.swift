@@ -50,7 +50,9 @@ extension SourceResolver {
                 // A to-many whose inverse is to-one is fed by the to-one's column in the destination's file;
                 // an ordered one may be fed by a link file too (the plain layout keeps it in a join table).
                 if let inverse, !inverse.isToMany, !relationship.isOrdered { continue }
-                targets.append(LinkTarget(entity: name, relationship: relationship.name, destination: relationship.destination, inverse: inverse?.name))
+                targets.append(
+                    LinkTarget(entity: name, relationship: relationship.name, destination: relationship.destination, inverse: inverse?.name)
+                )
             }
         }
         return targets
@@ -72,7 +74,8 @@ extension SourceResolver {
             if let (other, existing) = links.first(where: { $0.key.isPair(of: target) }), existing != path {
                 throw IngestError(
                     .badData, file: path,
-                    "both \(existing) (\(other.name)) and \(path) (\(target.name)) feed the links of \(target.name)\(target.inverse.map { " ↔ \(target.destination).\($0)" } ?? ""); give one")
+                    "both \(existing) (\(other.name)) and \(path) (\(target.name)) feed the links of \(target.name)\(target.inverse.map { " ↔ \(target.destination).\($0)" } ?? ""); give one"
+                )
             }
             links[target] = path
         }
@@ -84,7 +87,8 @@ extension SourceResolver {
             guard let target = targets.first(where: { $0.fileStems.contains(stem) }) else {
                 throw IngestError(
                     .badData, file: file,
-                    "the file name matches no entity of the configuration (\(entityNames.joined(separator: ", ")))\(targets.isEmpty ? "" : " and no relationship a link file feeds (\(targets.map(\.name).joined(separator: ", ")))"); name it after the entity, or Entity_relationship for a link file, or pass --source Entity=\(file)")
+                    "the file name matches no entity of the configuration (\(entityNames.joined(separator: ", ")))\(targets.isEmpty ? "" : " and no relationship a link file feeds (\(targets.map(\.name).joined(separator: ", ")))"); name it after the entity, or Entity_relationship for a link file, or pass --source Entity=\(file)"
+                )
             }
             try add(target, file)
         }
@@ -93,7 +97,8 @@ extension SourceResolver {
             for target in targets where !links.keys.contains(where: { $0.isPair(of: target) }) {
                 // Files named for either side of the pair: two of them is a mistake, not a choice to make.
                 for side in [target] + (target.reversed.map { [$0] } ?? []) {
-                    for found in names.sorted() where found.hasSuffix(".csv") && side.fileStems.contains(ColumnMapping.normalize(String(found.dropLast(4)))) {
+                    for found in names.sorted()
+                    where found.hasSuffix(".csv") && side.fileStems.contains(ColumnMapping.normalize(String(found.dropLast(4)))) {
                         try add(side, folder.appendingPathComponent(found).relativePath(from: FileManager.default.currentDirectoryPath))
                     }
                 }
@@ -107,15 +112,27 @@ extension SourceResolver {
         let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
         if let target = targets.first(where: { $0.entity == parts[0] && $0.relationship == parts.last }) { return target }
         guard let entity = model.entity(named: parts[0]) else {
-            throw IngestError(.badData, file: path, "--source names \(name), but the model has no entity \(parts[0]); links are named Entity.relationship (\(targets.map(\.name).joined(separator: ", ")))")
+            throw IngestError(
+                .badData, file: path,
+                "--source names \(name), but the model has no entity \(parts[0]); links are named Entity.relationship (\(targets.map(\.name).joined(separator: ", ")))"
+            )
         }
         guard let relationship = model.allRelationships(of: entity).first(where: { $0.name == parts.last }) else {
-            let near = NameSuggestions.nearest(to: parts.last ?? "", among: model.allRelationships(of: entity).map(\.name), normalize: ColumnMapping.normalize)
-            throw IngestError(.badData, file: path, "--source names \(name), but \(entity.name) has no relationship \(parts.last ?? "")\(near.isEmpty ? "" : "; did you mean \(near.joined(separator: " or "))?")")
+            let near = NameSuggestions.nearest(
+                to: parts.last ?? "", among: model.allRelationships(of: entity).map(\.name), normalize: ColumnMapping.normalize)
+            throw IngestError(
+                .badData, file: path,
+                "--source names \(name), but \(entity.name) has no relationship \(parts.last ?? "")\(near.isEmpty ? "" : "; did you mean \(near.joined(separator: " or "))?")"
+            )
         }
-        let why = relationship.isTransient ? "it is transient, so never stored"
-            : !relationship.isToMany ? "it is to-one: a column \(relationship.name) (or \(relationship.name)_<key>) in \(entity.name)'s own file feeds it"
-            : "its inverse is to-one: a column \(relationship.inverse ?? "") in \(relationship.destination)'s file feeds it"
-        throw IngestError(.badData, file: path, "--source names \(name), which no link file feeds: \(why); or its destination is not in the configuration")
+        let why =
+            relationship.isTransient
+            ? "it is transient, so never stored"
+            : !relationship.isToMany
+                ? "it is to-one: a column \(relationship.name) (or \(relationship.name)_<key>) in \(entity.name)'s own file feeds it"
+                : "its inverse is to-one: a column \(relationship.inverse ?? "") in \(relationship.destination)'s file feeds it"
+        throw IngestError(
+            .badData, file: path, "--source names \(name), which no link file feeds: \(why); or its destination is not in the configuration"
+        )
     }
 }

@@ -12,7 +12,8 @@ extension MappingFile {
             let hint = nearest.isEmpty ? "" : "did you mean \(nearest.joined(separator: " or "))? "
             throw IngestError(
                 .badProjectFile, file: path ?? "the mapping", field: entity,
-                "\"\(entity)\" is not an entity of configuration \(configuration) (\(entities.joined(separator: ", "))); \(hint)fix the entity's name in the mapping file")
+                "\"\(entity)\" is not an entity of configuration \(configuration) (\(entities.joined(separator: ", "))); \(hint)fix the entity's name in the mapping file"
+            )
         }
     }
 
@@ -26,7 +27,8 @@ extension MappingFile {
             let hint = nearest.isEmpty ? "" : "did you mean \(nearest.map { "\"\($0)\"" }.joined(separator: " or "))? "
             throw IngestError(
                 .badProjectFile, file: file, line: 1, field: column,
-                "\(path ?? "the mapping file") names column \"\(column)\" for \(entity), but this file has no such column (\(header.joined(separator: ", "))); \(hint)fix the name in the mapping file")
+                "\(path ?? "the mapping file") names column \"\(column)\" for \(entity), but this file has no such column (\(header.joined(separator: ", "))); \(hint)fix the name in the mapping file"
+            )
         }
     }
 

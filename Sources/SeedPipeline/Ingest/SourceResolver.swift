@@ -29,7 +29,8 @@ public enum SourceResolver {
             guard entities.contains(entity) else {
                 throw IngestError(
                     .badData, file: path,
-                    "--source names entity \"\(entity)\", which the configuration does not hold (it has \(entities.joined(separator: ", ")))")
+                    "--source names entity \"\(entity)\", which the configuration does not hold (it has \(entities.joined(separator: ", ")))"
+                )
             }
             sources[entity] = path
         }
@@ -51,7 +52,12 @@ public enum SourceResolver {
         }
         let folder = files.first.map { URL(fileURLWithPath: $0).deletingLastPathComponent() }
         for entity in entities where sources[entity] == nil {
-            let tried = folder.map { folder in names(for: entity).map { folder.appendingPathComponent("\($0).csv").relativePath(from: FileManager.default.currentDirectoryPath) } } ?? []
+            let tried =
+                folder.map { folder in
+                    names(for: entity).map {
+                        folder.appendingPathComponent("\($0).csv").relativePath(from: FileManager.default.currentDirectoryPath)
+                    }
+                } ?? []
             guard let found = tried.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
                 throw IngestError(
                     .missingInput, file: tried.first ?? entity,
@@ -62,8 +68,11 @@ public enum SourceResolver {
         let links = try resolveLinks(
             files: linkFiles, explicit: explicit.filter { $0.key.contains(".") }, targets: targets, entityNames: entities,
             model: model ?? Model(name: "", entities: []), folder: folder)
-        for (name, path) in sources.merging(links, uniquingKeysWith: { first, _ in first }) where !FileManager.default.fileExists(atPath: path) {
-            throw IngestError(.missingInput, file: path, "the CSV for \(name.contains(".") ? "the links of" : "entity") \(name) does not exist; check the path")
+        for (name, path) in sources.merging(links, uniquingKeysWith: { first, _ in first })
+        where !FileManager.default.fileExists(atPath: path) {
+            throw IngestError(
+                .missingInput, file: path,
+                "the CSV for \(name.contains(".") ? "the links of" : "entity") \(name) does not exist; check the path")
         }
         return Resolved(entities: sources, links: links)
     }

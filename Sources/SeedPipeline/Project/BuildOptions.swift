@@ -86,7 +86,9 @@ public struct BuildOptions: Sendable {
         let firstFile = files.first ?? resolved.entities.values.sorted().first ?? model.name
         let dataset = self.dataset ?? project?.dataset ?? URL(fileURLWithPath: firstFile).deletingPathExtension().lastPathComponent
         guard !dataset.isEmpty, dataset.allSatisfy({ $0.isLetter || $0.isNumber || "._-".contains($0) }), !dataset.hasPrefix(".") else {
-            throw IngestError(.badData, file: firstFile, "dataset name \"\(dataset)\" must be letters, digits, '.', '_' or '-' (it names the output files); pass --dataset NAME")
+            throw IngestError(
+                .badData, file: firstFile,
+                "dataset name \"\(dataset)\" must be letters, digits, '.', '_' or '-' (it names the output files); pass --dataset NAME")
         }
         var request = BuildRequest(
             model: model, userModels: userModels, configuration: configuration, sources: resolved.entities, mapping: mappingFile,
@@ -109,12 +111,14 @@ public struct BuildOptions: Sendable {
     private func baseTrust(project: ProjectFile?) throws(IngestError) -> BaseTrust {
         let trusted = try (trustedKeys ?? project?.trustedKeys ?? []).map { path throws(IngestError) in
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-                throw IngestError(.missingInput, file: path, "cannot read the trusted key; give the path of a .pub file seedbuild keygen wrote")
+                throw IngestError(
+                    .missingInput, file: path, "cannot read the trusted key; give the path of a .pub file seedbuild keygen wrote")
             }
             do {
                 return try TrustedKey(pem: text, path: path)
             } catch {
-                throw IngestError(.badProjectFile, file: path, "not an Ed25519 public key in PEM form; give the .pub file seedbuild keygen wrote")
+                throw IngestError(
+                    .badProjectFile, file: path, "not an Ed25519 public key in PEM form; give the .pub file seedbuild keygen wrote")
             }
         }
         var trust = BaseTrust(signingKey: signingKey, trusted: trusted)

@@ -66,7 +66,9 @@ public struct ProjectFile: Sendable, Equatable {
         }
         let base = URL(fileURLWithPath: path).deletingLastPathComponent()
         func resolve(_ value: String) -> String {
-            value.hasPrefix("/") ? value : base.appendingPathComponent(value).standardizedFileURL.relativePath(from: FileManager.default.currentDirectoryPath)
+            value.hasPrefix("/")
+                ? value
+                : base.appendingPathComponent(value).standardizedFileURL.relativePath(from: FileManager.default.currentDirectoryPath)
         }
         // JSONSerialization gives true and false as NSNumbers too (of type "c"), which `as? Int` takes.
         func isBoolean(_ value: Any) -> Bool {
@@ -77,7 +79,10 @@ public struct ProjectFile: Sendable, Equatable {
             guard let string = value as? String else { throw fail("\"\(key)\" must be a string") }
             return string
         }
-        let allowed: Set<String> = ["model", "userModels", "configuration", "dataset", "sources", "mapping", "out", "publish", "format", "deltas", "deltaMaxShare", "trustedKeys", "changeBudget"]
+        let allowed: Set<String> = [
+            "model", "userModels", "configuration", "dataset", "sources", "mapping", "out", "publish", "format", "deltas", "deltaMaxShare",
+            "trustedKeys", "changeBudget",
+        ]
         if let unknown = object.keys.filter({ !allowed.contains($0) }).sorted().first {
             throw fail("unknown key \"\(unknown)\"; allowed keys are \(allowed.sorted().joined(separator: ", "))")
         }
@@ -87,7 +92,8 @@ public struct ProjectFile: Sendable, Equatable {
         project.dataset = try string("dataset")
         if let format = try string("format") {
             guard let layout = StoreLayout(rawValue: format) else {
-                throw fail("\"format\" must be \(StoreLayout.allCases.map { "\"\($0.name)\"" }.joined(separator: " or ")), not \"\(format)\"")
+                throw fail(
+                    "\"format\" must be \(StoreLayout.allCases.map { "\"\($0.name)\"" }.joined(separator: " or ")), not \"\(format)\"")
             }
             project.format = layout
         }
@@ -95,7 +101,9 @@ public struct ProjectFile: Sendable, Equatable {
         project.out = try string("out").map(resolve)
         project.publish = try string("publish").map { $0.contains("://") ? $0 : resolve($0) }
         if let value = object["deltas"] {
-            guard let count = value as? Int, !isBoolean(value), count >= 0 else { throw fail("\"deltas\" must be a whole number, 0 or more (0: no deltas)") }
+            guard let count = value as? Int, !isBoolean(value), count >= 0 else {
+                throw fail("\"deltas\" must be a whole number, 0 or more (0: no deltas)")
+            }
             project.deltas = count
         }
         if let value = object["deltaMaxShare"] {
@@ -105,7 +113,9 @@ public struct ProjectFile: Sendable, Equatable {
             project.deltaMaxShare = share
         }
         if let value = object["trustedKeys"] {
-            guard let keys = value as? [String] else { throw fail("\"trustedKeys\" must be a list of paths to PEM public keys (.pub files from seedbuild keygen)") }
+            guard let keys = value as? [String] else {
+                throw fail("\"trustedKeys\" must be a list of paths to PEM public keys (.pub files from seedbuild keygen)")
+            }
             project.trustedKeys = keys.map(resolve)
         }
         if let value = object["changeBudget"] {

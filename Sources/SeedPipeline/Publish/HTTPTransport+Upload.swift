@@ -1,7 +1,8 @@
 import Foundation
 import SeedInstall
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 extension HTTPTransport {
@@ -12,7 +13,11 @@ extension HTTPTransport {
     ) throws(TransferError) -> Response {
         guard body != nil || bodyFile != nil else { return try send(method, url, headers: headers, maxBytes: maxBytes) }
         return try send(method, url, headers: headers, maxBytes: maxBytes) { session, request in
-            if let bodyFile { session.uploadTask(with: request, fromFile: URL(fileURLWithPath: bodyFile)) } else { session.uploadTask(with: request, from: body ?? Data()) }
+            if let bodyFile {
+                session.uploadTask(with: request, fromFile: URL(fileURLWithPath: bodyFile))
+            } else {
+                session.uploadTask(with: request, from: body ?? Data())
+            }
         }
     }
 }

@@ -1,13 +1,14 @@
 import Crypto
 import Foundation
 import SeedStore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Somewhere releases are published: a folder, or an HTTP server accepting WebDAV `PUT` and `MOVE`.
@@ -52,7 +53,9 @@ struct DirectoryDestination: PublishDestination {
     func putImmutable(file: String, sha256: String, at relative: String) throws {
         if let (_, existing) = try checksum(relative) {
             guard existing == sha256 else {
-                throw PublishError(url: describe(relative), method: "write", status: nil, "already exists with other bytes; immutable objects are never replaced")
+                throw PublishError(
+                    url: describe(relative), method: "write", status: nil,
+                    "already exists with other bytes; immutable objects are never replaced")
             }
             return
         }
@@ -63,7 +66,8 @@ struct DirectoryDestination: PublishDestination {
             try AtomicFile.commit(temporary, to: path(relative), mode: 0o444)
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)
-            throw PublishError(url: describe(relative), method: "write", status: nil, "\(systemReason(error)); check the folder is writable and has room")
+            throw PublishError(
+                url: describe(relative), method: "write", status: nil, "\(systemReason(error)); check the folder is writable and has room")
         }
     }
 
@@ -76,13 +80,17 @@ struct DirectoryDestination: PublishDestination {
         let lockPath = path(".publish.lock")
         let fd = open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
-            throw PublishError(url: lockPath, method: "lock", status: nil, "cannot open the channel's lock: \(String(cString: strerror(errno))); check the folder is writable")
+            throw PublishError(
+                url: lockPath, method: "lock", status: nil,
+                "cannot open the channel's lock: \(String(cString: strerror(errno))); check the folder is writable")
         }
         defer { close(fd) }
         let start = Date()
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             guard Date().timeIntervalSince(start) < lockWait else {
-                throw PublishError(url: lockPath, method: "lock", status: nil, "another publish to this channel held its lock for \(Int(lockWait)) s; try again later", transient: true)
+                throw PublishError(
+                    url: lockPath, method: "lock", status: nil,
+                    "another publish to this channel held its lock for \(Int(lockWait)) s; try again later", transient: true)
             }
             usleep(20_000)
         }
@@ -95,7 +103,8 @@ struct DirectoryDestination: PublishDestination {
         do {
             try writeAtomically(data, to: path(relative), mode: 0o644)
         } catch {
-            throw PublishError(url: describe(relative), method: "write", status: nil, "\(systemReason(error)); check the folder is writable and has room")
+            throw PublishError(
+                url: describe(relative), method: "write", status: nil, "\(systemReason(error)); check the folder is writable and has room")
         }
     }
 

@@ -34,7 +34,8 @@ enum PublishLock {
     /// The lock's owner token if it is a plain one, else a digest of its bytes: either is safe in a name.
     static func owner(of body: Data) -> String {
         if let text = String(data: body, encoding: .utf8), let owner = (try? JSONValue(jsonText: text))?.objectValue?["owner"]?.stringValue,
-            !owner.isEmpty, owner.count <= 64, owner.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) {
+            !owner.isEmpty, owner.count <= 64, owner.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") })
+        {
             return owner
         }
         return String(Data(SHA256.hash(data: body)).hexString.prefix(32))
@@ -53,12 +54,16 @@ enum PublishLock {
     }
 
     static func busy(_ url: String, _ held: HTTPTransport.Response) -> PublishError {
-        PublishError(url: url, method: "PUT", status: 412,
-                     "another publish holds the channel's lock (\(String(decoding: held.body.prefix(300), as: UTF8.self).replacingOccurrences(of: "\n", with: " "))); try again later. A lock left by a killed publish is taken over \(Int(lease)) s after it was taken", transient: true)
+        PublishError(
+            url: url, method: "PUT", status: 412,
+            "another publish holds the channel's lock (\(String(decoding: held.body.prefix(300), as: UTF8.self).replacingOccurrences(of: "\n", with: " "))); try again later. A lock left by a killed publish is taken over \(Int(lease)) s after it was taken",
+            transient: true)
     }
 
     static func heldTooLong(_ url: String) -> PublishError {
-        PublishError(url: url, method: "PUT", status: nil,
-                     "this publish held the channel's lock for more than \(Int(lease / 2)) s; latest.json was not replaced, publish again", transient: true)
+        PublishError(
+            url: url, method: "PUT", status: nil,
+            "this publish held the channel's lock for more than \(Int(lease / 2)) s; latest.json was not replaced, publish again",
+            transient: true)
     }
 }

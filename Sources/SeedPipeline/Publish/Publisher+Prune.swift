@@ -16,7 +16,9 @@ extension Publisher {
         let kept = Set(versions.prefix(max(keep, 1))).union([current])
         /// A version's manifests: `<version>.json`, and its refreshed ones (`<version>-<sha>.json`) where the folder can be listed.
         func manifests(of version: Int64) -> [String] {
-            let refreshed = (listedNames ?? []).sorted().filter { $0 != "\(version).json" && Self.dataVersion(ofManifestNamed: $0) == version }
+            let refreshed = (listedNames ?? []).sorted().filter {
+                $0 != "\(version).json" && Self.dataVersion(ofManifestNamed: $0) == version
+            }
             return [ReleasePointer.manifestPath(dataVersion: version)] + refreshed.map { "manifests/" + $0 }
         }
         var keptObjects = Set<String>()
@@ -49,7 +51,9 @@ extension Publisher {
 
     /// The artifact and deltas a published manifest names (none when it is absent or unreadable).
     private func objects(namedBy manifestPath: String, in channel: PublishDestination) throws -> [String] {
-        guard let data = try channel.read(manifestPath, maxBytes: ReleasePointer.maxBytes), let manifest = try? Manifest(data: data, path: manifestPath) else {
+        guard let data = try channel.read(manifestPath, maxBytes: ReleasePointer.maxBytes),
+            let manifest = try? Manifest(data: data, path: manifestPath)
+        else {
             return []
         }
         let artifact = manifest.artifact.map { [ReleasePointer.artifactPath(sha256: $0.sha256)] } ?? []

@@ -32,7 +32,9 @@ extension Publisher {
         guard expires.timeIntervalSince(now) < lifetime / 2 else { return .none(nil) }
         let due = "the published manifest expires \(fmt.string(from: expires)), past half its lifetime"
         guard let fresher = local.expires, fresher > expires else {
-            return .none("\(due), but this build's manifest expires no later; run seedbuild compress (or the nightly job) again to write a fresh one")
+            return .none(
+                "\(due), but this build's manifest expires no later; run seedbuild compress (or the nightly job) again to write a fresh one"
+            )
         }
         return .refresh("\(due); the new one expires \(fmt.string(from: fresher))")
     }
@@ -42,7 +44,8 @@ extension Publisher {
         guard let keyID = published?.signatureKeyID, local.manifest.signatureKeyID == nil, !allowUnsigned else { return }
         throw IngestError(
             .badData, file: local.manifestPath,
-            "unsigned, but the release at \(channel.describe(ReleasePointer.fileName)) is signed by key \(keyID); apps that trust that key would refuse it. Build with --sign-key (or SEEDBUILD_SIGN_KEY), or pass --allow-unsigned")
+            "unsigned, but the release at \(channel.describe(ReleasePointer.fileName)) is signed by key \(keyID); apps that trust that key would refuse it. Build with --sign-key (or SEEDBUILD_SIGN_KEY), or pass --allow-unsigned"
+        )
     }
 
     /// Where a manifest goes: `manifests/<version>.json`, or, when that already holds another manifest

@@ -88,7 +88,10 @@ public struct Publisher: Sendable {
                     return result(.unchanged, channel, current, manifest: published, pruned: [], reason: reason)
                 case .refresh(let reason):
                     guard local.dataVersion >= current.dataVersion else {
-                        throw IngestError(.badData, file: local.manifestPath, "cannot refresh the published release (\(reason)): this build's data version \(local.dataVersion) is older than the published \(current.dataVersion); build with --data-version \(current.dataVersion) or higher")
+                        throw IngestError(
+                            .badData, file: local.manifestPath,
+                            "cannot refresh the published release (\(reason)): this build's data version \(local.dataVersion) is older than the published \(current.dataVersion); build with --data-version \(current.dataVersion) or higher"
+                        )
                     }
                     refreshReason = reason
                 }
@@ -105,7 +108,9 @@ public struct Publisher: Sendable {
             return result(.unchanged, channel, current, manifest: published, pruned: [], reason: nil)
         }
         let pruned = try prune(channel, pointer: pointer)
-        return result(refreshReason == nil ? .published : .refreshed, channel, pointer, manifest: local.manifest, pruned: pruned, reason: refreshReason)
+        return result(
+            refreshReason == nil ? .published : .refreshed, channel, pointer, manifest: local.manifest, pruned: pruned,
+            reason: refreshReason)
     }
 
     /// Uploads the artifact (a no-op when the same bytes are there), the deltas and the manifest, reads them back,
@@ -121,17 +126,25 @@ public struct Publisher: Sendable {
         let remoteManifest = try manifestPath(for: local.dataVersion, sha256: manifestSHA, in: channel)
         try channel.putImmutable(file: local.manifestPath, sha256: manifestSHA, at: remoteManifest)
         // Read back before the pointer moves: what apps will download must be what was built.
-        guard let (remoteBytes, remoteSHA) = try channel.checksum(remoteArtifact), remoteBytes == local.artifactBytes, remoteSHA == local.artifactSHA256 else {
-            throw PublishError(url: channel.describe(remoteArtifact), method: "GET", status: nil, "the uploaded artifact does not read back with the built bytes")
+        guard let (remoteBytes, remoteSHA) = try channel.checksum(remoteArtifact), remoteBytes == local.artifactBytes,
+            remoteSHA == local.artifactSHA256
+        else {
+            throw PublishError(
+                url: channel.describe(remoteArtifact), method: "GET", status: nil,
+                "the uploaded artifact does not read back with the built bytes")
         }
         for delta in local.deltas {
             let remote = ReleasePointer.deltaPath(sha256: delta.entry.sha256)
             guard let (bytes, sha) = try channel.checksum(remote), bytes == delta.entry.bytes, sha == delta.entry.sha256 else {
-                throw PublishError(url: channel.describe(remote), method: "GET", status: nil, "the uploaded delta from data version \(delta.entry.fromDataVersion) does not read back with the built bytes")
+                throw PublishError(
+                    url: channel.describe(remote), method: "GET", status: nil,
+                    "the uploaded delta from data version \(delta.entry.fromDataVersion) does not read back with the built bytes")
             }
         }
         guard let (_, remoteManifestSHA) = try channel.checksum(remoteManifest), remoteManifestSHA == manifestSHA else {
-            throw PublishError(url: channel.describe(remoteManifest), method: "GET", status: nil, "the uploaded manifest does not read back with the built bytes")
+            throw PublishError(
+                url: channel.describe(remoteManifest), method: "GET", status: nil,
+                "the uploaded manifest does not read back with the built bytes")
         }
         try putMarker(local, to: channel)
         beforePointerUpdate?()
@@ -153,7 +166,8 @@ public struct Publisher: Sendable {
             }
             let pointer = ReleasePointer(
                 dataset: local.dataset, dataVersion: local.dataVersion, manifest: remoteManifest,
-                manifestSHA256: manifestSHA, contentDigest: local.digest, releases: [local.dataVersion] + history.filter { $0 != local.dataVersion })
+                manifestSHA256: manifestSHA, contentDigest: local.digest,
+                releases: [local.dataVersion] + history.filter { $0 != local.dataVersion })
             written = pointer
             return pointer.data
         }
@@ -174,7 +188,8 @@ public struct Publisher: Sendable {
     }
 
     private func result(
-        _ outcome: Result.Outcome, _ channel: PublishDestination, _ pointer: ReleasePointer, manifest: Manifest?, pruned: [String], reason: String?
+        _ outcome: Result.Outcome, _ channel: PublishDestination, _ pointer: ReleasePointer, manifest: Manifest?, pruned: [String],
+        reason: String?
     ) -> Result {
         var result = Result(
             outcome: outcome, channel: channel.describe(""), dataVersion: pointer.dataVersion, pruned: pruned,
@@ -182,15 +197,19 @@ public struct Publisher: Sendable {
             artifactURL: manifest?.artifact.map { channel.describe(ReleasePointer.artifactPath(sha256: $0.sha256)) } ?? "",
             expires: manifest?.expires, reason: reason,
             deltas: (manifest?.deltas ?? []).map { entry in
-                PublishedDelta(fromDataVersion: entry.fromDataVersion, url: channel.describe(ReleasePointer.deltaPath(sha256: entry.sha256)), bytes: entry.bytes)
+                PublishedDelta(
+                    fromDataVersion: entry.fromDataVersion, url: channel.describe(ReleasePointer.deltaPath(sha256: entry.sha256)),
+                    bytes: entry.bytes)
             })
         writePage(channel, into: &result)
         return result
     }
 
     private func notNewer(_ dataVersion: Int64, _ published: Int64, _ channel: PublishDestination) -> PublishError {
-        PublishError(url: channel.describe(ReleasePointer.fileName), method: "publish", status: nil,
-                     "data version \(dataVersion) is not newer than the published \(published); apps would refuse it as a rollback. Build with a higher --data-version", refusal: true)
+        PublishError(
+            url: channel.describe(ReleasePointer.fileName), method: "publish", status: nil,
+            "data version \(dataVersion) is not newer than the published \(published); apps would refuse it as a rollback. Build with a higher --data-version",
+            refusal: true)
     }
 
     /// The URL schemes a release can be published over; anything else that looks like a URL is refused.
@@ -226,14 +245,20 @@ public struct Publisher: Sendable {
             throw PublishError(url: destination, method: "publish", status: nil, "no bucket; write s3://bucket/prefix")
         }
         guard let accessKey = environment["AWS_ACCESS_KEY_ID"], let secretKey = environment["AWS_SECRET_ACCESS_KEY"] else {
-            throw PublishError(url: destination, method: "publish", status: nil, "no credentials; set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
+            throw PublishError(
+                url: destination, method: "publish", status: nil, "no credentials; set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
         }
         let region = environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? "us-east-1"
-        let endpointText = s3Endpoint ?? environment["AWS_ENDPOINT_URL_S3"] ?? environment["AWS_ENDPOINT_URL"] ?? "https://s3.\(region).amazonaws.com"
+        let endpointText =
+            s3Endpoint ?? environment["AWS_ENDPOINT_URL_S3"] ?? environment["AWS_ENDPOINT_URL"] ?? "https://s3.\(region).amazonaws.com"
         guard let endpoint = URL(string: endpointText), endpoint.host != nil else {
-            throw PublishError(url: endpointText, method: "publish", status: nil, "not an endpoint URL; give --s3-endpoint http(s)://host[:port]")
+            throw PublishError(
+                url: endpointText, method: "publish", status: nil, "not an endpoint URL; give --s3-endpoint http(s)://host[:port]")
         }
-        let signer = S3Signer(credentials: .init(accessKey: accessKey, secretKey: secretKey, sessionToken: environment["AWS_SESSION_TOKEN"]), region: region)
-        return S3Destination(endpoint: endpoint, bucket: bucket, prefix: prefix + channel, signer: signer, transport: transport, acl: s3ACL, cachePolicy: cachePolicy)
+        let signer = S3Signer(
+            credentials: .init(accessKey: accessKey, secretKey: secretKey, sessionToken: environment["AWS_SESSION_TOKEN"]), region: region)
+        return S3Destination(
+            endpoint: endpoint, bucket: bucket, prefix: prefix + channel, signer: signer, transport: transport, acl: s3ACL,
+            cachePolicy: cachePolicy)
     }
 }

@@ -27,7 +27,8 @@ extension S3Destination {
     /// when there is no object); one that ignores it writes the probe, which is removed again.
     func probeConditionalWrites() throws -> Bool {
         let path = ".publish.probe"
-        let response = try call("PUT", path, extra: ["If-Match": "\"seedbuild-probe-no-such-etag\""], body: Data(), payload: S3Signer.emptyPayloadSHA256)
+        let response = try call(
+            "PUT", path, extra: ["If-Match": "\"seedbuild-probe-no-such-etag\""], body: Data(), payload: S3Signer.emptyPayloadSHA256)
         switch response.status {
         case 412, 404: return true
         case 200:
@@ -44,13 +45,17 @@ extension S3Destination {
             guard current.status == 200 || current.status == 404 else { throw fail(current, "GET", path) }
             let etag = current.status == 200 ? current.header("ETag") : nil
             if current.status == 200, etag == nil {
-                throw PublishError(url: describe(path), method: "GET", status: 200, "the server gives latest.json no ETag, so it cannot be replaced on condition; use a server with S3 conditional writes")
+                throw PublishError(
+                    url: describe(path), method: "GET", status: 200,
+                    "the server gives latest.json no ETag, so it cannot be replaced on condition; use a server with S3 conditional writes")
             }
             guard let data = try decide(current.status == 200 ? current.body : nil) else { return }
             let status = try putPointer(data, condition: etag.map { ["If-Match": $0] } ?? ["If-None-Match": "*"])
             if status == 200 { return }
         }
-        throw PublishError(url: describe(path), method: "PUT", status: 412, "latest.json kept being replaced by other publishes; try again later", transient: true)
+        throw PublishError(
+            url: describe(path), method: "PUT", status: 412, "latest.json kept being replaced by other publishes; try again later",
+            transient: true)
     }
 
     /// `PUT latest.json`; returns 200, or 412/409/404 when the condition did not hold.
@@ -68,7 +73,8 @@ extension S3Destination {
         let name = PublishLock.name
         let started = Date()
         while true {
-            let put = try call("PUT", name, extra: ["If-None-Match": "*"], body: lease.body, payload: S3Signer.hex(SHA256.hash(data: lease.body)))
+            let put = try call(
+                "PUT", name, extra: ["If-None-Match": "*"], body: lease.body, payload: S3Signer.hex(SHA256.hash(data: lease.body)))
             guard [200, 412, 409].contains(put.status) else { throw fail(put, "PUT", name) }
             let held = try call("GET", name, maxBytes: 4096)
             if held.status == 404 { continue }
@@ -85,7 +91,9 @@ extension S3Destination {
     }
 
     private func releaseLock(_ lease: PublishLock.Lease) {
-        guard let held = try? call("GET", PublishLock.name, maxBytes: 4096), held.status == 200, PublishLock.owner(of: held.body) == lease.owner else { return }
+        guard let held = try? call("GET", PublishLock.name, maxBytes: 4096), held.status == 200,
+            PublishLock.owner(of: held.body) == lease.owner
+        else { return }
         try? delete(PublishLock.name)
     }
 }

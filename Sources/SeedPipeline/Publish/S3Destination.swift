@@ -1,8 +1,9 @@
 import Crypto
 import Foundation
 import SeedStore
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Publishing to S3-compatible object storage, path-style, signed with Signature Version 4.
@@ -31,7 +32,8 @@ struct S3Destination: PublishDestination {
 
     private func objectURL(_ path: String, query: [(String, String)] = []) -> (URL, String) {
         let objectPath = "/\(bucket)/\(key(path))"
-        let encodedPath = objectPath.split(separator: "/", omittingEmptySubsequences: false).map { S3Signer.encode(String($0)) }.joined(separator: "/")
+        let encodedPath = objectPath.split(separator: "/", omittingEmptySubsequences: false).map { S3Signer.encode(String($0)) }.joined(
+            separator: "/")
         var text = endpoint.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + encodedPath
         if !query.isEmpty { text += "?" + query.map { "\(S3Signer.encode($0.0))=\(S3Signer.encode($0.1))" }.joined(separator: "&") }
         return (URL(string: text)!, objectPath)
@@ -41,11 +43,15 @@ struct S3Destination: PublishDestination {
 
     private var host: String {
         let host = endpoint.host ?? ""
-        guard let port = endpoint.port, !(endpoint.scheme == "http" && port == 80), !(endpoint.scheme == "https" && port == 443) else { return host }
+        guard let port = endpoint.port, !(endpoint.scheme == "http" && port == 80), !(endpoint.scheme == "https" && port == 443) else {
+            return host
+        }
         return "\(host):\(port)"
     }
 
-    private func signedHeaders(_ method: String, _ objectPath: String, query: [(String, String)] = [], extra: [String: String] = [:], payload: String) -> [String: String] {
+    private func signedHeaders(
+        _ method: String, _ objectPath: String, query: [(String, String)] = [], extra: [String: String] = [:], payload: String
+    ) -> [String: String] {
         var headers = extra
         headers["Host"] = host
         let signed = signer.sign(method: method, path: objectPath, query: query, headers: headers, payloadSHA256: payload, date: Date())
@@ -53,13 +59,17 @@ struct S3Destination: PublishDestination {
         return extra.merging(signed) { _, new in new }
     }
 
-    func call(_ method: String, _ path: String, query: [(String, String)] = [], extra: [String: String] = [:], body: Data? = nil, file: String? = nil, payload: String = S3Signer.emptyPayloadSHA256, maxBytes: Int64 = 1 << 20) throws -> HTTPTransport.Response {
+    func call(
+        _ method: String, _ path: String, query: [(String, String)] = [], extra: [String: String] = [:], body: Data? = nil,
+        file: String? = nil, payload: String = S3Signer.emptyPayloadSHA256, maxBytes: Int64 = 1 << 20
+    ) throws -> HTTPTransport.Response {
         let (url, objectPath) = objectURL(path, query: query)
         do {
             return try transport.retrying(method, url) { () throws(TransferError) in
                 // Signed afresh each try: the signature carries the time.
                 let headers = signedHeaders(method, objectPath, query: query, extra: extra, payload: payload)
-                return try transport.send(method, url, headers: headers, body: body, bodyFile: file, maxBytes: maxBytes).throwingIfTransient(method, url)
+                return try transport.send(method, url, headers: headers, body: body, bodyFile: file, maxBytes: maxBytes)
+                    .throwingIfTransient(method, url)
             }
         } catch {
             throw PublishError(error)
@@ -67,8 +77,13 @@ struct S3Destination: PublishDestination {
     }
 
     func fail(_ response: HTTPTransport.Response, _ method: String, _ path: String) -> PublishError {
-        let code = String(decoding: response.body, as: UTF8.self).components(separatedBy: "<Code>").dropFirst().first?.components(separatedBy: "</Code>").first
-        return PublishError(url: describe(path), method: method, status: response.status, "S3 answered \(code ?? "an error"); check the bucket, the credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) and the endpoint")
+        let code = String(decoding: response.body, as: UTF8.self).components(separatedBy: "<Code>").dropFirst().first?.components(
+            separatedBy: "</Code>"
+        ).first
+        return PublishError(
+            url: describe(path), method: method, status: response.status,
+            "S3 answered \(code ?? "an error"); check the bucket, the credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) and the endpoint"
+        )
     }
 
     func read(_ path: String, maxBytes: Int64) throws -> Data? {
@@ -89,7 +104,8 @@ struct S3Destination: PublishDestination {
         do {
             _ = try transport.retrying("GET", url) { () throws(TransferError) in
                 try? FileManager.default.removeItem(atPath: temporary)
-                return try transport.download(url, to: temporary, maxBytes: size, headers: signedHeaders("GET", objectPath, payload: S3Signer.emptyPayloadSHA256))
+                return try transport.download(
+                    url, to: temporary, maxBytes: size, headers: signedHeaders("GET", objectPath, payload: S3Signer.emptyPayloadSHA256))
             }
         } catch {
             throw PublishError(error)
@@ -103,7 +119,9 @@ struct S3Destination: PublishDestination {
         let response = try call("PUT", path, extra: headers, file: file, payload: sha256)
         if response.status == 412, let (_, existing) = try checksum(path) {
             guard existing == sha256 else {
-                throw PublishError(url: describe(path), method: "PUT", status: 412, "already exists with other bytes; immutable objects are never replaced")
+                throw PublishError(
+                    url: describe(path), method: "PUT", status: 412, "already exists with other bytes; immutable objects are never replaced"
+                )
             }
             return
         }
@@ -111,7 +129,9 @@ struct S3Destination: PublishDestination {
     }
 
     func putPage(_ data: Data, at path: String) throws {
-        let headers = aclHeader.merging(["Cache-Control": cachePolicy.pointerCacheControl, "Content-Type": CachePolicy.contentType(path)]) { a, _ in a }
+        let headers = aclHeader.merging(["Cache-Control": cachePolicy.pointerCacheControl, "Content-Type": CachePolicy.contentType(path)]) {
+            a, _ in a
+        }
         let put = try call("PUT", path, extra: headers, body: data, payload: S3Signer.hex(SHA256.hash(data: data)))
         guard put.status == 200 else { throw fail(put, "PUT", path) }
     }
@@ -125,12 +145,15 @@ struct S3Destination: PublishDestination {
     func list(_ folder: String) throws -> [String]? {
         let query = [("list-type", "2"), ("prefix", key(folder + "/"))]
         let bucketPath = "/\(bucket)"
-        let listURL = URL(string: endpoint.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + "/\(S3Signer.encode(bucket))?"
-            + query.map { "\(S3Signer.encode($0.0))=\(S3Signer.encode($0.1))" }.joined(separator: "&"))!
+        let listURL = URL(
+            string: endpoint.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + "/\(S3Signer.encode(bucket))?"
+                + query.map { "\(S3Signer.encode($0.0))=\(S3Signer.encode($0.1))" }.joined(separator: "&"))!
         let response: HTTPTransport.Response
         do {
             response = try transport.retrying("GET", listURL) { () throws(TransferError) in
-                try transport.send("GET", listURL, headers: signedHeaders("GET", bucketPath, query: query, payload: S3Signer.emptyPayloadSHA256)).throwingIfTransient("GET", listURL)
+                try transport.send(
+                    "GET", listURL, headers: signedHeaders("GET", bucketPath, query: query, payload: S3Signer.emptyPayloadSHA256)
+                ).throwingIfTransient("GET", listURL)
             }
         } catch {
             throw PublishError(error)

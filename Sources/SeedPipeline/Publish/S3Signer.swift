@@ -31,7 +31,8 @@ struct S3Signer: Sendable {
         signed["x-amz-content-sha256"] = payloadSHA256
         if let token = credentials.sessionToken { signed["x-amz-security-token"] = token }
         let names = signed.keys.sorted()
-        let canonicalQuery = query.map { (Self.encode($0.0), Self.encode($0.1)) }.sorted { $0 < $1 }.map { "\($0.0)=\($0.1)" }.joined(separator: "&")
+        let canonicalQuery = query.map { (Self.encode($0.0), Self.encode($0.1)) }.sorted { $0 < $1 }.map { "\($0.0)=\($0.1)" }.joined(
+            separator: "&")
         let canonicalRequest = [
             method,
             path.split(separator: "/", omittingEmptySubsequences: false).map { Self.encode(String($0)) }.joined(separator: "/"),
@@ -41,14 +42,16 @@ struct S3Signer: Sendable {
             payloadSHA256,
         ].joined(separator: "\n")
         let scope = "\(day)/\(region)/s3/aws4_request"
-        let stringToSign = ["AWS4-HMAC-SHA256", amzDate, scope, Self.hex(SHA256.hash(data: Data(canonicalRequest.utf8)))].joined(separator: "\n")
+        let stringToSign = ["AWS4-HMAC-SHA256", amzDate, scope, Self.hex(SHA256.hash(data: Data(canonicalRequest.utf8)))].joined(
+            separator: "\n")
         var key = SymmetricKey(data: Data("AWS4\(credentials.secretKey)".utf8))
         for part in [day, region, "s3", "aws4_request"] {
             key = SymmetricKey(data: Data(HMAC<SHA256>.authenticationCode(for: Data(part.utf8), using: key)))
         }
         let signature = Self.hex(HMAC<SHA256>.authenticationCode(for: Data(stringToSign.utf8), using: key))
         var result = signed.filter { $0.key.hasPrefix("x-amz-") }
-        result["Authorization"] = "AWS4-HMAC-SHA256 Credential=\(credentials.accessKey)/\(scope), SignedHeaders=\(names.joined(separator: ";")), Signature=\(signature)"
+        result["Authorization"] =
+            "AWS4-HMAC-SHA256 Credential=\(credentials.accessKey)/\(scope), SignedHeaders=\(names.joined(separator: ";")), Signature=\(signature)"
         return result
     }
 

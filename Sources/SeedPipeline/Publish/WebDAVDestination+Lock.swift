@@ -41,7 +41,8 @@ extension WebDAVDestination {
             try expect(held, "GET", name, [200])
             if let age = PublishLock.serverAge(held), age > lockLease {
                 // Only the run that moves this very lock aside gets to try again first; the name is taken for good.
-                _ = try call("MOVE", name, headers: ["Destination": describe("\(name).stale-\(PublishLock.owner(of: held.body))"), "Overwrite": "F"])
+                _ = try call(
+                    "MOVE", name, headers: ["Destination": describe("\(name).stale-\(PublishLock.owner(of: held.body))"), "Overwrite": "F"])
                 continue
             }
             guard Date().timeIntervalSince(started) < lockWait else { throw PublishLock.busy(describe(name), held) }
@@ -50,7 +51,9 @@ extension WebDAVDestination {
     }
 
     private func releaseLock(_ lease: PublishLock.Lease) {
-        guard let held = try? call("GET", PublishLock.name, maxBytes: 4096), held.status == 200, PublishLock.owner(of: held.body) == lease.owner else { return }
+        guard let held = try? call("GET", PublishLock.name, maxBytes: 4096), held.status == 200,
+            PublishLock.owner(of: held.body) == lease.owner
+        else { return }
         _ = try? call("DELETE", PublishLock.name)
     }
 }

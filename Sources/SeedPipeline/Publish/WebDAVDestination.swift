@@ -1,7 +1,8 @@
 import Foundation
 import SeedStore
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Publishing to an HTTP server with WebDAV (`PUT`, `MOVE`, `MKCOL`, `DELETE`), e.g. nginx's dav module.
@@ -22,11 +23,14 @@ struct WebDAVDestination: PublishDestination {
 
     func describe(_ path: String) -> String { url(path).absoluteString }
 
-    func call(_ method: String, _ path: String, headers: [String: String] = [:], body: Data? = nil, file: String? = nil, maxBytes: Int64 = 1 << 20) throws -> HTTPTransport.Response {
+    func call(
+        _ method: String, _ path: String, headers: [String: String] = [:], body: Data? = nil, file: String? = nil, maxBytes: Int64 = 1 << 20
+    ) throws -> HTTPTransport.Response {
         let target = url(path)
         do {
             return try transport.retrying(method, target) { () throws(TransferError) in
-                try transport.send(method, target, headers: headers, body: body, bodyFile: file, maxBytes: maxBytes).throwingIfTransient(method, target)
+                try transport.send(method, target, headers: headers, body: body, bodyFile: file, maxBytes: maxBytes).throwingIfTransient(
+                    method, target)
             }
         } catch {
             throw PublishError(error)
@@ -35,7 +39,9 @@ struct WebDAVDestination: PublishDestination {
 
     func expect(_ response: HTTPTransport.Response, _ method: String, _ path: String, _ statuses: Set<Int>) throws {
         guard statuses.contains(response.status) else {
-            throw PublishError(url: describe(path), method: method, status: response.status, "unexpected answer; check the server accepts WebDAV \(method) there")
+            throw PublishError(
+                url: describe(path), method: method, status: response.status,
+                "unexpected answer; check the server accepts WebDAV \(method) there")
         }
     }
 
@@ -86,7 +92,9 @@ struct WebDAVDestination: PublishDestination {
     func putImmutable(file: String, sha256: String, at path: String) throws {
         if let (_, existing) = try checksum(path) {
             guard existing == sha256 else {
-                throw PublishError(url: describe(path), method: "PUT", status: nil, "already exists with other bytes; immutable objects are never replaced")
+                throw PublishError(
+                    url: describe(path), method: "PUT", status: nil, "already exists with other bytes; immutable objects are never replaced"
+                )
             }
             return
         }

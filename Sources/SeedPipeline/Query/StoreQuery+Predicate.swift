@@ -7,7 +7,8 @@ extension StoreQuery {
     func parsedPredicate() throws(FetchPredicateError) -> FetchPredicate? {
         guard let predicate else {
             guard arguments.isEmpty, variables.isEmpty else {
-                throw FetchPredicateError(format: "", position: nil, "arguments and variables need a predicate to fill; give one with --where")
+                throw FetchPredicateError(
+                    format: "", position: nil, "arguments and variables need a predicate to fill; give one with --where")
             }
             return nil
         }

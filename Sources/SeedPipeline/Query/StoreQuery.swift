@@ -34,7 +34,9 @@ public struct StoreQuery: Sendable {
             configuration = parts.count > 1 ? parts.removeLast() : nil
             path = parts.joined(separator: ":")
             guard !path.isEmpty, configuration != "" else {
-                throw IngestError(.badData, file: argument, "--store takes PATH[:CONFIGURATION][:ro], such as build/seed/postcodes.sqlite:PostCodesConf:ro")
+                throw IngestError(
+                    .badData, file: argument,
+                    "--store takes PATH[:CONFIGURATION][:ro], such as build/seed/postcodes.sqlite:PostCodesConf:ro")
             }
         }
     }
@@ -85,7 +87,8 @@ public struct StoreQuery: Sendable {
             }
             urls.append(url)
         }
-        let model = try models.isEmpty ? storesOwnModel(urls) : Model.merged(models.map { path throws(ModelError) in try ModelLoader.load(path) })
+        let model =
+            try models.isEmpty ? storesOwnModel(urls) : Model.merged(models.map { path throws(ModelError) in try ModelLoader.load(path) })
         let coordinator = StoreCoordinator(model: model)
         for (store, url) in zip(stores, urls) {
             let configuration = try store.configuration ?? StoreMetadata.read(at: url).configuration ?? model.defaultStoreConfiguration
@@ -95,15 +98,19 @@ public struct StoreQuery: Sendable {
             try coordinator.addStore(StoreDescription(type: type, url: url, configuration: configuration, isReadOnly: true))
         }
         guard let entity = model.entity(named: entity) else {
-            throw ContextError(.unknownName, "the merged model has no entity \"\(self.entity)\"; it has \(model.entities.map(\.name).joined(separator: ", "))")
+            throw ContextError(
+                .unknownName,
+                "the merged model has no entity \"\(self.entity)\"; it has \(model.entities.map(\.name).joined(separator: ", "))")
         }
         for name in fetchedProperties where entity.fetchedProperty(named: name) == nil {
             throw ContextError(
                 .unknownName,
-                "\(entity.name) has no fetched property \"\(name)\"; it has \(entity.fetchedProperties.map(\.name).joined(separator: ", ").isEmpty ? "none" : entity.fetchedProperties.map(\.name).joined(separator: ", "))")
+                "\(entity.name) has no fetched property \"\(name)\"; it has \(entity.fetchedProperties.map(\.name).joined(separator: ", ").isEmpty ? "none" : entity.fetchedProperties.map(\.name).joined(separator: ", "))"
+            )
         }
         let context = ObjectContext(coordinator: coordinator)
-        let request = FetchRequest(entity: entity.name, predicate: try parsedPredicate(), sortDescriptors: sortDescriptors, fetchLimit: limit)
+        let request = FetchRequest(
+            entity: entity.name, predicate: try parsedPredicate(), sortDescriptors: sortDescriptors, fetchLimit: limit)
         var rows: [QueryResult.Row] = []
         for object in try context.fetch(request) {
             var fetched: [String: [QueryResult.Row]] = [:]

@@ -43,7 +43,9 @@ public struct ChannelHistory: Sendable {
             artifactBytes = manifest.artifact?.bytes ?? 0
             storeBytes = manifest.store?.bytes ?? 0
             deltas = manifest.deltas.map { Delta(fromDataVersion: $0.fromDataVersion, bytes: $0.bytes) }
-            rejected = (manifest.values["sources"]?.arrayValue ?? []).reduce(0) { $0 + ($1.objectValue?["rowsRejected"]?.integerValue ?? 0) }
+            rejected = (manifest.values["sources"]?.arrayValue ?? []).reduce(0) {
+                $0 + ($1.objectValue?["rowsRejected"]?.integerValue ?? 0)
+            }
             changes = manifest.values[ChangeReport.manifestKey].flatMap { ChangeReport(manifestValue: $0, dataVersion: dataVersion) }
         }
     }
@@ -62,7 +64,9 @@ public struct ChannelHistory: Sendable {
     /// Reads a channel's pointer and the manifests of the releases it lists.
     /// - Throws: ``TransferError`` or ``StoreError`` when the pointer or the current manifest cannot be
     ///   read; an older manifest that cannot be read is listed in ``unreadable`` instead.
-    public static func load(_ channel: String, transport: HTTPTransport = HTTPTransport(), limit: Int = defaultLimit) throws -> ChannelHistory {
+    public static func load(_ channel: String, transport: HTTPTransport = HTTPTransport(), limit: Int = defaultLimit) throws
+        -> ChannelHistory
+    {
         let source = try ReleaseChannel(channel, transport: transport)
         return try load(channel, read: { try source.read($0, maxBytes: $1) }, describe: source.describe, limit: limit)
     }
@@ -73,7 +77,9 @@ public struct ChannelHistory: Sendable {
     ) throws -> ChannelHistory {
         let source = (read: read, describe: describe)
         guard let data = try source.read(ReleasePointer.fileName, ReleasePointer.maxBytes) else {
-            throw StoreError(.refused, path: source.describe(ReleasePointer.fileName), "the channel has no release yet (no latest.json); publish one first")
+            throw StoreError(
+                .refused, path: source.describe(ReleasePointer.fileName),
+                "the channel has no release yet (no latest.json); publish one first")
         }
         let pointer = try ReleasePointer(data: data, source: source.describe(ReleasePointer.fileName))
         var releases: [Release] = []
@@ -84,12 +90,13 @@ public struct ChannelHistory: Sendable {
             let manifest: Manifest?
             do {
                 manifest = try source.read(path, ReleasePointer.maxBytes).map { try Manifest(data: $0, path: source.describe(path)) }
-            } catch where version != pointer.dataVersion {
+            } catch  where version != pointer.dataVersion {
                 manifest = nil
             }
             guard let manifest else {
                 if version == pointer.dataVersion {
-                    throw StoreError(.refused, path: source.describe(path), "the current release's manifest is missing; publish the release again")
+                    throw StoreError(
+                        .refused, path: source.describe(path), "the current release's manifest is missing; publish the release again")
                 }
                 unreadable.append(version)
                 continue

@@ -33,7 +33,8 @@ struct Plot {
                 text += " \(series.name): no value."
                 continue
             }
-            text += " \(series.name): latest \(Plot.format(latest, unit: unit)), from \(Plot.format(low, unit: unit)) to \(Plot.format(high, unit: unit))."
+            text +=
+                " \(series.name): latest \(Plot.format(latest, unit: unit)), from \(Plot.format(low, unit: unit)) to \(Plot.format(high, unit: unit))."
         }
         return text
     }
@@ -42,7 +43,8 @@ struct Plot {
     /// ticks `step` apart, no more.
     static func format(_ value: Double, unit: String, step: Double? = nil) -> String {
         // From 10,000 up in thousands: 9500 reads better than 9.5k on an axis of rows.
-        let scales: [(from: Double, divisor: Double, suffix: String)] = unit == "%" ? [] : [(1e9, 1e9, "G"), (1e6, 1e6, "M"), (1e4, 1e3, "k")]
+        let scales: [(from: Double, divisor: Double, suffix: String)] =
+            unit == "%" ? [] : [(1e9, 1e9, "G"), (1e6, 1e6, "M"), (1e4, 1e3, "k")]
         let (_, divisor, suffix) = scales.first { abs(value) >= $0.from || (step ?? 0) >= $0.from } ?? (0, 1, unit == "%" ? "%" : "")
         let scaled = value / divisor
         let digits: Int
@@ -84,19 +86,23 @@ struct Plot {
         let step = plotWidth / Double(count)
         let x = { (index: Int) in Plot.left + step * (Double(index) + 0.5) }
         let y = { (value: Double) in Plot.top + plotHeight * (1 - (value - low) / (high - low)) }
-        var out = "<svg viewBox=\"0 0 \(Int(Plot.width)) \(Int(Plot.height))\" role=\"img\" aria-labelledby=\"\(id)-title \(id)-desc\" xmlns=\"http://www.w3.org/2000/svg\">"
+        var out =
+            "<svg viewBox=\"0 0 \(Int(Plot.width)) \(Int(Plot.height))\" role=\"img\" aria-labelledby=\"\(id)-title \(id)-desc\" xmlns=\"http://www.w3.org/2000/svg\">"
         out += "<title id=\"\(id)-title\">\(htmlEscaped(title))</title><desc id=\"\(id)-desc\">\(htmlEscaped(summary))</desc>"
         // Grid and y labels at the ticks.
         for value in ticks {
             let at = String(format: "%.1f", y(value))
-            out += "<line x1=\"\(Int(Plot.left))\" x2=\"\(Int(Plot.width - Plot.right))\" y1=\"\(at)\" y2=\"\(at)\" stroke=\"#d0d7de\" stroke-width=\"1\"/>"
-            out += "<text x=\"\(Int(Plot.left) - 6)\" y=\"\(at)\" font-size=\"13\" text-anchor=\"end\" dominant-baseline=\"middle\" fill=\"#57606a\">\(htmlEscaped(Plot.format(value, unit: unit, step: tickStep)))</text>"
+            out +=
+                "<line x1=\"\(Int(Plot.left))\" x2=\"\(Int(Plot.width - Plot.right))\" y1=\"\(at)\" y2=\"\(at)\" stroke=\"#d0d7de\" stroke-width=\"1\"/>"
+            out +=
+                "<text x=\"\(Int(Plot.left) - 6)\" y=\"\(at)\" font-size=\"13\" text-anchor=\"end\" dominant-baseline=\"middle\" fill=\"#57606a\">\(htmlEscaped(Plot.format(value, unit: unit, step: tickStep)))</text>"
         }
         // X labels: the first, the middle and the last data version.
         for index in Set([0, (count - 1) / 2, count - 1]).sorted() where index < labels.count {
             let anchor = index == 0 ? "start" : index == count - 1 ? "end" : "middle"
             let at = index == 0 ? Plot.left : index == count - 1 ? Plot.width - Plot.right : x(index)
-            out += "<text x=\(quoted(at)) y=\"\(Int(Plot.height) - 10)\" font-size=\"13\" text-anchor=\"\(anchor)\" fill=\"#57606a\">\(htmlEscaped(labels[index]))</text>"
+            out +=
+                "<text x=\(quoted(at)) y=\"\(Int(Plot.height) - 10)\" font-size=\"13\" text-anchor=\"\(anchor)\" fill=\"#57606a\">\(htmlEscaped(labels[index]))</text>"
         }
         for (number, series) in series.enumerated() {
             let color = Plot.palette[number % Plot.palette.count]
@@ -106,13 +112,18 @@ struct Plot {
                 for (index, value) in series.values.enumerated() {
                     guard let value else { continue }
                     let top = y(value)
-                    out += "<rect x=\(quoted(x(index) - width / 2)) y=\(quoted(top)) width=\(quoted(width)) height=\(quoted(max(Plot.top + plotHeight - top, 0))) fill=\"\(color)\"/>"
+                    out +=
+                        "<rect x=\(quoted(x(index) - width / 2)) y=\(quoted(top)) width=\(quoted(width)) height=\(quoted(max(Plot.top + plotHeight - top, 0))) fill=\"\(color)\"/>"
                 }
             case .line:
                 // A gap where a release has no value: the line is broken there.
                 var runs: [[String]] = [[]]
                 for (index, value) in series.values.enumerated() {
-                    if let value { runs[runs.count - 1].append("\(format1(x(index))),\(format1(y(value)))") } else if !runs[runs.count - 1].isEmpty { runs.append([]) }
+                    if let value {
+                        runs[runs.count - 1].append("\(format1(x(index))),\(format1(y(value)))")
+                    } else if !runs[runs.count - 1].isEmpty {
+                        runs.append([])
+                    }
                 }
                 for run in runs where !run.isEmpty {
                     if run.count == 1 {
@@ -138,7 +149,9 @@ extension PageBuilder {
         if plot.series.count > 1 {
             raw("<div class=\"legend\">")
             for (number, series) in plot.series.enumerated() {
-                raw("<span><span class=\"swatch\" style=\"background:\(Plot.palette[number % Plot.palette.count])\"></span>\(htmlEscaped(series.name))</span>")
+                raw(
+                    "<span><span class=\"swatch\" style=\"background:\(Plot.palette[number % Plot.palette.count])\"></span>\(htmlEscaped(series.name))</span>"
+                )
             }
             raw("</div>")
         }
@@ -148,7 +161,9 @@ extension PageBuilder {
         let rows = plot.labels.enumerated().reversed().map { index, label in
             [label] + plot.series.map { series in series.values[index].map { Plot.format($0, unit: plot.unit) } ?? "–" }
         }
-        table(caption: plot.title, header: ["Data version"] + plot.series.map(\.name), rows: rows, numeric: Set(1...max(plot.series.count, 1)))
+        table(
+            caption: plot.title, header: ["Data version"] + plot.series.map(\.name), rows: rows, numeric: Set(1...max(plot.series.count, 1))
+        )
         raw("</details></figure>")
     }
 }

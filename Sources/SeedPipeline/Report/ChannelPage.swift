@@ -31,7 +31,8 @@ public struct ChannelPage: Sendable {
         }
         plots(into: &page)
         let made = ISO8601DateFormatter().string(from: generated)
-        var footer = "Made by seedbuild at \(made) from the channel's latest.json and the manifests of its \(history.releases.count) kept releases."
+        var footer =
+            "Made by seedbuild at \(made) from the channel's latest.json and the manifests of its \(history.releases.count) kept releases."
         if !history.unreadable.isEmpty {
             footer += " Not shown (manifest not readable): data versions \(history.unreadable.map(String.init).joined(separator: ", "))."
         }
@@ -52,13 +53,16 @@ public struct ChannelPage: Sendable {
         ]
         for (term, value) in facts { page.raw("<dt>\(htmlEscaped(term))</dt><dd>\(htmlEscaped(value))</dd>") }
         page.raw("</dl>")
-        page.table(caption: "Rows per entity", header: ["Entity", "Rows"], rows: release.rowCounts.keys.sorted().map { [$0, "\(release.rowCounts[$0] ?? 0)"] }, numeric: [1])
+        page.table(
+            caption: "Rows per entity", header: ["Entity", "Rows"],
+            rows: release.rowCounts.keys.sorted().map { [$0, "\(release.rowCounts[$0] ?? 0)"] }, numeric: [1])
         if release.deltas.isEmpty {
             page.raw("<p>No delta was published with this release: every device downloads the artifact.</p>")
         } else {
             page.table(
                 caption: "Deltas published with it", header: ["From data version", "Bytes", "Share of the artifact"],
-                rows: release.deltas.map { ["\($0.fromDataVersion)", Self.bytes($0.bytes), Self.percent(release.share($0))] }, numeric: [0, 1, 2])
+                rows: release.deltas.map { ["\($0.fromDataVersion)", Self.bytes($0.bytes), Self.percent(release.share($0))] },
+                numeric: [0, 1, 2])
         }
         page.raw("</section>")
     }
@@ -69,16 +73,23 @@ public struct ChannelPage: Sendable {
             page.raw("<p>No change report: this release followed no earlier one.</p></section>")
             return
         }
-        page.raw("<p>Against data version \(changes.fromDataVersion.map(String.init) ?? "unknown"): \(changes.touched) row\(changes.touched == 1 ? "" : "s") added, removed or changed.</p>")
+        page.raw(
+            "<p>Against data version \(changes.fromDataVersion.map(String.init) ?? "unknown"): \(changes.touched) row\(changes.touched == 1 ? "" : "s") added, removed or changed.</p>"
+        )
         let rows = changes.entities.map { entity -> [String] in
             let touched = entity.added + entity.removed + entity.changed
             let share = entity.baseRows > 0 ? Double(touched) / Double(entity.baseRows) : 0
             let samples = EntityChanges.Kind.allCases.compactMap { kind in
                 entity.samples[kind].flatMap { $0.isEmpty ? nil : "\(kind.rawValue): \($0.joined(separator: ", "))" }
             }.joined(separator: "; ")
-            return [entity.entity, "\(entity.baseRows)", "\(entity.added)", "\(entity.removed)", "\(entity.changed)", Self.percent(share), samples]
+            return [
+                entity.entity, "\(entity.baseRows)", "\(entity.added)", "\(entity.removed)", "\(entity.changed)", Self.percent(share),
+                samples,
+            ]
         }
-        page.table(caption: "Changes per entity", header: ["Entity", "Base rows", "Added", "Removed", "Changed", "Share", "Sample keys"], rows: rows, numeric: [1, 2, 3, 4, 5])
+        page.table(
+            caption: "Changes per entity", header: ["Entity", "Base rows", "Added", "Removed", "Changed", "Share", "Sample keys"],
+            rows: rows, numeric: [1, 2, 3, 4, 5])
         page.raw("</section>")
     }
 
@@ -90,17 +101,27 @@ public struct ChannelPage: Sendable {
         let entities = Set(releases.flatMap { $0.rowCounts.keys }).sorted()
         let rowSeries = entities.map { entity in PlotSeries(name: entity, values: releases.map { $0.rowCounts[entity].map(Double.init) }) }
         page.plot(Plot(id: "rows", title: "Rows per entity", unit: "rows", labels: versions, series: rowSeries, style: .line))
-        page.plot(Plot(id: "artifact", title: "Artifact size", unit: "bytes", labels: versions,
-                       series: [PlotSeries(name: "Artifact bytes", values: releases.map { Double($0.artifactBytes) })], style: .line))
+        page.plot(
+            Plot(
+                id: "artifact", title: "Artifact size", unit: "bytes", labels: versions,
+                series: [PlotSeries(name: "Artifact bytes", values: releases.map { Double($0.artifactBytes) })], style: .line))
         // The share of the delta from the release just before, the one most devices take.
         let shares = releases.enumerated().map { index, release -> Double? in
-            guard index > 0, let delta = release.deltas.first(where: { $0.fromDataVersion == releases[index - 1].dataVersion }) else { return nil }
+            guard index > 0, let delta = release.deltas.first(where: { $0.fromDataVersion == releases[index - 1].dataVersion }) else {
+                return nil
+            }
             return release.share(delta) * 100
         }
-        page.plot(Plot(id: "delta-share", title: "Delta from the previous release, share of the artifact", unit: "%", labels: versions,
-                       series: [PlotSeries(name: "Delta share (%)", values: shares)], style: .bars))
-        page.plot(Plot(id: "changed", title: "Rows changed per night", unit: "rows", labels: versions,
-                       series: [PlotSeries(name: "Rows added, removed or changed", values: releases.map { $0.changes.map { Double($0.touched) } })], style: .bars))
+        page.plot(
+            Plot(
+                id: "delta-share", title: "Delta from the previous release, share of the artifact", unit: "%", labels: versions,
+                series: [PlotSeries(name: "Delta share (%)", values: shares)], style: .bars))
+        page.plot(
+            Plot(
+                id: "changed", title: "Rows changed per night", unit: "rows", labels: versions,
+                series: [
+                    PlotSeries(name: "Rows added, removed or changed", values: releases.map { $0.changes.map { Double($0.touched) } })
+                ], style: .bars))
         page.raw("</section>")
     }
 
@@ -109,7 +130,10 @@ public struct ChannelPage: Sendable {
         let units = ["bytes", "KB", "MB", "GB", "TB"]
         var value = Double(count)
         var unit = 0
-        while value >= 1000, unit < units.count - 1 { value /= 1000; unit += 1 }
+        while value >= 1000, unit < units.count - 1 {
+            value /= 1000
+            unit += 1
+        }
         return unit == 0 ? "\(count) bytes" : String(format: "%.1f %@", value, units[unit])
     }
 
@@ -140,12 +164,17 @@ struct PageBuilder {
 
     mutating func table(caption: String, header: [String], rows: [[String]], numeric: Set<Int> = []) {
         raw("<div class=\"scroll\"><table><caption>\(htmlEscaped(caption))</caption><thead><tr>")
-        for (index, name) in header.enumerated() { raw("<th scope=\"col\"\(numeric.contains(index) ? " class=\"n\"" : "")>\(htmlEscaped(name))</th>") }
+        for (index, name) in header.enumerated() {
+            raw("<th scope=\"col\"\(numeric.contains(index) ? " class=\"n\"" : "")>\(htmlEscaped(name))</th>")
+        }
         raw("</tr></thead><tbody>")
         for row in rows {
             raw("<tr>")
             for (index, cell) in row.enumerated() {
-                raw(index == 0 ? "<th scope=\"row\">\(htmlEscaped(cell))</th>" : "<td\(numeric.contains(index) ? " class=\"n\"" : "")>\(htmlEscaped(cell))</td>")
+                raw(
+                    index == 0
+                        ? "<th scope=\"row\">\(htmlEscaped(cell))</th>"
+                        : "<td\(numeric.contains(index) ? " class=\"n\"" : "")>\(htmlEscaped(cell))</td>")
             }
             raw("</tr>")
         }

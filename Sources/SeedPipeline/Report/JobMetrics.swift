@@ -32,7 +32,8 @@ public struct JobMetrics: Sendable {
     /// Adds to a value already set with the same labels (a stage run in two parts), else sets it.
     public mutating func add(_ name: String, _ value: Double, help: String, labels: [(String, String)] = []) {
         if let family = families.firstIndex(where: { $0.name == name }),
-            let sample = families[family].samples.firstIndex(where: { $0.labels.elementsEqual(labels, by: ==) }) {
+            let sample = families[family].samples.firstIndex(where: { $0.labels.elementsEqual(labels, by: ==) })
+        {
             families[family].samples[sample].value += value
         } else {
             set(name, value, help: help, labels: labels)
@@ -45,7 +46,9 @@ public struct JobMetrics: Sendable {
         for family in families {
             out += "# HELP \(family.name) \(Self.escapeHelp(family.help))\n# TYPE \(family.name) gauge\n"
             for sample in family.samples {
-                let labels = sample.labels.isEmpty ? "" : "{" + sample.labels.map { "\($0.0)=\"\(Self.escapeLabel($0.1))\"" }.joined(separator: ",") + "}"
+                let labels =
+                    sample.labels.isEmpty
+                    ? "" : "{" + sample.labels.map { "\($0.0)=\"\(Self.escapeLabel($0.1))\"" }.joined(separator: ",") + "}"
                 out += "\(family.name)\(labels) \(Self.number(sample.value))\n"
             }
         }
@@ -59,14 +62,20 @@ public struct JobMetrics: Sendable {
         var metrics = self
         let lastSuccess = succeeded ? now.timeIntervalSince1970 : Self.lastSuccess(in: path)
         metrics.set("seedbuild_success", succeeded ? 1 : 0, help: "1 when the last run of the job succeeded, 0 when it failed.")
-        metrics.set("seedbuild_last_run_timestamp_seconds", now.timeIntervalSince1970.rounded(), help: "When the last run of the job ended, in seconds since 1970.")
+        metrics.set(
+            "seedbuild_last_run_timestamp_seconds", now.timeIntervalSince1970.rounded(),
+            help: "When the last run of the job ended, in seconds since 1970.")
         if let lastSuccess {
-            metrics.set("seedbuild_last_success_timestamp_seconds", lastSuccess.rounded(), help: "When a run of the job last succeeded, in seconds since 1970.")
+            metrics.set(
+                "seedbuild_last_success_timestamp_seconds", lastSuccess.rounded(),
+                help: "When a run of the job last succeeded, in seconds since 1970.")
         }
         do {
             try writeAtomically(metrics.text, to: path, mode: 0o644)
         } catch {
-            throw IngestError(.cannotCreateOutput, file: path, "cannot write the metrics file: \(error); check the folder exists and is writable (node-exporter's textfile directory)")
+            throw IngestError(
+                .cannotCreateOutput, file: path,
+                "cannot write the metrics file: \(error); check the folder exists and is writable (node-exporter's textfile directory)")
         }
     }
 

@@ -60,7 +60,13 @@ public struct VerificationReport: Sendable {
             "file": .string(file),
             "passed": .bool(passed),
             "checks": .array(checks.map { .object(["name": .string($0.name), "passed": .bool($0.passed), "detail": .string($0.detail)]) }),
-            "models": .array(models.map { .object(["version": .string($0.version), "result": .string($0.verdict.rawValue), "details": .array($0.details.map(JSONValue.string))]) }),
+            "models": .array(
+                models.map {
+                    .object([
+                        "version": .string($0.version), "result": .string($0.verdict.rawValue),
+                        "details": .array($0.details.map(JSONValue.string)),
+                    ])
+                }),
         ]
         if let result { object["result"] = .string(result.rawValue) }
         return .object(object)

@@ -12,7 +12,9 @@ extension Verifier {
     /// stores. A predicate that does not parse, names a missing key attribute, or finds nothing for a
     /// matching object fails the check.
     /// - Returns: what resolved (details) and what failed (problems).
-    func checkCrossStore(seed: String, configuration: String, seedModel: Model, userModels: [Model]) -> (details: [String], problems: [String]) {
+    func checkCrossStore(seed: String, configuration: String, seedModel: Model, userModels: [Model]) -> (
+        details: [String], problems: [String]
+    ) {
         let seedEntities = Set((try? seedModel.restricted(to: configuration).entities.map(\.name)) ?? [])
         let userEntities = userModels.flatMap(\.entities).filter { !seedEntities.contains($0.name) }
         var merged: Model
@@ -31,7 +33,8 @@ extension Verifier {
         var problems: [String] = []
         do {
             let coordinator = StoreCoordinator(model: merged)
-            try coordinator.addStore(StoreDescription(type: .sqlite, url: URL(fileURLWithPath: seed), configuration: configuration, isReadOnly: true))
+            try coordinator.addStore(
+                StoreDescription(type: .sqlite, url: URL(fileURLWithPath: seed), configuration: configuration, isReadOnly: true))
             try coordinator.addStore(StoreDescription(type: .inMemory, configuration: Self.userConfiguration))
             let context = ObjectContext(coordinator: coordinator)
             var samples: [String: ManagedObject] = [:]
@@ -57,7 +60,8 @@ extension Verifier {
             }
             // A required to-one between user entities points at the one object inserted of its destination.
             for entity in userEntities where !entity.isAbstract {
-                for relationship in entity.relationships where !relationship.isToMany && !relationship.isOptional && !relationship.isTransient {
+                for relationship in entity.relationships
+                where !relationship.isToMany && !relationship.isOptional && !relationship.isTransient {
                     if let destination = samples[relationship.destination], let object = samples[entity.name] {
                         try object.setObject(destination, forRelationship: relationship.name)
                     }
@@ -66,7 +70,8 @@ extension Verifier {
             do {
                 try context.save()
                 if !userEntities.isEmpty {
-                    details.append("inserted one \(userEntities.map(\.name).joined(separator: ", ")) into an empty user store beside the seed")
+                    details.append(
+                        "inserted one \(userEntities.map(\.name).joined(separator: ", ")) into an empty user store beside the seed")
                 }
             } catch {
                 problems.append("cannot save one object of each user entity beside the seed: \(error)")
@@ -85,9 +90,12 @@ extension Verifier {
                     let equalities = (try? FetchPredicate(property.predicateFormat)).map(\.isOnlyFetchSourceEqualities) ?? false
                     let linked = equalities && seedEntities.contains(owner.name) && !(links[property.entity] ?? [:]).isEmpty
                     if linked, found.isEmpty {
-                        problems.append("\(name) found no \(property.entity) for \(owner.name) \(source.objectID.key.displayText), though one was inserted with the values its predicate \"\(property.predicate)\" compares; check the predicate and key attributes")
+                        problems.append(
+                            "\(name) found no \(property.entity) for \(owner.name) \(source.objectID.key.displayText), though one was inserted with the values its predicate \"\(property.predicate)\" compares; check the predicate and key attributes"
+                        )
                     } else {
-                        details.append("\(name) resolved: \(found.count) \(property.entity) for \(owner.name) \(source.objectID.key.displayText)")
+                        details.append(
+                            "\(name) resolved: \(found.count) \(property.entity) for \(owner.name) \(source.objectID.key.displayText)")
                     }
                 } catch {
                     problems.append("\(name) (\"\(property.predicate)\") cannot be resolved across the stores: \(error)")
@@ -104,7 +112,8 @@ extension Verifier {
         let minimum = attribute.minValue.flatMap(Double.init).flatMap { $0.isFinite ? $0 : nil }
         let maximum = attribute.maxValue.flatMap(Double.init).flatMap { $0.isFinite ? $0 : nil }
         // Zero unless the range excludes it; then the bound nearest to zero.
-        let number = minimum.map { Swift.max($0, 0) }.map { m in maximum.map { Swift.min(m, $0) } ?? m } ?? maximum.map { Swift.min($0, 0) } ?? 0
+        let number =
+            minimum.map { Swift.max($0, 0) }.map { m in maximum.map { Swift.min(m, $0) } ?? m } ?? maximum.map { Swift.min($0, 0) } ?? 0
         switch attribute.type {
         case .integer16, .integer32, .integer64:
             let range = attribute.type.integerRange ?? Int64.min...Int64.max
@@ -113,7 +122,8 @@ extension Verifier {
         case .decimal: return .text(String(number))
         case .boolean: return .integer(0)
         case .date: return StoreValue(Date(timeIntervalSince1970: 0))
-        case .string: return .text(String(repeating: "x", count: Swift.min(Swift.max(1, Int(exactly: (minimum ?? 1).rounded(.up)) ?? 1), 10_000)))
+        case .string:
+            return .text(String(repeating: "x", count: Swift.min(Swift.max(1, Int(exactly: (minimum ?? 1).rounded(.up)) ?? 1), 10_000)))
         case .uuid: return .text(UUID().uuidString.lowercased())
         case .uri: return .text("https://example.invalid/")
         case .binary, .transformable: return .blob(Data())

@@ -10,7 +10,8 @@ extension Verifier {
         _ model: Model, userModels: [Model], store: String, metadata: StoreMetadata, scratch: String, labelUserModels: Bool = false
     ) throws -> VerificationReport.ModelResult {
         func label(_ model: Model) -> String {
-            model.source?.version ?? (model.versionIdentifiers.isEmpty ? model.name : "\(model.name) \(model.versionIdentifiers.joined(separator: ","))")
+            model.source?.version
+                ?? (model.versionIdentifiers.isEmpty ? model.name : "\(model.name) \(model.versionIdentifiers.joined(separator: ","))")
         }
         let version = ([model] + (labelUserModels ? userModels : [])).map(label).joined(separator: " + ")
         func refused(_ reasons: [String]) -> VerificationReport.ModelResult {
@@ -42,9 +43,11 @@ extension Verifier {
             } catch {
                 return refused([error.message])
             }
-            let (details, problems) = checkCrossStore(seed: restamped, configuration: configuration, seedModel: model, userModels: userModels)
+            let (details, problems) = checkCrossStore(
+                seed: restamped, configuration: configuration, seedModel: model, userModels: userModels)
             guard problems.isEmpty else { return refused(problems) }
-            let note = "version hashes differ outside the seed (\(differences.map(\.entity).joined(separator: ", "))): stamped for this model on a scratch copy"
+            let note =
+                "version hashes differ outside the seed (\(differences.map(\.entity).joined(separator: ", "))): stamped for this model on a scratch copy"
             return VerificationReport.ModelResult(version: version, verdict: .restamped, details: [note] + details)
         }
         let migrated = (scratch as NSString).appendingPathComponent("migrated-\(UUID().uuidString).sqlite")
@@ -52,10 +55,13 @@ extension Verifier {
             let result = try Migrator().migrate(store, to: merged, output: migrated)
             var details = ["version hashes differ: " + differences.map(\.description).joined(separator: ", ")]
             details += result.plan.changes.map(\.description) + result.plan.warnings.map { "warning: \($0)" }
-            details += result.droppedLinks.sorted { $0.key < $1.key }.map { "\($0.value) links of \($0.key) dropped (to-many became to-one)" }
+            details += result.droppedLinks.sorted { $0.key < $1.key }.map {
+                "\($0.value) links of \($0.key) dropped (to-many became to-one)"
+            }
             let mismatches = try renamedValueMismatches(result.plan, original: store, migrated: migrated)
             guard mismatches.isEmpty else { return refused(mismatches) }
-            let (crossDetails, problems) = checkCrossStore(seed: migrated, configuration: configuration, seedModel: model, userModels: userModels)
+            let (crossDetails, problems) = checkCrossStore(
+                seed: migrated, configuration: configuration, seedModel: model, userModels: userModels)
             guard problems.isEmpty else { return refused(problems) }
             return VerificationReport.ModelResult(version: version, verdict: .lightweight, details: details + crossDetails)
         } catch let refusal as MigrationRefusal {
@@ -89,13 +95,17 @@ extension Verifier {
                 if case .attribute(let key) = oldTable.primaryKey {
                     newKey = newTable.columnName(for: plan.sourceProperties[change.entity]?.first { $0.value == key }?.key ?? key)
                 }
-                let differing = try Int.fetchOne(db, sql: """
-                    SELECT count(*) FROM main.\(quoteIdentifier(newTable.name)) n
-                    JOIN original.\(quoteIdentifier(oldTable.name)) o ON o.\(quoteIdentifier(oldTable.keyColumn)) = n.\(quoteIdentifier(newKey))
-                    WHERE n.\(quoteIdentifier(newTable.columnName(for: newAttribute))) IS NOT o.\(quoteIdentifier(oldTable.columnName(for: oldAttribute)))
-                    """) ?? 0
+                let differing =
+                    try Int.fetchOne(
+                        db,
+                        sql: """
+                            SELECT count(*) FROM main.\(quoteIdentifier(newTable.name)) n
+                            JOIN original.\(quoteIdentifier(oldTable.name)) o ON o.\(quoteIdentifier(oldTable.keyColumn)) = n.\(quoteIdentifier(newKey))
+                            WHERE n.\(quoteIdentifier(newTable.columnName(for: newAttribute))) IS NOT o.\(quoteIdentifier(oldTable.columnName(for: oldAttribute)))
+                            """) ?? 0
                 if differing > 0 {
-                    problems.append("\(differing) values of \(sourceEntity).\(oldAttribute) did not arrive in \(change.entity).\(newAttribute)")
+                    problems.append(
+                        "\(differing) values of \(sourceEntity).\(oldAttribute) did not arrive in \(change.entity).\(newAttribute)")
                 }
             }
         }

@@ -15,43 +15,59 @@ public struct Verifier: Sendable {
     ///   - userModels: the app's user models, merged with each seed model.
     ///   - otherUserModels: other versions of the user models (one set per app version), each merged
     ///     with the current seed model: every model an app in the field may open the seed under.
-    public func verify(_ artifact: String, seedModels: [Model], userModels: [Model], otherUserModels: [[Model]] = []) throws -> VerificationReport {
+    public func verify(_ artifact: String, seedModels: [Model], userModels: [Model], otherUserModels: [[Model]] = []) throws
+        -> VerificationReport
+    {
         var report = VerificationReport(file: artifact)
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("seedbuild-verify-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         var manifest: Manifest?
         guard let store = try storeFile(artifact, scratch: scratch.path, manifest: &manifest, report: &report),
-            let metadata = try checkStore(store, model: seedModels.first.map { (try? Model.merged([$0] + userModels)) ?? $0 }, report: &report)
+            let metadata = try checkStore(
+                store, model: seedModels.first.map { (try? Model.merged([$0] + userModels)) ?? $0 }, report: &report)
         else { return report }
         if let manifest {
             // What apps read from the manifest (row counts, hashes, data version) must be the store's.
             let differences = manifest.differences(from: metadata)
-            report.check("manifest metadata", differences.isEmpty, differences.isEmpty
-                ? "the store's metadata, field for field"
-                : "\(differences.joined(separator: "; ")); the manifest was edited or comes from another build: run seedbuild compress on the store again")
+            report.check(
+                "manifest metadata", differences.isEmpty,
+                differences.isEmpty
+                    ? "the store's metadata, field for field"
+                    : "\(differences.joined(separator: "; ")); the manifest was edited or comes from another build: run seedbuild compress on the store again"
+            )
             guard differences.isEmpty else { return report }
             // The signed set digest covers every table, metadata and schema included: recomputed from every row.
             if let stated = manifest.values[SetDigestStage.manifestKey]?.stringValue {
                 let recomputed = try SetDigest.compute(of: store).description
-                report.check("set digest", recomputed == stated, recomputed == stated
-                    ? "every row of every table and the schema, as the manifest states"
-                    : "the store's rows give \(recomputed.prefix(26))…, the manifest states \(stated.prefix(26))…; a table was changed after the build: rebuild it, or run seedbuild compress on the store again")
+                report.check(
+                    "set digest", recomputed == stated,
+                    recomputed == stated
+                        ? "every row of every table and the schema, as the manifest states"
+                        : "the store's rows give \(recomputed.prefix(26))…, the manifest states \(stated.prefix(26))…; a table was changed after the build: rebuild it, or run seedbuild compress on the store again"
+                )
             }
         }
         for model in seedModels {
-            report.models.append(try checkModel(model, userModels: userModels, store: store, metadata: metadata, scratch: scratch.path, labelUserModels: !otherUserModels.isEmpty))
+            report.models.append(
+                try checkModel(
+                    model, userModels: userModels, store: store, metadata: metadata, scratch: scratch.path,
+                    labelUserModels: !otherUserModels.isEmpty))
         }
         if let current = seedModels.first {
             for users in otherUserModels {
-                report.models.append(try checkModel(current, userModels: users, store: store, metadata: metadata, scratch: scratch.path, labelUserModels: true))
+                report.models.append(
+                    try checkModel(
+                        current, userModels: users, store: store, metadata: metadata, scratch: scratch.path, labelUserModels: true))
             }
         }
         return report
     }
 
     /// Step 1: the store file to open, inflated and checked against the manifest when there is one.
-    private func storeFile(_ artifact: String, scratch: String, manifest found: inout Manifest?, report: inout VerificationReport) throws -> String? {
+    private func storeFile(_ artifact: String, scratch: String, manifest found: inout Manifest?, report: inout VerificationReport) throws
+        -> String?
+    {
         guard FileManager.default.fileExists(atPath: artifact) else {
             throw StoreError(.notFound, path: artifact, "no such file; give a .sqlite, .sqlite.gz or manifest.json")
         }
@@ -84,12 +100,17 @@ public struct Verifier: Sendable {
         }
         let inflated = (scratch as NSString).appendingPathComponent("store.sqlite")
         var hasher = SHA256()
-        let inflation = !isGzip ? nil : Result { () throws(GzipError) -> Int64 in
-            // A manifest's segment table is used, so a table that does not fit its artifact is never published.
-            try GzipInflater.inflate(compressed, to: inflated, maxOutputBytes: expectedStore?.bytes, segments: manifest?.artifact?.segments) {
-                hasher.update(bufferPointer: $0)
+        let inflation =
+            !isGzip
+            ? nil
+            : Result { () throws(GzipError) -> Int64 in
+                // A manifest's segment table is used, so a table that does not fit its artifact is never published.
+                try GzipInflater.inflate(
+                    compressed, to: inflated, maxOutputBytes: expectedStore?.bytes, segments: manifest?.artifact?.segments
+                ) {
+                    hasher.update(bufferPointer: $0)
+                }
             }
-        }
         let sides = try side.value()
         if let (digest, _) = sides, let entry = manifest?.artifact {
             report.check("artifact size", digest.bytes == entry.bytes, "\(digest.bytes) bytes, manifest says \(entry.bytes)")
@@ -133,8 +154,9 @@ public struct Verifier: Sendable {
             let layout = try StoreDatabase.layout(of: db)
             if layout == .plain {
                 let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
-                report.check("application_id", applicationID == StoreMetadata.applicationID,
-                             String(format: "0x%08X, seed stores have 0x%08X", applicationID, StoreMetadata.applicationID))
+                report.check(
+                    "application_id", applicationID == StoreMetadata.applicationID,
+                    String(format: "0x%08X, seed stores have 0x%08X", applicationID, StoreMetadata.applicationID))
                 guard applicationID == StoreMetadata.applicationID else { return nil }
             }
             let quick = try String.fetchAll(db, sql: "PRAGMA quick_check")
@@ -144,13 +166,15 @@ public struct Verifier: Sendable {
             let metadata = try StoreMetadata.read(from: db)
             var schema = try? StoreDatabase.embeddedSchema(db, path: path)
             if schema == nil, layout == .coreData, let model, let configuration = metadata.configuration ?? model.configurationNames.first {
-                schema = try? StoreSchema(model: model, configuration: configuration, layout: .coreData, conventions: CoreDataConventions.read(from: db))
+                schema = try? StoreSchema(
+                    model: model, configuration: configuration, layout: .coreData, conventions: CoreDataConventions.read(from: db))
             }
             if layout == .coreData {
                 try checkCoreDataKeys(db, schema: schema, builtHere: metadata[StoreMetadata.Key.generator] != nil, report: &report)
             }
             for (entity, expected) in metadata.rowCounts.sorted(by: { $0.key < $1.key }) {
-                let count = try schema?.rowCount(of: entity, in: db)
+                let count =
+                    try schema?.rowCount(of: entity, in: db)
                     ?? Int64.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(entity))") ?? -1
                 report.check("rows \(entity)", count == expected, "\(count) rows, metadata says \(expected)")
             }
@@ -169,16 +193,20 @@ public struct Verifier: Sendable {
         let rows = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT")
         // Core Data keeps an entity's old name there after a migration renamed it.
         let renamed = Dictionary(
-            schema.wholeModel.entities.compactMap { entity in entity.renamingIdentifier.map { ($0, entity.name) } }, uniquingKeysWith: { first, _ in first })
+            schema.wholeModel.entities.compactMap { entity in entity.renamingIdentifier.map { ($0, entity.name) } },
+            uniquingKeysWith: { first, _ in first })
         let stored = rows.filter { ($0[0] as Int) < 16001 }.map { row in
             CoreDataSchema.PrimaryKeyRow(entity: row[0], name: renamed[row[1] as String] ?? row[1], superEntity: row[2])
         }
         // Against the numbers the model gives (the schema's own follow the store's Z_PRIMARYKEY).
         let expected = try CoreDataSchema(
-            model: schema.wholeModel, configuration: schema.configuration, conventions: CoreDataConventions(frameworkVersion: coreData.conventions.frameworkVersion)
+            model: schema.wholeModel, configuration: schema.configuration,
+            conventions: CoreDataConventions(frameworkVersion: coreData.conventions.frameworkVersion)
         ).primaryKeyRows
         let differing = zip(stored, expected).filter { $0 != $1 }.count + abs(stored.count - expected.count)
-        report.check("Z_PRIMARYKEY", differing == 0, "\(stored.count) entities, the model has \(expected.count); \(differing) differ in number, name or parent")
+        report.check(
+            "Z_PRIMARYKEY", differing == 0,
+            "\(stored.count) entities, the model has \(expected.count); \(differing) differ in number, name or parent")
         for table in schema.tables where builtHere {
             let highest = try Int64.fetchOne(db, sql: "SELECT coalesce(max(Z_PK), 0) FROM \(quoteIdentifier(table.name))") ?? 0
             let max = rows.first { ($0[1] as String) == table.entity.name }.map { $0[3] as Int64 } ?? -1

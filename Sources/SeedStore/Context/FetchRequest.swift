@@ -1,4 +1,5 @@
 import SeedModel
+
 /// What to fetch: an entity, a predicate, a sort order, a window, and optionally which stores.
 ///
 /// Mirrors [NSFetchRequest](https://developer.apple.com/documentation/coredata/nsfetchrequest):
@@ -54,7 +55,8 @@ extension FetchRequest {
             let known = model.fetchRequestTemplates.map(\.name)
             throw FetchPredicateError(
                 format: "", position: nil,
-                "the model has no fetch request template named \"\(name)\"" + (known.isEmpty ? "" : "; it has \(known.joined(separator: ", "))"))
+                "the model has no fetch request template named \"\(name)\""
+                    + (known.isEmpty ? "" : "; it has \(known.joined(separator: ", "))"))
         }
         let format = template.predicateFormat
         let predicate: FetchPredicate

@@ -48,7 +48,8 @@ public final class ManagedObject {
     /// Whether the object was deleted in its context and the deletion not saved yet.
     public internal(set) var isDeleted = false
 
-    init(entity: SharedEntity, objectID: ObjectID, values: RowValues, version: Int64, store: (any PersistentStore)?, context: ObjectContext) {
+    init(entity: SharedEntity, objectID: ObjectID, values: RowValues, version: Int64, store: (any PersistentStore)?, context: ObjectContext)
+    {
         sharedEntity = entity
         self.objectID = objectID
         self.committed = values
@@ -106,14 +107,18 @@ public final class ManagedObject {
     private func unknownAttribute(_ key: String) -> ContextError {
         if let relationship = entity.relationship(named: key) {
             let accessor = relationship.isToMany ? "objects(forRelationship:)" : "object(forRelationship:)"
-            return ContextError(.unknownName, "\(entity.name).\(key) is a \(relationship.isToMany ? "to-many" : "to-one") relationship, not an attribute; use \(accessor)")
+            return ContextError(
+                .unknownName,
+                "\(entity.name).\(key) is a \(relationship.isToMany ? "to-many" : "to-one") relationship, not an attribute; use \(accessor)"
+            )
         }
         if entity.fetchedProperty(named: key) != nil {
             return ContextError(.unknownName, "\(entity.name).\(key) is a fetched property, not an attribute; use fetchedObjects(_:)")
         }
         return ContextError(
             .unknownName,
-            "\(entity.name) has no attribute \"\(key)\"; its attributes are \(entity.attributes.map(\.name).joined(separator: ", ").ifEmpty("none"))")
+            "\(entity.name) has no attribute \"\(key)\"; its attributes are \(entity.attributes.map(\.name).joined(separator: ", ").ifEmpty("none"))"
+        )
     }
 
     // The typed getters check the name, as value(for:) does: a misspelt name is an error, never a silent nil.
@@ -221,7 +226,8 @@ public final class ManagedObject {
         guard let property = entity.fetchedProperty(named: name) else {
             throw ContextError(
                 .unknownName,
-                "\(entity.name) has no fetched property \"\(name)\"; it has \(entity.fetchedProperties.map(\.name).joined(separator: ", ").ifEmpty("none"))")
+                "\(entity.name) has no fetched property \"\(name)\"; it has \(entity.fetchedProperties.map(\.name).joined(separator: ", ").ifEmpty("none"))"
+            )
         }
         guard let context else { throw ContextError(.objectNotFound, "\(objectID) is no longer in a context") }
         let objects = try context.evaluate(property, for: self)
@@ -231,10 +237,16 @@ public final class ManagedObject {
 
     private func relationship(_ name: String, toMany: Bool) throws -> Relationship {
         guard let relationship = entity.relationship(named: name) else {
-            throw ContextError(.unknownName, "\(entity.name) has no relationship \"\(name)\"; it has \(entity.relationships.map(\.name).joined(separator: ", ").ifEmpty("none"))")
+            throw ContextError(
+                .unknownName,
+                "\(entity.name) has no relationship \"\(name)\"; it has \(entity.relationships.map(\.name).joined(separator: ", ").ifEmpty("none"))"
+            )
         }
         guard relationship.isToMany == toMany else {
-            throw ContextError(.unknownName, "\(entity.name).\(name) is a \(relationship.isToMany ? "to-many" : "to-one") relationship; use \(relationship.isToMany ? "objects(forRelationship:)" : "object(forRelationship:)")")
+            throw ContextError(
+                .unknownName,
+                "\(entity.name).\(name) is a \(relationship.isToMany ? "to-many" : "to-one") relationship; use \(relationship.isToMany ? "objects(forRelationship:)" : "object(forRelationship:)")"
+            )
         }
         return relationship
     }
@@ -242,10 +254,12 @@ public final class ManagedObject {
     private func checkDestination(_ object: ManagedObject?, _ relationship: Relationship) throws {
         guard let object else { return }
         guard object.entity.name == relationship.destination else {
-            throw ContextError(.validation, "\(entity.name).\(relationship.name) leads to \(relationship.destination), not \(object.entity.name)")
+            throw ContextError(
+                .validation, "\(entity.name).\(relationship.name) leads to \(relationship.destination), not \(object.entity.name)")
         }
         guard object.context === context else {
-            throw ContextError(.validation, "\(entity.name).\(relationship.name): \(object.objectID) belongs to another context; fetch it in this one")
+            throw ContextError(
+                .validation, "\(entity.name).\(relationship.name): \(object.objectID) belongs to another context; fetch it in this one")
         }
     }
 }

@@ -87,7 +87,8 @@ extension ObjectContext {
     private func stores(for request: FetchRequest) throws -> [any PersistentStore] {
         _ = try entity(named: request.entity)
         if let predicate = request.predicate, let variable = predicate.variableNames.sorted().first {
-            throw FetchPredicateError(format: predicate.description, position: nil, "$\(variable) has no value; call substituting(_:) before fetching")
+            throw FetchPredicateError(
+                format: predicate.description, position: nil, "$\(variable) has no value; call substituting(_:) before fetching")
         }
         let stores = coordinator.stores(for: request.entity, among: request.affectedStores)
         guard !stores.isEmpty else {
@@ -133,15 +134,21 @@ extension ObjectContext {
                 if keyPath.count == 2, keyPath[0] == "userInfo" { return .value(StoreValue(property.userInfo[keyPath[1]])) }
                 throw FetchPredicateError(format: format, position: nil, "$FETCHED_PROPERTY supports .name, .entity and .userInfo.KEY")
             default:
-                throw FetchPredicateError(format: format, position: nil, "$\(name) has no value in a fetched property; only $FETCH_SOURCE and $FETCHED_PROPERTY are bound")
+                throw FetchPredicateError(
+                    format: format, position: nil,
+                    "$\(name) has no value in a fetched property; only $FETCH_SOURCE and $FETCHED_PROPERTY are bound")
             }
         }
         do {
             return try fetch(FetchRequest(entity: property.entity, predicate: bound))
         } catch let error as CoordinatorError where error.kind == .noStore {
-            throw CoordinatorError(.noStore, "fetched property \(object.entity.name).\(property.name): no store holds \(property.entity); add the store whose configuration includes it")
+            throw CoordinatorError(
+                .noStore,
+                "fetched property \(object.entity.name).\(property.name): no store holds \(property.entity); add the store whose configuration includes it"
+            )
         } catch let error as FetchPredicateError {
-            throw FetchPredicateError(format: format, position: nil, "fetched property \(object.entity.name).\(property.name): \(error.message)")
+            throw FetchPredicateError(
+                format: format, position: nil, "fetched property \(object.entity.name).\(property.name): \(error.message)")
         }
     }
 }
@@ -162,7 +169,8 @@ extension ManagedObject {
             guard object.entity.relationship(named: name).map({ !$0.isToMany }) == true else {
                 throw FetchPredicateError(
                     format: format, position: nil,
-                    "\(object.entity.name) has no attribute or to-one relationship \"\(name)\" (in $FETCH_SOURCE.\(keyPath.joined(separator: ".")))")
+                    "\(object.entity.name) has no attribute or to-one relationship \"\(name)\" (in $FETCH_SOURCE.\(keyPath.joined(separator: ".")))"
+                )
             }
             current = try object.object(forRelationship: name)
         }

@@ -64,7 +64,10 @@ extension ObjectContext {
             guard let row = try snapshot(of: id) else { continue }
             if object.hasChanges {
                 guard mergePolicy != .error else { continue }
-                try resolve(SaveConflict(storeIdentifier: id.storeIdentifier ?? "", storeName: "", rows: [.init(entity: id.entity, key: id.key, expectedVersion: object.version, stored: row)]))
+                try resolve(
+                    SaveConflict(
+                        storeIdentifier: id.storeIdentifier ?? "", storeName: "",
+                        rows: [.init(entity: id.entity, key: id.key, expectedVersion: object.version, stored: row)]))
             } else {
                 object.committed = row.storage
                 object.version = row.version

@@ -84,12 +84,15 @@ extension ObjectContext {
             }
             let candidates = coordinator.stores(for: object.entity.name)
             guard let store = candidates.first else {
-                throw CoordinatorError(.noStore, "cannot save \(object.objectID): no store holds \(object.entity.name); add a store whose configuration includes it")
+                throw CoordinatorError(
+                    .noStore,
+                    "cannot save \(object.objectID): no store holds \(object.entity.name); add a store whose configuration includes it")
             }
             guard candidates.count == 1 else {
                 throw CoordinatorError(
                     .noStore,
-                    "cannot save \(object.objectID): \(object.entity.name) is in \(candidates.count) stores (\(candidates.map(\.storeDescription.displayName).joined(separator: ", "))); choose one with assign(_:to:)")
+                    "cannot save \(object.objectID): \(object.entity.name) is in \(candidates.count) stores (\(candidates.map(\.storeDescription.displayName).joined(separator: ", "))); choose one with assign(_:to:)"
+                )
             }
             routes[ObjectIdentifier(object)] = store
         }
@@ -103,7 +106,8 @@ extension ObjectContext {
             if store.isReadOnly {
                 throw StoreError(
                     .refused, path: store.storeDescription.url?.path ?? store.storeDescription.displayName,
-                    "the store \(store.storeDescription.displayName) was added read-only: cannot save changes to \(object.entity.name) (\(object.objectID)); save them to a writable store")
+                    "the store \(store.storeDescription.displayName) was added read-only: cannot save changes to \(object.entity.name) (\(object.objectID)); save them to a writable store"
+                )
             }
             try checkLinks(of: object, store: store, storeOf: store(of:))
         }
@@ -117,12 +121,15 @@ extension ObjectContext {
         for object in changed {
             let index = slot(object.store!)
             if object.isDeleted {
-                saves[index].changes.deletes.append(StoreChanges.Delete(entity: object.entity.name, key: object.objectID.key, expectedVersion: object.version))
+                saves[index].changes.deletes.append(
+                    StoreChanges.Delete(entity: object.entity.name, key: object.objectID.key, expectedVersion: object.version))
                 saves[index].deleted.append(object)
             } else if !object.changes.isEmpty || !object.toOneChanges.isEmpty || !object.toManyChanges.isEmpty {
                 // A relationship-only change is an update too: its version is checked and bumped.
                 saves[index].changes.updates.append(
-                    StoreChanges.Update(entity: object.entity.name, key: object.objectID.key, values: object.changes, expectedVersion: object.version, force: object.forceWrite))
+                    StoreChanges.Update(
+                        entity: object.entity.name, key: object.objectID.key, values: object.changes, expectedVersion: object.version,
+                        force: object.forceWrite))
                 saves[index].updated.append(object)
             } else if !saves[index].updated.contains(where: { $0 === object }) {
                 saves[index].updated.append(object)
@@ -133,19 +140,25 @@ extension ObjectContext {
             func reference(_ target: ManagedObject) throws -> RowReference {
                 if let position = saves[index].inserted.firstIndex(where: { $0 === target }) { return .inserted(position) }
                 guard !target.objectID.isTemporary else {
-                    throw ContextError(.objectNotFound, "\(object.objectID) links to \(target.objectID), which is new but not being saved (deleted or in another context)")
+                    throw ContextError(
+                        .objectNotFound,
+                        "\(object.objectID) links to \(target.objectID), which is new but not being saved (deleted or in another context)")
                 }
                 return .stored(target.objectID.key)
             }
             let source = try reference(object)
             for (name, destination) in object.toOneChanges.sorted(by: { $0.key < $1.key }) {
                 saves[index].changes.links.append(
-                    StoreChanges.Link(entity: object.entity.name, source: source, relationship: name, destination: try destination.map(reference), kind: .set))
+                    StoreChanges.Link(
+                        entity: object.entity.name, source: source, relationship: name, destination: try destination.map(reference),
+                        kind: .set))
             }
             for (name, list) in object.toManyChanges.sorted(by: { $0.key < $1.key }) {
                 for change in list {
                     saves[index].changes.links.append(
-                        StoreChanges.Link(entity: object.entity.name, source: source, relationship: name, destination: try reference(change.object), kind: change.added ? .add : .remove))
+                        StoreChanges.Link(
+                            entity: object.entity.name, source: source, relationship: name, destination: try reference(change.object),
+                            kind: change.added ? .add : .remove))
                 }
             }
         }
@@ -158,14 +171,17 @@ extension ObjectContext {
     }
 
     /// Refuses a relationship whose destination lives in another store than its source.
-    private func checkLinks(of object: ManagedObject, store: any PersistentStore, storeOf: (ManagedObject) -> (any PersistentStore)?) throws {
-        let targets = object.toOneChanges.compactMap { name, target in target.map { (name, $0) } }
+    private func checkLinks(of object: ManagedObject, store: any PersistentStore, storeOf: (ManagedObject) -> (any PersistentStore)?) throws
+    {
+        let targets =
+            object.toOneChanges.compactMap { name, target in target.map { (name, $0) } }
             + object.toManyChanges.flatMap { name, list in list.map { (name, $0.object) } }
         for (name, target) in targets {
             guard let other = storeOf(target), other !== store else { continue }
             throw CoordinatorError(
                 .crossStoreRelationship,
-                "cannot save \(object.entity.name).\(name): it links \(object.objectID) in \(store.storeDescription.displayName) to \(target.objectID) in \(other.storeDescription.displayName), and relationships cannot cross stores; link them with a fetched property on a key attribute instead")
+                "cannot save \(object.entity.name).\(name): it links \(object.objectID) in \(store.storeDescription.displayName) to \(target.objectID) in \(other.storeDescription.displayName), and relationships cannot cross stores; link them with a fetched property on a key attribute instead"
+            )
         }
     }
 
@@ -176,7 +192,8 @@ extension ObjectContext {
             for object in save.inserted {
                 registered[object.objectID] = nil
                 let temporary = object.objectID
-                object.objectID = ObjectID(entity: object.entity.name, storeIdentifier: save.store.identifier, key: object.savedKey ?? .null)
+                object.objectID = ObjectID(
+                    entity: object.entity.name, storeIdentifier: save.store.identifier, key: object.savedKey ?? .null)
                 object.store = save.store
                 object.isInserted = false
                 registered[object.objectID] = object

@@ -130,7 +130,8 @@ extension ObjectContext {
             object.entity.relationships.filter { $0.isTransient && $0.deleteRule == .deny }.compactMap { relationship in
                 let held = transientDestinations(of: object, relationship.name)
                 guard !held.isEmpty else { return nil }
-                return "\(object.objectID): cannot be deleted, its transient relationship \(object.entity.name).\(relationship.name) has the Deny rule "
+                return
+                    "\(object.objectID): cannot be deleted, its transient relationship \(object.entity.name).\(relationship.name) has the Deny rule "
                     + "and still holds \(held.count) \(relationship.destination) object\(held.count == 1 ? "" : "s") in this context; unlink or delete them first"
             }
         }

@@ -11,7 +11,9 @@ extension ObjectContext {
         for object in objects {
             let entity = object.entity
             for key in object.unknownKeys.sorted() {
-                problems.append("\(object.objectID): \(entity.name) has no attribute \"\(key)\"; it has \(entity.attributes.map(\.name).joined(separator: ", "))")
+                problems.append(
+                    "\(object.objectID): \(entity.name) has no attribute \"\(key)\"; it has \(entity.attributes.map(\.name).joined(separator: ", "))"
+                )
             }
             for attribute in entity.attributes where !attribute.isTransient {
                 if let problem = Self.check(object[attribute.name], attribute) {
@@ -26,7 +28,9 @@ extension ObjectContext {
                     isSet = !object.isInserted && (try? object.object(forRelationship: relationship.name)) != nil
                 }
                 if !isSet {
-                    problems.append("\(object.objectID): \(entity.name).\(relationship.name) is a required relationship to \(relationship.destination); set it")
+                    problems.append(
+                        "\(object.objectID): \(entity.name).\(relationship.name) is a required relationship to \(relationship.destination); set it"
+                    )
                 }
             }
             for constraint in entity.uniquenessConstraints {
@@ -35,7 +39,9 @@ extension ObjectContext {
                 let described = zip(constraint, values).map { "\($0) = \($1.displayText)" }.joined(separator: ", ")
                 let signature = ([entity.name] + zip(constraint, values).map { "\($0)\u{0}\($1)" }).joined(separator: "\u{1}")
                 if let other = seen[signature], other !== object {
-                    problems.append("\(object.objectID): \(entity.name) must be unique on \(constraint.joined(separator: ", ")), and \(other.objectID) being saved too has \(described)")
+                    problems.append(
+                        "\(object.objectID): \(entity.name) must be unique on \(constraint.joined(separator: ", ")), and \(other.objectID) being saved too has \(described)"
+                    )
                     continue
                 }
                 seen[signature] = object
@@ -43,14 +49,21 @@ extension ObjectContext {
                 let predicate = FetchPredicate.and(zip(constraint, values).map { .comparison(.keyPath([$0]), .equal, .value($1), []) })
                 let clashes = try store.fetch(StoreFetch(entity: entity.name, predicate: predicate, fetchLimit: 2))
                     .filter { object.isInserted || $0.key != object.objectID.key }
-                    .filter { row in !(registered[ObjectID(entity: entity.name, storeIdentifier: store.identifier, key: row.key)]?.isDeleted ?? false) }
+                    .filter { row in
+                        !(registered[ObjectID(entity: entity.name, storeIdentifier: store.identifier, key: row.key)]?.isDeleted ?? false)
+                    }
                 if let clash = clashes.first {
-                    problems.append("\(object.objectID): \(entity.name) must be unique on \(constraint.joined(separator: ", ")), and \(entity.name) \(clash.key.displayText) in \(store.storeDescription.displayName) already has \(described)")
+                    problems.append(
+                        "\(object.objectID): \(entity.name) must be unique on \(constraint.joined(separator: ", ")), and \(entity.name) \(clash.key.displayText) in \(store.storeDescription.displayName) already has \(described)"
+                    )
                 }
             }
         }
         if !problems.isEmpty {
-            throw ContextError(.validation, "cannot save: \(problems.count) value\(problems.count == 1 ? " breaks" : "s break") the model's rules; nothing was written", problems: problems)
+            throw ContextError(
+                .validation,
+                "cannot save: \(problems.count) value\(problems.count == 1 ? " breaks" : "s break") the model's rules; nothing was written",
+                problems: problems)
         }
     }
 
@@ -85,12 +98,20 @@ extension ObjectContext {
         }
         guard fits else { return "must be a \(type.rawValue) value, not \(value.displayText)" }
         if let number = value.doubleValue, type != .date {
-            if let text = attribute.minValue, let minimum = Double(text), number < minimum { return "is \(value.displayText), below its minimum \(text)" }
-            if let text = attribute.maxValue, let maximum = Double(text), number > maximum { return "is \(value.displayText), above its maximum \(text)" }
+            if let text = attribute.minValue, let minimum = Double(text), number < minimum {
+                return "is \(value.displayText), below its minimum \(text)"
+            }
+            if let text = attribute.maxValue, let maximum = Double(text), number > maximum {
+                return "is \(value.displayText), above its maximum \(text)"
+            }
         }
         if let text = value.stringValue, type == .string {
-            if let limit = attribute.minValue.flatMap(Int.init), text.count < limit { return "is \(text.count) characters, shorter than its minimum length \(limit)" }
-            if let limit = attribute.maxValue.flatMap(Int.init), text.count > limit { return "is \(text.count) characters, longer than its maximum length \(limit)" }
+            if let limit = attribute.minValue.flatMap(Int.init), text.count < limit {
+                return "is \(text.count) characters, shorter than its minimum length \(limit)"
+            }
+            if let limit = attribute.maxValue.flatMap(Int.init), text.count > limit {
+                return "is \(text.count) characters, longer than its maximum length \(limit)"
+            }
         }
         return nil
     }

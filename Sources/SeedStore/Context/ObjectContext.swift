@@ -89,7 +89,9 @@ public final class ObjectContext: @unchecked Sendable {
         let object = ManagedObject(entity: shared, objectID: id, values: .empty, version: 0, store: nil, context: self)
         object.isInserted = true
         for attribute in entity.attributes where !attribute.isTransient {
-            if let text = attribute.effectiveDefaultValue, case .success(let value) = FieldConverter.convertDefault(text, as: attribute.type) {
+            if let text = attribute.effectiveDefaultValue,
+                case .success(let value) = FieldConverter.convertDefault(text, as: attribute.type)
+            {
                 object.changes[attribute.name] = StoreValue(value, text: text)
             }
         }
@@ -103,10 +105,14 @@ public final class ObjectContext: @unchecked Sendable {
     /// - Throws: ``ContextError`` when the object is not new; ``CoordinatorError`` when the store does not hold its entity.
     public func assign(_ object: ManagedObject, to store: any PersistentStore) throws {
         guard object.isInserted, object.context === self else {
-            throw ContextError(.objectNotFound, "\(object.objectID) is not a new object of this context; only new objects can be assigned to a store")
+            throw ContextError(
+                .objectNotFound, "\(object.objectID) is not a new object of this context; only new objects can be assigned to a store")
         }
         guard coordinator.stores(for: object.entity.name).contains(where: { $0 === store }) else {
-            throw CoordinatorError(.noStore, "\(store.storeDescription.displayName) does not hold \(object.entity.name); assign it to a store whose configuration includes it")
+            throw CoordinatorError(
+                .noStore,
+                "\(store.storeDescription.displayName) does not hold \(object.entity.name); assign it to a store whose configuration includes it"
+            )
         }
         assignments[ObjectIdentifier(object)] = store
     }
@@ -154,7 +160,9 @@ public final class ObjectContext: @unchecked Sendable {
         object.fetchedCache.removeAll()
         guard !object.isInserted else { return }
         guard let row = try snapshot(of: object.objectID) else {
-            throw ContextError(.objectNotFound, "\(object.objectID) is no longer in \(parent == nil ? "its store" : "the parent context"); another save deleted it")
+            throw ContextError(
+                .objectNotFound,
+                "\(object.objectID) is no longer in \(parent == nil ? "its store" : "the parent context"); another save deleted it")
         }
         object.committed = row.storage
         object.version = row.version
@@ -168,7 +176,9 @@ public final class ObjectContext: @unchecked Sendable {
     public func object(with id: ObjectID) throws -> ManagedObject {
         if let object = registered[id] { return object }
         if parent != nil {
-            guard let row = try snapshot(of: id) else { throw ContextError(.objectNotFound, "\(id) is not in the parent context or its stores") }
+            guard let row = try snapshot(of: id) else {
+                throw ContextError(.objectNotFound, "\(id) is not in the parent context or its stores")
+            }
             return registerFromParent(row, id: id)
         }
         guard let store = coordinator.stores.first(where: { $0.identifier == id.storeIdentifier }),
@@ -183,17 +193,24 @@ public final class ObjectContext: @unchecked Sendable {
 
     func sharedEntity(named name: String) throws -> SharedEntity {
         guard let entity = coordinator.resolvedEntities[name] else {
-            throw ContextError(.unknownName, "the model \(coordinator.model.name) has no entity \"\(name)\"; it has \(coordinator.model.entities.map(\.name).joined(separator: ", "))")
+            throw ContextError(
+                .unknownName,
+                "the model \(coordinator.model.name) has no entity \"\(name)\"; it has \(coordinator.model.entities.map(\.name).joined(separator: ", "))"
+            )
         }
         return entity
     }
 
     /// The context's instance for a stored row: the registered one, or a new one.
-    func register(_ row: StoreRow, store: any PersistentStore, storeIdentifier: String? = nil, entity known: SharedEntity? = nil) -> ManagedObject {
+    func register(_ row: StoreRow, store: any PersistentStore, storeIdentifier: String? = nil, entity known: SharedEntity? = nil)
+        -> ManagedObject
+    {
         let id = ObjectID(entity: row.entity, storeIdentifier: storeIdentifier ?? store.identifier, key: row.key)
         // One look-up of the ID, through the dictionary's in-place access, whether or not it is registered.
         return Self.existingOrNew(&registered[id]) {
-            ManagedObject(entity: sharedEntity(of: row, known: known), objectID: id, values: row.storage, version: row.version, store: store, context: self)
+            ManagedObject(
+                entity: sharedEntity(of: row, known: known), objectID: id, values: row.storage, version: row.version, store: store,
+                context: self)
         }
     }
 

@@ -6,7 +6,8 @@ extension StoreCoordinator {
     func open(_ description: StoreDescription, entities: Set<String>) throws -> any PersistentStore {
         guard let url = description.url, description.type != .inMemory, FileManager.default.fileExists(atPath: url.path) else {
             if description.type != .inMemory, description.url == nil {
-                throw CoordinatorError(.unsupported, "a \(description.type.rawValue) store needs a file URL; use .inMemory for a store without a file")
+                throw CoordinatorError(
+                    .unsupported, "a \(description.type.rawValue) store needs a file URL; use .inMemory for a store without a file")
             }
             return try makeStore(description)
         }
@@ -17,7 +18,9 @@ extension StoreCoordinator {
             // Only through SQLite: closing any other descriptor of the file would drop this process's
             // locks on it (POSIX), and another process could then delete the log under its connections.
             stored = try StoreMetadata.read(at: url, in: StoreDatabase.openShared(url.path, busyTimeout: description.sqliteBusyTimeout))
-            embedded = (try? Migrator.embeddedModel(of: url.path, in: StoreDatabase.openShared(url.path, busyTimeout: description.sqliteBusyTimeout)))?.model
+            embedded =
+                (try? Migrator.embeddedModel(
+                    of: url.path, in: StoreDatabase.openShared(url.path, busyTimeout: description.sqliteBusyTimeout)))?.model
         } else {
             stored = try StoreMetadata.read(at: url)
             embedded = description.type == .sqlite ? (try? Migrator.embeddedModel(of: url.path))?.model : nil
@@ -28,7 +31,8 @@ extension StoreCoordinator {
         let reasons = differences.map(\.description).joined(separator: ", ")
         guard description.shouldMigrateStoreAutomatically, description.shouldInferMappingAutomatically else {
             let onlyInStore = differences.allSatisfy { $0.reasons == ["in the store but not in the model"] }
-            let advice = onlyInStore
+            let advice =
+                onlyInStore
                 ? "The store was stamped for a model with these entities too (the app's merged model): add the models that define them to this coordinator's model"
                 : "Add it with shouldMigrateStoreAutomatically and shouldInferMappingAutomatically to migrate it, or open it with the model it was built with"
             throw CoordinatorError(
@@ -39,14 +43,16 @@ extension StoreCoordinator {
         guard description.type == .sqlite else {
             throw CoordinatorError(
                 .unsupported,
-                "\(url.path) is a \(description.type.rawValue) store with a different model (\(reasons)); only SQLite stores migrate automatically. Open it with its own model and migrateStore(_:to:type:) it to SQLite first")
+                "\(url.path) is a \(description.type.rawValue) store with a different model (\(reasons)); only SQLite stores migrate automatically. Open it with its own model and migrateStore(_:to:type:) it to SQLite first"
+            )
         }
         var migrated = description
         if description.isReadOnly {
             guard let caches = description.migrationCachesDirectory else {
                 throw CoordinatorError(
                     .unsupported,
-                    "\(url.path) is read-only and needs migrating (\(reasons)); set migrationCachesDirectory to a folder where the migrated copy can be written")
+                    "\(url.path) is read-only and needs migrating (\(reasons)); set migrationCachesDirectory to a folder where the migrated copy can be written"
+                )
             }
             let expected = model.entityVersionHashes
             let combined = (Data(base64Encoded: model.versionChecksum) ?? Data()).hexString.prefix(16)

@@ -17,15 +17,18 @@ extension StoreCoordinator {
         lock.lock()
         defer { lock.unlock() }
         guard let index = storeList.firstIndex(where: { $0 === store }) else {
-            throw CoordinatorError(.noStore, "\(store.storeDescription.displayName) is not added to this coordinator; add it before migrating it")
+            throw CoordinatorError(
+                .noStore, "\(store.storeDescription.displayName) is not added to this coordinator; add it before migrating it")
         }
         guard let source = store as? SQLiteStore else {
-            throw CoordinatorError(.unsupported, "\(store.storeDescription.displayName) is a custom store type; only the built-in types can be migrated")
+            throw CoordinatorError(
+                .unsupported, "\(store.storeDescription.displayName) is a custom store type; only the built-in types can be migrated")
         }
         if type != .inMemory {
             guard let url else { throw CoordinatorError(.unsupported, "a \(type.rawValue) store needs a file URL") }
             guard !FileManager.default.fileExists(atPath: url.path) else {
-                throw CoordinatorError(.unsupported, "\(url.path) already exists; remove it or choose another location, so no store is overwritten")
+                throw CoordinatorError(
+                    .unsupported, "\(url.path) already exists; remove it or choose another location, so no store is overwritten")
             }
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         }
@@ -54,7 +57,8 @@ extension StoreCoordinator {
             writable.isReadOnly = false
             let copy: SQLiteStore
             do {
-                copy = type == .binary || type == .xml
+                copy =
+                    type == .binary || type == .xml
                     ? try AtomicStore(description: writable, model: model)
                     : try SQLiteStore(description: writable, model: model)
                 try copy.copyContents(of: source, metadata: metadata.replacingManagedKeys(of: copy.metadata))

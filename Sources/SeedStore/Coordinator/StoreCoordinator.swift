@@ -37,7 +37,8 @@ public final class StoreCoordinator: @unchecked Sendable {
     /// A coordinator over `model`, with no store yet (add them with ``addStore(_:)-(StoreDescription)``).
     public init(model: Model) {
         self.model = model
-        resolvedEntities = Dictionary(model.entities.map { ($0.name, SharedEntity(model.resolved($0))) }, uniquingKeysWith: { first, _ in first })
+        resolvedEntities = Dictionary(
+            model.entities.map { ($0.name, SharedEntity(model.resolved($0))) }, uniquingKeysWith: { first, _ in first })
     }
 
     deinit {
@@ -139,7 +140,8 @@ public final class StoreCoordinator: @unchecked Sendable {
         guard let configuration = model.configuration(named: name) else {
             throw CoordinatorError(
                 .unknownConfiguration,
-                "cannot add \(storeName): the model has no configuration \"\(name)\"; it has \(model.configurationNames.joined(separator: ", "))")
+                "cannot add \(storeName): the model has no configuration \"\(name)\"; it has \(model.configurationNames.joined(separator: ", "))"
+            )
         }
         let entities = Set(configuration.entities)
         for store in storeList {
@@ -147,12 +149,14 @@ public final class StoreCoordinator: @unchecked Sendable {
             if name == SeedModel.Configuration.defaultName || other == SeedModel.Configuration.defaultName {
                 throw CoordinatorError(
                     .overlappingConfiguration,
-                    "cannot add \(storeName) with configuration \(name): \(store.storeDescription.displayName) is already added with \(other), and the Default configuration (no configuration name) holds every entity, so it allows no other store; give each store a named configuration")
+                    "cannot add \(storeName) with configuration \(name): \(store.storeDescription.displayName) is already added with \(other), and the Default configuration (no configuration name) holds every entity, so it allows no other store; give each store a named configuration"
+                )
             }
             if name == other {
                 throw CoordinatorError(
                     .overlappingConfiguration,
-                    "cannot add \(storeName) with configuration \(name): \(store.storeDescription.displayName) is already added with it, and two stores of one configuration would receive the same objects; give each store its own configuration")
+                    "cannot add \(storeName) with configuration \(name): \(store.storeDescription.displayName) is already added with it, and two stores of one configuration would receive the same objects; give each store its own configuration"
+                )
             }
         }
         return entities

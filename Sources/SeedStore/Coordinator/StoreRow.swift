@@ -22,7 +22,9 @@ public struct StoreRow: Sendable, Hashable {
     ///   - sortValues: The values of the request's sort keys, so results from several stores can be merged.
     public init(entity: String, key: StoreValue, layout: RowLayout, columns: [StoreValue], version: Int64, sortValues: [StoreValue] = []) {
         precondition(columns.count == layout.names.count, "a row needs one value for each name of its layout")
-        self.init(entity: entity, key: key, storage: RowValues(layout: layout, columns: sortValues.isEmpty ? columns : columns + sortValues), version: version)
+        self.init(
+            entity: entity, key: key, storage: RowValues(layout: layout, columns: sortValues.isEmpty ? columns : columns + sortValues),
+            version: version)
     }
 
     /// A row from values by name (its layout is made for it alone).

@@ -9,18 +9,21 @@ extension CoreDataConventions {
     package static func read(from db: Database) throws -> CoreDataConventions? {
         guard try StoreDatabase.layout(of: db) == .coreData else {
             guard try db.tableExists(StoreMetadata.tableName),
-                let text = try String.fetchOne(db, sql: "SELECT value FROM \(StoreMetadata.tableName) WHERE key = ?", arguments: [metadataKey])
+                let text = try String.fetchOne(
+                    db, sql: "SELECT value FROM \(StoreMetadata.tableName) WHERE key = ?", arguments: [metadataKey])
             else { return nil }
             return CoreDataConventions(try? JSONValue(jsonText: text))
         }
         // Persistent history's entities are numbered apart from the model's (from 16001).
         let numbers = try StoreDatabase.entityNumbers(in: db).filter { $0.value < firstHistoryEntity }
-        var conventions = CoreDataConventions(entityNumbers: numbers, joinTableNames: try CoreDataConventions.joinTableNames(in: db.storeConnection()))
+        var conventions = CoreDataConventions(
+            entityNumbers: numbers, joinTableNames: try CoreDataConventions.joinTableNames(in: db.storeConnection()))
         conventions.joinTableIndexes = try CoreDataConventions.joinTableIndexes(in: db.storeConnection())
         conventions.historyEntities = try CoreDataConventions.historyEntities(in: db.storeConnection())
         if let plist = try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA LIMIT 1"),
             let list = try? PropertyListSerialization.propertyList(from: plist, format: nil) as? [String: Any],
-            let version = list[CoreDataMetadata.Key.framework] as? Int {
+            let version = list[CoreDataMetadata.Key.framework] as? Int
+        {
             conventions.frameworkVersion = version
         }
         return conventions

@@ -38,8 +38,11 @@ public enum CoreDataStoreFile {
     /// A Core Data store that caches no model: it has no `Z_MODELCACHE` table (Core Data before
     /// iOS 8 / OS X 10.10 wrote none; a file without Z_METADATA is no Core Data store at all), or an empty one.
     static func noCachedModel(_ path: String, table: Bool) -> StoreError {
-        let why = table ? "its Z_MODELCACHE table is empty" : "it has no Z_MODELCACHE table (Core Data before iOS 8 and OS X 10.10 wrote none)"
-        return StoreError(.noModel, path: path, "the store caches no model: \(why); give the model it was written with (the app's .xcdatamodeld, .momd or .mom)")
+        let why =
+            table ? "its Z_MODELCACHE table is empty" : "it has no Z_MODELCACHE table (Core Data before iOS 8 and OS X 10.10 wrote none)"
+        return StoreError(
+            .noModel, path: path,
+            "the store caches no model: \(why); give the model it was written with (the app's .xcdatamodeld, .momd or .mom)")
     }
 
     /// The model in a `Z_MODELCACHE` blob.

@@ -17,22 +17,27 @@ extension CoreDataValues {
 
     /// Registers the functions ``EntityTable/boundExpression(for:)`` writes Core Data's values through.
     package static func registerFunctions(in db: Database) {
-        db.add(function: DatabaseFunction(uuidFunction, argumentCount: 1, pure: true) { values in
-            guard let text = String.fromDatabaseValue(values[0]), let uuid = UUID(uuidString: text) else { return values[0] }
-            return withUnsafeBytes(of: uuid.uuid) { Data($0) }
-        })
-        db.add(function: DatabaseFunction(inlineFunction, argumentCount: 1, pure: true) { values in
-            guard let bytes = Data.fromDatabaseValue(values[0]) else { return values[0] }
-            return Data([0x01]) + bytes
-        })
-        let decoding: [(String, AttributeType)] = [(uuidTextFunction, .uuid), (decimalTextFunction, .decimal), (inlineBytesFunction, .binary)]
+        db.add(
+            function: DatabaseFunction(uuidFunction, argumentCount: 1, pure: true) { values in
+                guard let text = String.fromDatabaseValue(values[0]), let uuid = UUID(uuidString: text) else { return values[0] }
+                return withUnsafeBytes(of: uuid.uuid) { Data($0) }
+            })
+        db.add(
+            function: DatabaseFunction(inlineFunction, argumentCount: 1, pure: true) { values in
+                guard let bytes = Data.fromDatabaseValue(values[0]) else { return values[0] }
+                return Data([0x01]) + bytes
+            })
+        let decoding: [(String, AttributeType)] = [
+            (uuidTextFunction, .uuid), (decimalTextFunction, .decimal), (inlineBytesFunction, .binary),
+        ]
         for (name, type) in decoding {
             // Bytes kept in an external file stay as their marker here: the store is read without its folder.
             let attribute = Attribute(name: name, type: type, allowsExternalBinaryDataStorage: type == .binary)
-            db.add(function: DatabaseFunction(name, argumentCount: 1, pure: true) { values in
-                let value = StoreValue(values[0])
-                return (try? decode(value, for: attribute))?.databaseValue ?? values[0]
-            })
+            db.add(
+                function: DatabaseFunction(name, argumentCount: 1, pure: true) { values in
+                    let value = StoreValue(values[0])
+                    return (try? decode(value, for: attribute))?.databaseValue ?? values[0]
+                })
         }
     }
 }

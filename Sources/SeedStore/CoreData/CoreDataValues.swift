@@ -45,10 +45,12 @@ package enum CoreDataValues {
             case 0x01: return .blob(bytes.dropFirst())
             case 0x02:
                 let name = String(decoding: bytes.dropFirst().prefix { $0 != 0 }, as: UTF8.self)
-                guard let file = externalData?.appendingPathComponent(name), let contents = FileManager.default.contents(atPath: file.path) else {
+                guard let file = externalData?.appendingPathComponent(name), let contents = FileManager.default.contents(atPath: file.path)
+                else {
                     throw StoreError(
                         .notASeedStore, path: externalData?.path ?? "_EXTERNAL_DATA",
-                        "\(attribute.name)'s bytes are kept in an external file \(name) that cannot be read; copy the store's _EXTERNAL_DATA folder beside it")
+                        "\(attribute.name)'s bytes are kept in an external file \(name) that cannot be read; copy the store's _EXTERNAL_DATA folder beside it"
+                    )
                 }
                 return .blob(contents)
             default: return value

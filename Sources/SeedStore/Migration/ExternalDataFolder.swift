@@ -19,8 +19,11 @@ package enum ExternalDataFolder {
         var names = Set<String>()
         for table in schema.tables {
             for column in table.columns {
-                guard case .attribute(let attribute) = column.kind, attribute.type == .binary, table.storedForms.covers(attribute) else { continue }
-                let sql = "SELECT \(quoteIdentifier(column.name)) FROM \(database).\(quoteIdentifier(table.name)) WHERE substr(\(quoteIdentifier(column.name)), 1, 1) = x'02'"
+                guard case .attribute(let attribute) = column.kind, attribute.type == .binary, table.storedForms.covers(attribute) else {
+                    continue
+                }
+                let sql =
+                    "SELECT \(quoteIdentifier(column.name)) FROM \(database).\(quoteIdentifier(table.name)) WHERE substr(\(quoteIdentifier(column.name)), 1, 1) = x'02'"
                 for bytes in try Data.fetchAll(db, sql: sql) {
                     names.insert(String(decoding: bytes.dropFirst().prefix { $0 != 0 }, as: UTF8.self))
                 }

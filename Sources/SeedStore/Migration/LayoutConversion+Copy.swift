@@ -39,13 +39,18 @@ struct LayoutCopy {
     }
 
     mutating func rows() throws {
-        let hasVersionTable = try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM old.sqlite_master WHERE name = ?", arguments: [ObjectVersionTable.name]) ?? false
+        let hasVersionTable =
+            try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM old.sqlite_master WHERE name = ?", arguments: [ObjectVersionTable.name])
+            ?? false
         for table in new.tables {
             guard let oldTable = old.table(for: table.entity.name) else { continue }
             if oldTable.primaryKey != table.primaryKey {
                 // Links name the rows by key: map the old keys to the new ones once.
                 let map = "keymap_\(keyMaps.count)"
-                try db.execute(sql: "CREATE TEMP TABLE \(map) AS SELECT o.\(quoteIdentifier(oldTable.keyColumn)) AS old, \(newKey(oldTable, table, alias: "o")) AS new FROM old.\(quoteIdentifier(oldTable.name)) AS o")
+                try db.execute(
+                    sql:
+                        "CREATE TEMP TABLE \(map) AS SELECT o.\(quoteIdentifier(oldTable.keyColumn)) AS old, \(newKey(oldTable, table, alias: "o")) AS new FROM old.\(quoteIdentifier(oldTable.name)) AS o"
+                )
                 keyMaps[table.entity.name] = map
             }
             for member in table.members {
@@ -56,7 +61,9 @@ struct LayoutCopy {
                     // the column (Core Data's migration fills a new column with its default in every row of
                     // the tree). Only where two entities declare one name (ZDELIVERED, ZDELIVERED1: one
                     // column in the plain layout) does a row fill just the one its entity declares.
-                    if let property = column.property, column.owner != nil, table.column(for: property, of: member)?.name != column.name { continue }
+                    if let property = column.property, column.owner != nil, table.column(for: property, of: member)?.name != column.name {
+                        continue
+                    }
                     let value: String?
                     switch column.kind {
                     case .primaryKey: value = newKey(oldTable, table, alias: "o")
@@ -86,10 +93,11 @@ struct LayoutCopy {
                 } else if member != table.members[0] {
                     continue
                 }
-                try db.execute(sql: """
-                    INSERT INTO main.\(quoteIdentifier(table.name)) (\(columns.joined(separator: ", ")))
-                    SELECT \(values.joined(separator: ", ")) FROM old.\(quoteIdentifier(oldTable.name)) AS o\(filter) ORDER BY o.\(quoteIdentifier(oldTable.keyColumn))
-                    """)
+                try db.execute(
+                    sql: """
+                        INSERT INTO main.\(quoteIdentifier(table.name)) (\(columns.joined(separator: ", ")))
+                        SELECT \(values.joined(separator: ", ")) FROM old.\(quoteIdentifier(oldTable.name)) AS o\(filter) ORDER BY o.\(quoteIdentifier(oldTable.keyColumn))
+                        """)
             }
             if table.versionColumn == nil {
                 try versions(of: table, from: oldTable, hasVersionTable: hasVersionTable)
@@ -99,9 +107,12 @@ struct LayoutCopy {
 
     /// The SQL giving an old column's value in the new column's form: the stored value itself where
     /// both keep the same form, else through the runtime's form.
-    private func attributeValue(_ oldColumn: EntityTable.Column, of oldTable: EntityTable, into column: EntityTable.Column, of table: EntityTable) -> String {
+    private func attributeValue(
+        _ oldColumn: EntityTable.Column, of oldTable: EntityTable, into column: EntityTable.Column, of table: EntityTable
+    ) -> String {
         if case .attribute(let oldAttribute) = oldColumn.kind, case .attribute(let attribute) = column.kind,
-            oldTable.storedForms.covers(oldAttribute) == table.storedForms.covers(attribute) {
+            oldTable.storedForms.covers(oldAttribute) == table.storedForms.covers(attribute)
+        {
             return "o.\(quoteIdentifier(oldColumn.name))"
         }
         return table.boundExpression(for: column).replacingOccurrences(of: "?", with: oldTable.readExpression(for: oldColumn, alias: "o"))
@@ -114,10 +125,11 @@ struct LayoutCopy {
         let rows = "FROM old.\(quoteIdentifier(oldTable.name)) AS o WHERE \(version) <> 1"
         guard try Bool.fetchOne(db, sql: "SELECT count(*) > 0 \(rows)") == true else { return }
         if try !db.tableExists(ObjectVersionTable.name) { try ObjectVersionTable.create(db) }
-        try db.execute(sql: """
-            INSERT INTO main.\(ObjectVersionTable.name) (entity, key, version)
-            SELECT \(sqlLiteral(table.entity.name)), \(newKey(oldTable, table, alias: "o")), \(version) \(rows)
-            """)
+        try db.execute(
+            sql: """
+                INSERT INTO main.\(ObjectVersionTable.name) (entity, key, version)
+                SELECT \(sqlLiteral(table.entity.name)), \(newKey(oldTable, table, alias: "o")), \(version) \(rows)
+                """)
     }
 
     /// Copies every relationship once, from wherever the old layout keeps it to wherever the new one does.
@@ -134,12 +146,17 @@ struct LayoutCopy {
                     let name = quoteIdentifier(table.name)
                     var sets = ["\(quoteIdentifier(table.columnName(for: relationship.name))) = p.dst"]
                     if let column = table.entityColumn(forToOne: relationship.name), let destination {
-                        sets.append("\(quoteIdentifier(column)) = (SELECT d.Z_ENT FROM main.\(quoteIdentifier(destination.name)) AS d WHERE d.Z_PK = p.dst)")
+                        sets.append(
+                            "\(quoteIdentifier(column)) = (SELECT d.Z_ENT FROM main.\(quoteIdentifier(destination.name)) AS d WHERE d.Z_PK = p.dst)"
+                        )
                     }
                     if let column = table.orderColumn(forToOne: relationship.name) {
                         sets.append("\(quoteIdentifier(column)) = p.ipos")
                     }
-                    try db.execute(sql: "UPDATE main.\(name) SET \(sets.joined(separator: ", ")) FROM temp.pairs AS p WHERE main.\(name).\(quoteIdentifier(table.keyColumn)) = p.src")
+                    try db.execute(
+                        sql:
+                            "UPDATE main.\(name) SET \(sets.joined(separator: ", ")) FROM temp.pairs AS p WHERE main.\(name).\(quoteIdentifier(table.keyColumn)) = p.src"
+                    )
                 case .joinTable(let join):
                     var columns = [join.sourceColumn, join.destinationColumn].map(quoteIdentifier)
                     var values = ["src", "dst"]
@@ -147,17 +164,24 @@ struct LayoutCopy {
                     let shift = join.layout == .coreData ? "" : " - 1"
                     if let position = join.positionColumn {
                         columns.append(quoteIdentifier(position))
-                        values.append(join.inversePositionColumn == position ? "coalesce(pos, ipos, 1)\(shift)" : "coalesce(pos, 1)\(shift)")
+                        values.append(
+                            join.inversePositionColumn == position ? "coalesce(pos, ipos, 1)\(shift)" : "coalesce(pos, 1)\(shift)")
                     }
                     if let position = join.inversePositionColumn, position != join.positionColumn {
                         columns.append(quoteIdentifier(position))
                         values.append("coalesce(ipos, 1)\(shift)")
                     }
-                    try db.execute(sql: "INSERT INTO main.\(quoteIdentifier(join.name)) (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM temp.pairs")
+                    try db.execute(
+                        sql:
+                            "INSERT INTO main.\(quoteIdentifier(join.name)) (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM temp.pairs"
+                    )
                 case .foreignColumn(let column):
                     guard let destination else { continue }
                     let name = quoteIdentifier(destination.name)
-                    try db.execute(sql: "UPDATE main.\(name) SET \(quoteIdentifier(column)) = p.src FROM temp.pairs AS p WHERE main.\(name).\(quoteIdentifier(destination.keyColumn)) = p.dst")
+                    try db.execute(
+                        sql:
+                            "UPDATE main.\(name) SET \(quoteIdentifier(column)) = p.src FROM temp.pairs AS p WHERE main.\(name).\(quoteIdentifier(destination.keyColumn)) = p.dst"
+                    )
                 case .inverse:
                     continue
                 }
@@ -179,21 +203,26 @@ struct LayoutCopy {
         case .column:
             let column = quoteIdentifier(table.columnName(for: relationship.name))
             let order = table.orderColumn(forToOne: relationship.name).map { quoteIdentifier($0) } ?? "NULL"
-            select = "SELECT \(quoteIdentifier(table.keyColumn)) AS src, \(column) AS dst, NULL AS pos, \(order) AS ipos FROM old.\(quoteIdentifier(table.name)) WHERE \(column) IS NOT NULL"
+            select =
+                "SELECT \(quoteIdentifier(table.keyColumn)) AS src, \(column) AS dst, NULL AS pos, \(order) AS ipos FROM old.\(quoteIdentifier(table.name)) WHERE \(column) IS NOT NULL"
         case .joinTable(let join):
-            select = "SELECT \(quoteIdentifier(join.sourceColumn)) AS src, \(quoteIdentifier(join.destinationColumn)) AS dst, "
+            select =
+                "SELECT \(quoteIdentifier(join.sourceColumn)) AS src, \(quoteIdentifier(join.destinationColumn)) AS dst, "
                 + "\(order(join.positionColumn, in: join)) AS pos, \(order(join.inversePositionColumn, in: join)) AS ipos FROM old.\(quoteIdentifier(join.name))"
         case .foreignColumn(let column):
-            select = "SELECT \(quoteIdentifier(column)) AS src, \(quoteIdentifier(destination.keyColumn)) AS dst, NULL AS pos, NULL AS ipos FROM old.\(quoteIdentifier(destination.name)) WHERE \(quoteIdentifier(column)) IS NOT NULL"
+            select =
+                "SELECT \(quoteIdentifier(column)) AS src, \(quoteIdentifier(destination.keyColumn)) AS dst, NULL AS pos, NULL AS ipos FROM old.\(quoteIdentifier(destination.name)) WHERE \(quoteIdentifier(column)) IS NOT NULL"
         case .inverse:
             guard let inverse = relationship.inverse else { return nil }
             switch old.storage.place(of: inverse, in: destination.entity.name) {
             case .column:
                 let column = quoteIdentifier(destination.columnName(for: inverse))
                 let order = destination.orderColumn(forToOne: inverse).map { quoteIdentifier($0) } ?? "NULL"
-                select = "SELECT \(column) AS src, \(quoteIdentifier(destination.keyColumn)) AS dst, \(order) AS pos, NULL AS ipos FROM old.\(quoteIdentifier(destination.name)) WHERE \(column) IS NOT NULL"
+                select =
+                    "SELECT \(column) AS src, \(quoteIdentifier(destination.keyColumn)) AS dst, \(order) AS pos, NULL AS ipos FROM old.\(quoteIdentifier(destination.name)) WHERE \(column) IS NOT NULL"
             case .joinTable(let join):
-                select = "SELECT \(quoteIdentifier(join.destinationColumn)) AS src, \(quoteIdentifier(join.sourceColumn)) AS dst, "
+                select =
+                    "SELECT \(quoteIdentifier(join.destinationColumn)) AS src, \(quoteIdentifier(join.sourceColumn)) AS dst, "
                     + "\(order(join.inversePositionColumn, in: join)) AS pos, \(order(join.positionColumn, in: join)) AS ipos FROM old.\(quoteIdentifier(join.name))"
             case .foreignColumn, .inverse:
                 return nil
@@ -201,7 +230,8 @@ struct LayoutCopy {
         }
         let source = keyMaps[table.entity.name].map { "(SELECT new FROM temp.\($0) WHERE old = l.src)" } ?? "l.src"
         let target = keyMaps[destination.entity.name].map { "(SELECT new FROM temp.\($0) WHERE old = l.dst)" } ?? "l.dst"
-        try db.execute(sql: "CREATE TEMP TABLE pairs AS SELECT \(source) AS src, \(target) AS dst, l.pos AS pos, l.ipos AS ipos FROM (\(select)) AS l")
+        try db.execute(
+            sql: "CREATE TEMP TABLE pairs AS SELECT \(source) AS src, \(target) AS dst, l.pos AS pos, l.ipos AS ipos FROM (\(select)) AS l")
         return true
     }
 }

@@ -40,7 +40,9 @@ public enum LayoutConversion {
     /// - Throws: `StoreError` naming the store and what is missing or differs, or naming the
     ///   external data files missing from the source's external data folder.
     @discardableResult
-    public static func convert(_ source: String, to layout: StoreLayout, output: String, model: Model? = nil, outputMode: mode_t = 0o444) throws -> Result {
+    public static func convert(_ source: String, to layout: StoreLayout, output: String, model: Model? = nil, outputMode: mode_t = 0o444)
+        throws -> Result
+    {
         try convert(source, to: layout, output: output, model: model, outputMode: outputMode, keepingCoreDataLayout: true)
     }
 
@@ -50,7 +52,8 @@ public enum LayoutConversion {
     /// table, no `coreDataLayout`), for readers of plain SQL that do not read that key.
     @discardableResult
     package static func convert(
-        _ source: String, to layout: StoreLayout, output: String, model: Model? = nil, outputMode: mode_t = 0o444, keepingCoreDataLayout: Bool
+        _ source: String, to layout: StoreLayout, output: String, model: Model? = nil, outputMode: mode_t = 0o444,
+        keepingCoreDataLayout: Bool
     ) throws -> Result {
         try StoreFile.foldWriteAheadLog(source)
         let (embedded, configuration, metadata, oldSchema) = try read(source, model: model)
@@ -89,7 +92,11 @@ public enum LayoutConversion {
         try AtomicFile.checkFolder(for: output)
         let queue: DatabaseQueue
         do {
-            queue = try DatabaseQueue(path: "file:" + (URL(fileURLWithPath: temporary).standardizedFileURL.path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? temporary), configuration: configurationGRDB)
+            queue = try DatabaseQueue(
+                path: "file:"
+                    + (URL(fileURLWithPath: temporary).standardizedFileURL.path.addingPercentEncoding(
+                        withAllowedCharacters: .urlPathAllowed) ?? temporary),
+                configuration: configurationGRDB)
         } catch {
             throw StoreError(.io, path: output, "cannot create the store beside it (\(error)); choose a folder that can be written")
         }
@@ -118,7 +125,9 @@ public enum LayoutConversion {
                 }
                 let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
                 guard integrity == ["ok"] else {
-                    throw StoreError(.refused, path: output, "integrity_check failed after converting: \(integrity.prefix(3).joined(separator: "; ")); nothing was written")
+                    throw StoreError(
+                        .refused, path: output,
+                        "integrity_check failed after converting: \(integrity.prefix(3).joined(separator: "; ")); nothing was written")
                 }
                 try db.execute(sql: "PRAGMA analysis_limit = 2000; ANALYZE; VACUUM; PRAGMA journal_mode = DELETE")
             }
@@ -144,7 +153,8 @@ public enum LayoutConversion {
         guard missing.isEmpty else {
             throw StoreError(
                 .refused, path: source,
-                "values refer to external data files missing from \(folder.path): \(missing.prefix(5).joined(separator: ", "))\(missing.count > 5 ? " and \(missing.count - 5) more" : ""); restore them beside the store and convert again")
+                "values refer to external data files missing from \(folder.path): \(missing.prefix(5).joined(separator: ", "))\(missing.count > 5 ? " and \(missing.count - 5) more" : ""); restore them beside the store and convert again"
+            )
         }
     }
 
@@ -164,20 +174,24 @@ public enum LayoutConversion {
                 guard let given, layout == .coreData else { throw error }
                 (model, configuration) = (given, metadata.configuration ?? SeedModel.Configuration.defaultName)
             }
-            let schema = try StoreSchema(model: model, configuration: configuration, layout: layout, conventions: CoreDataConventions.read(from: db))
+            let schema = try StoreSchema(
+                model: model, configuration: configuration, layout: layout, conventions: CoreDataConventions.read(from: db))
             return (model, configuration, metadata, schema)
         }
     }
 
     /// The model to lay the new store out from: one whose hashes are exactly the stored ones.
-    private static func stampedModel(embedded: Model, given: Model?, metadata: StoreMetadata, layout: StoreLayout, path: String) throws -> Model {
+    private static func stampedModel(embedded: Model, given: Model?, metadata: StoreMetadata, layout: StoreLayout, path: String) throws
+        -> Model
+    {
         let stored = metadata.versionHashes
         if let given {
             let differences = given.hashDifferences(stored: stored, storedModel: embedded)
             guard differences.isEmpty else {
                 throw StoreError(
                     .refused, path: path,
-                    "the model given is not the one the store is stamped for: \(differences.map(\.description).joined(separator: "; ")); give the merged model the store was built for")
+                    "the model given is not the one the store is stamped for: \(differences.map(\.description).joined(separator: "; ")); give the merged model the store was built for"
+                )
             }
             return given
         }
@@ -185,7 +199,8 @@ public enum LayoutConversion {
         guard layout == .plain || missing.isEmpty else {
             throw StoreError(
                 .refused, path: path,
-                "the store is stamped for a model with \(missing.sorted().joined(separator: ", ")) beyond its configuration, which Core Data's layout lists and numbers; give that merged model (seedbuild migrate --model SEED --user-model USER)")
+                "the store is stamped for a model with \(missing.sorted().joined(separator: ", ")) beyond its configuration, which Core Data's layout lists and numbers; give that merged model (seedbuild migrate --model SEED --user-model USER)"
+            )
         }
         return embedded
     }

@@ -35,7 +35,9 @@ public struct Migrator: Sendable {
     }
 
     /// Reads the model a store was built with through an open queue, then closes it.
-    static func embeddedModel(of path: String, in queue: DatabaseQueue) throws -> (model: Model, configuration: String, metadata: StoreMetadata) {
+    static func embeddedModel(of path: String, in queue: DatabaseQueue) throws -> (
+        model: Model, configuration: String, metadata: StoreMetadata
+    ) {
         defer { try? queue.close() }
         return try queue.read { db in
             try StoreDatabase.checkSeedStore(db, path: path)
@@ -126,7 +128,10 @@ public struct Migrator: Sendable {
 
     private func check(_ db: Database, path: String) throws {
         if let violation = try Row.fetchOne(db, sql: "PRAGMA foreign_key_check") {
-            throw StoreError(.refused, path: path, "foreign_key_check failed after migrating (table \(violation[0] ?? "?"), row \(violation[1] ?? "?")); the migration was not written")
+            throw StoreError(
+                .refused, path: path,
+                "foreign_key_check failed after migrating (table \(violation[0] ?? "?"), row \(violation[1] ?? "?")); the migration was not written"
+            )
         }
         let integrity = try String.fetchOne(db, sql: "PRAGMA integrity_check") ?? "?"
         guard integrity == "ok" else {
@@ -161,6 +166,8 @@ public struct Migrator: Sendable {
         try db.execute(sql: "DELETE FROM \(StoreMetadata.modelTableName)")
         try db.execute(
             sql: "INSERT INTO \(StoreMetadata.modelTableName) (configuration, model) VALUES (?, ?)",
-            arguments: [schema.configuration, String(decoding: try model.canonicalJSON(configuration: schema.configuration), as: UTF8.self)])
+            arguments: [
+                schema.configuration, String(decoding: try model.canonicalJSON(configuration: schema.configuration), as: UTF8.self),
+            ])
     }
 }

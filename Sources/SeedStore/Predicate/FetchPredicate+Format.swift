@@ -11,7 +11,8 @@ extension FetchPredicate: CustomStringConvertible {
         case .comparison(let lhs, let op, let rhs, let options):
             var modifier = ""
             if !options.isEmpty {
-                modifier = "[" + (options.contains(.caseInsensitive) ? "c" : "") + (options.contains(.diacriticInsensitive) ? "d" : "") + "]"
+                modifier =
+                    "[" + (options.contains(.caseInsensitive) ? "c" : "") + (options.contains(.diacriticInsensitive) ? "d" : "") + "]"
             }
             return "\(lhs) \(op.rawValue)\(modifier) \(rhs)"
         }

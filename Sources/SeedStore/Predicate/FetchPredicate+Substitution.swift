@@ -13,20 +13,24 @@ extension FetchPredicate {
     public func substituting(_ variables: [String: PredicateVariable], format: String = "") throws(FetchPredicateError) -> FetchPredicate {
         do {
             return try substituting(format: format) { name, keyPath throws(FetchPredicateError) in
-            guard let variable = variables[name] else {
-                throw FetchPredicateError(format: format, position: nil, "no value for $\(name); pass it in the substitution variables")
-            }
-            switch variable {
-            case .value(let value) where keyPath.isEmpty: return .value(value)
-            case .list(let values) where keyPath.isEmpty: return .list(values.map(Expression.value))
-            case .object(let values) where !keyPath.isEmpty:
-                guard let value = values[keyPath.joined(separator: ".")] else {
-                    throw FetchPredicateError(format: format, position: nil, "$\(name) has no value for key path \(keyPath.joined(separator: "."))")
+                guard let variable = variables[name] else {
+                    throw FetchPredicateError(format: format, position: nil, "no value for $\(name); pass it in the substitution variables")
                 }
-                return .value(value)
-            default:
-                throw FetchPredicateError(format: format, position: nil, "$\(name)\(keyPath.isEmpty ? "" : "." + keyPath.joined(separator: ".")) does not match the kind of value given for $\(name)")
-            }
+                switch variable {
+                case .value(let value) where keyPath.isEmpty: return .value(value)
+                case .list(let values) where keyPath.isEmpty: return .list(values.map(Expression.value))
+                case .object(let values) where !keyPath.isEmpty:
+                    guard let value = values[keyPath.joined(separator: ".")] else {
+                        throw FetchPredicateError(
+                            format: format, position: nil, "$\(name) has no value for key path \(keyPath.joined(separator: "."))")
+                    }
+                    return .value(value)
+                default:
+                    throw FetchPredicateError(
+                        format: format, position: nil,
+                        "$\(name)\(keyPath.isEmpty ? "" : "." + keyPath.joined(separator: ".")) does not match the kind of value given for $\(name)"
+                    )
+                }
             }
         } catch let error as FetchPredicateError {
             throw error

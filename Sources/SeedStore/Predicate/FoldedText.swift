@@ -69,7 +69,8 @@ struct FoldedText {
         let key = FoldKey(character: character, options: options)
         if let folded = folds.value(for: key) { return folded }
         let string = String(character)
-        let folded = (options == 0 ? string.decomposedStringWithCanonicalMapping : PredicateFunctions.fold(string, options: options)).unicodeScalars.map(\.value)
+        let folded = (options == 0 ? string.decomposedStringWithCanonicalMapping : PredicateFunctions.fold(string, options: options))
+            .unicodeScalars.map(\.value)
         folds.keep(folded, for: key)
         return folded
     }
@@ -109,7 +110,8 @@ extension FoldedText {
                 guard text.allSatisfy({ $0 < 0x80 }), needle.allSatisfy({ $0 < 0x80 }) else { return nil }
                 guard needle.count <= text.count else { return false }
                 func matches(at offset: Int) -> Bool {
-                    for index in needle.indices where fold(text[offset + index], options: options) != fold(needle[index], options: options) {
+                    for index in needle.indices where fold(text[offset + index], options: options) != fold(needle[index], options: options)
+                    {
                         return false
                     }
                     return true

@@ -65,10 +65,13 @@ struct PlaceholderBinder {
         let unused = (0..<count).filter { !used.contains($0) }.map { String($0 + 1) }
         throw FetchPredicateError(
             format: format, position: nil,
-            "\(count) arguments given but argument \(unused.joined(separator: ", ")) matches no placeholder; pass one argument for each %@, %K, %d or %f")
+            "\(count) arguments given but argument \(unused.joined(separator: ", ")) matches no placeholder; pass one argument for each %@, %K, %d or %f"
+        )
     }
 
-    private func typed(_ argument: PredicateArgument, specifier: String, name: String, position: Int) throws(FetchPredicateError) -> FetchPredicate.Expression {
+    private func typed(_ argument: PredicateArgument, specifier: String, name: String, position: Int) throws(FetchPredicateError)
+        -> FetchPredicate.Expression
+    {
         switch (specifier, argument) {
         case ("@", .value(let value)): return .value(value)
         case ("@", .object(let id)): return .object(id)
@@ -83,7 +86,8 @@ struct PlaceholderBinder {
             }
             return .list(members)
         case ("K", .value(.text(let path))): return try keyPath(path, name: name, position: position)
-        case ("K", _): throw error(position, "\(name) takes a key path as a string, such as \"county.name\", not \(Self.describe(argument))")
+        case ("K", _):
+            throw error(position, "\(name) takes a key path as a string, such as \"county.name\", not \(Self.describe(argument))")
         case (_, .value(.integer(let number))) where Self.integerSpecifiers.contains(specifier): return .value(.integer(number))
         case (_, _) where Self.integerSpecifiers.contains(specifier):
             throw error(position, "\(name) takes an integer, not \(Self.describe(argument)); use %@ or %f for other values")
@@ -93,7 +97,9 @@ struct PlaceholderBinder {
         }
     }
 
-    private func text(_ argument: String, specifier: String, name: String, position: Int) throws(FetchPredicateError) -> FetchPredicate.Expression {
+    private func text(_ argument: String, specifier: String, name: String, position: Int) throws(FetchPredicateError)
+        -> FetchPredicate.Expression
+    {
         switch specifier {
         case "@": return .value(.text(argument))
         case "K": return try keyPath(argument, name: name, position: position)
@@ -101,7 +107,9 @@ struct PlaceholderBinder {
             guard let number = Int64(argument) else { throw error(position, "\(name) takes an integer, not \"\(argument)\"") }
             return .value(.integer(number))
         default:
-            guard let number = Double(argument), number.isFinite else { throw error(position, "\(name) takes a number, not \"\(argument)\"") }
+            guard let number = Double(argument), number.isFinite else {
+                throw error(position, "\(name) takes a number, not \"\(argument)\"")
+            }
             return .value(.real(number))
         }
     }

@@ -19,7 +19,9 @@ extension PredicateCompiler {
             throw error("\(quantifier.rawValue) goes before a comparison, as in \(quantifier.rawValue) items.price > 5")
         }
         guard let (place, path) = base(of: lhs), try isCollection(lhs) else {
-            throw error("\(quantifier.rawValue) needs a key path through a to-many relationship on its left, as in \(quantifier.rawValue) items.price > 5; \(lhs) is not one")
+            throw error(
+                "\(quantifier.rawValue) needs a key path through a to-many relationship on its left, as in \(quantifier.rawValue) items.price > 5; \(lhs) is not one"
+            )
         }
         let steps = try steps(path, from: place.table)
         let last = steps.lastIndex(where: \.isToMany)!
@@ -40,13 +42,16 @@ extension PredicateCompiler {
 
     /// `x IN items.name` and `items CONTAINS %@`: whether a collection holds a value or object.
     mutating func membership(
-        _ lhs: FetchPredicate.Expression, _ op: FetchPredicate.ComparisonOperator, _ rhs: FetchPredicate.Expression, _ options: FetchPredicate.StringOptions
+        _ lhs: FetchPredicate.Expression, _ op: FetchPredicate.ComparisonOperator, _ rhs: FetchPredicate.Expression,
+        _ options: FetchPredicate.StringOptions
     ) throws(FetchPredicateError) -> String? {
         if op == .in, try isCollection(rhs) {
             return try quantified(.any, .comparison(rhs, .equal, lhs, options))
         }
         // CONTAINS on a to-many of objects asks for membership; on its attribute, each string is searched.
-        if op == .contains, try isCollection(lhs), let (place, path) = base(of: lhs), try steps(path, from: place.table).last?.isAttribute == false {
+        if op == .contains, try isCollection(lhs), let (place, path) = base(of: lhs),
+            try steps(path, from: place.table).last?.isAttribute == false
+        {
             return try quantified(.any, .comparison(lhs, .equal, rhs, options))
         }
         return nil
@@ -66,7 +71,9 @@ extension PredicateCompiler {
         var rest = steps
         rest.remove(at: positions[0])
         guard let last = rest.lastIndex(where: \.isToMany) else {
-            throw error("\(name) needs a key path through a to-many relationship, as in items.\(name == "@count" ? "@count" : name + ".price"); \(FetchPredicate.Expression.format(path)) has none")
+            throw error(
+                "\(name) needs a key path through a to-many relationship, as in items.\(name == "@count" ? "@count" : name + ".price"); \(FetchPredicate.Expression.format(path)) has none"
+            )
         }
         let tail = Array(restPath[(last + 1)...])
         if name == "@count" {
@@ -123,7 +130,9 @@ extension PredicateCompiler {
         guard let (place, path) = base(of: collection), !path.isEmpty, try steps(path, from: place.table).last?.isToMany == true,
             try !steps(path, from: place.table).contains(where: \.isAggregate)
         else {
-            throw error("the collection of SUBQUERY must be a key path ending at a to-many relationship, as in SUBQUERY(items, $x, …); \(collection) is not")
+            throw error(
+                "the collection of SUBQUERY must be a key path ending at a to-many relationship, as in SUBQUERY(items, $x, …); \(collection) is not"
+            )
         }
         let steps = try steps(path, from: place.table)
         let scope = try openScope(path, steps: steps, from: place)
@@ -133,7 +142,8 @@ extension PredicateCompiler {
         let condition = try compile(predicate)
         let from = ([scope.from] + innerJoins.removeLast()).joined(separator: " ")
         (root, bindings[variable]) = (savedRoot, savedBinding)
-        let count = scope.isFlattened ? "count(DISTINCT \(scope.element.alias).\(quoteIdentifier(scope.element.table.keyColumn)))" : "count(*)"
+        let count =
+            scope.isFlattened ? "count(DISTINCT \(scope.element.alias).\(quoteIdentifier(scope.element.table.keyColumn)))" : "count(*)"
         return "(SELECT \(count) FROM \(from) WHERE \(scope.conditions.joined(separator: " AND ")) AND \(condition))"
     }
 
@@ -164,7 +174,9 @@ extension PredicateCompiler {
             throw error("\(other) is not an object; compare an object with SELF, a relationship or a SUBQUERY variable")
         }
         func key(_ id: ObjectID) -> StoreValue? {
-            guard let storeIdentifier, id.storeIdentifier == storeIdentifier, schema.table(for: id.entity)?.name == table.name else { return nil }
+            guard let storeIdentifier, id.storeIdentifier == storeIdentifier, schema.table(for: id.entity)?.name == table.name else {
+                return nil
+            }
             return id.key
         }
         switch (op, objects) {

@@ -45,12 +45,15 @@ extension PredicateCompiler {
             }
             guard let relationship = table.entity.relationship(named: name) else {
                 let known = table.entity.attributes.map(\.name) + table.entity.relationships.map(\.name)
-                throw error("\(table.entity.name) has no attribute or relationship named \"\(name)\"; it has \(known.joined(separator: ", "))")
+                throw error(
+                    "\(table.entity.name) has no attribute or relationship named \"\(name)\"; it has \(known.joined(separator: ", "))")
             }
             guard let destination = schema.table(for: relationship.destination) else {
                 throw error("\(table.entity.name).\(name) leads to \(relationship.destination), which is not in this store")
             }
-            result.append(relationship.isToMany ? .toMany(relationship, from: table, to: destination) : .toOne(relationship, from: table, to: destination))
+            result.append(
+                relationship.isToMany
+                    ? .toMany(relationship, from: table, to: destination) : .toOne(relationship, from: table, to: destination))
             current = destination
         }
         return result
@@ -105,7 +108,9 @@ extension PredicateCompiler {
         let steps = try steps(path, from: place.table)
         if steps.contains(where: \.isAggregate) { return try aggregate(path, steps: steps, from: place) }
         if steps.contains(where: \.isToMany) {
-            throw error("\(FetchPredicate.Expression.format(path)) goes through a to-many relationship and stands for many values; compare it with ANY, ALL or NONE, or count it with .@count")
+            throw error(
+                "\(FetchPredicate.Expression.format(path)) goes through a to-many relationship and stands for many values; compare it with ANY, ALL or NONE, or count it with .@count"
+            )
         }
         var current = place
         for (offset, step) in steps.enumerated() {
@@ -130,7 +135,9 @@ extension PredicateCompiler {
     }
 
     /// Adds a `LEFT JOIN` to the destination of a to-one relationship, once per key path.
-    mutating func joinToOne(_ relationship: Relationship, from place: Place, to destination: EntityTable, name: [String]) throws(FetchPredicateError) -> Place {
+    mutating func joinToOne(_ relationship: Relationship, from place: Place, to destination: EntityTable, name: [String])
+        throws(FetchPredicateError) -> Place
+    {
         // The alias is named after the key path, so a sort key and the predicate share one join.
         let aliasName = (place.alias == "t0" ? "j." : place.alias + ".j.") + name.joined(separator: ".")
         let alias = quoteIdentifier(aliasName)
@@ -183,7 +190,8 @@ extension PredicateCompiler {
                 current = try joinToOne(relationship, from: current, to: destination, name: Array(path[...offset]))
             case .toOne(let relationship, _, let destination):
                 let next = Place(alias: newAlias(), table: destination)
-                tables.append("JOIN \(quoteIdentifier(destination.name)) AS \(next.alias) ON \(try toOneLink(relationship, from: current, to: next))")
+                tables.append(
+                    "JOIN \(quoteIdentifier(destination.name)) AS \(next.alias) ON \(try toOneLink(relationship, from: current, to: next))")
                 current = next
             case .toMany(let relationship, let table, let destination):
                 let hop = try toManyHop(relationship, from: current, in: table, to: destination)
@@ -204,11 +212,14 @@ extension PredicateCompiler {
             }
         }
         for filter in filters {
-            conditions.append("\(filter.alias).\(quoteIdentifier(filter.column)) IN (\(Array(repeating: "?", count: filter.values.count).joined(separator: ", ")))")
+            conditions.append(
+                "\(filter.alias).\(quoteIdentifier(filter.column)) IN (\(Array(repeating: "?", count: filter.values.count).joined(separator: ", ")))"
+            )
             arguments += filter.values
         }
         let firstToMany = steps.firstIndex(where: \.isToMany) ?? steps.count
-        return Scope(from: tables.joined(separator: " "), conditions: conditions, element: current, isFlattened: firstToMany < steps.count - 1)
+        return Scope(
+            from: tables.joined(separator: " "), conditions: conditions, element: current, isFlattened: firstToMany < steps.count - 1)
     }
 
     /// The tables one to-many hop reads, each `"Table" AS alias` with the condition linking it to
@@ -227,20 +238,26 @@ extension PredicateCompiler {
             return ([(target, "\(alias).\(quoteIdentifier(column)) = \(here)")], element)
         case .joinTable(let join):
             let link = quoteIdentifier(alias + "j")
-            return ([
-                ("\(quoteIdentifier(join.name)) AS \(link)", "\(link).\(quoteIdentifier(join.sourceColumn)) = \(here)"),
-                (target, "\(there) = \(link).\(quoteIdentifier(join.destinationColumn))"),
-            ], element)
+            return (
+                [
+                    ("\(quoteIdentifier(join.name)) AS \(link)", "\(link).\(quoteIdentifier(join.sourceColumn)) = \(here)"),
+                    (target, "\(there) = \(link).\(quoteIdentifier(join.destinationColumn))"),
+                ], element
+            )
         case .inverse, .column:
             if let inverse = relationship.inverse, let column = destination.column(forToOne: inverse) {
                 return ([(target, "\(alias).\(quoteIdentifier(column)) = \(here)")], element)
             }
-            if let inverse = relationship.inverse, let join = schema.joinTables.first(where: { $0.sourceEntity == destination.entity.name && $0.relationship == inverse }) {
+            if let inverse = relationship.inverse,
+                let join = schema.joinTables.first(where: { $0.sourceEntity == destination.entity.name && $0.relationship == inverse })
+            {
                 let link = quoteIdentifier(alias + "j")
-                return ([
-                    ("\(quoteIdentifier(join.name)) AS \(link)", "\(link).\(quoteIdentifier(join.destinationColumn)) = \(here)"),
-                    (target, "\(there) = \(link).\(quoteIdentifier(join.sourceColumn))"),
-                ], element)
+                return (
+                    [
+                        ("\(quoteIdentifier(join.name)) AS \(link)", "\(link).\(quoteIdentifier(join.destinationColumn)) = \(here)"),
+                        (target, "\(there) = \(link).\(quoteIdentifier(join.sourceColumn))"),
+                    ], element
+                )
             }
             throw error("\(table.entity.name).\(relationship.name) has no stored inverse column or join table in this store")
         }

@@ -52,7 +52,9 @@ struct PredicateCompiler {
             return try quantified(quantifier, inner)
         case .between(let value, let lower, let upper):
             if try isCollection(value) { return try quantified(.any, predicate) }
-            let (low, high) = (stored(asNumber(lower, against: value), against: value), stored(asNumber(upper, against: value), against: value))
+            let (low, high) = (
+                stored(asNumber(lower, against: value), against: value), stored(asNumber(upper, against: value), against: value)
+            )
             return "(\(try numeric(value)) BETWEEN \(try numeric(low)) AND \(try numeric(high)))"
         case .comparison(let lhs, let op, let rhs, let options):
             if let membership = try membership(lhs, op, rhs, options) { return membership }
@@ -66,7 +68,8 @@ struct PredicateCompiler {
 
     /// A comparison of two single values (no to-many key path on either side).
     mutating func comparison(
-        _ lhs: FetchPredicate.Expression, _ op: FetchPredicate.ComparisonOperator, _ rhs: FetchPredicate.Expression, _ options: FetchPredicate.StringOptions
+        _ lhs: FetchPredicate.Expression, _ op: FetchPredicate.ComparisonOperator, _ rhs: FetchPredicate.Expression,
+        _ options: FetchPredicate.StringOptions
     ) throws(FetchPredicateError) -> String {
         var (lhs, rhs) = (lhs, rhs)
         if let objects = try resolveObjects(lhs, op, rhs) {
@@ -82,13 +85,18 @@ struct PredicateCompiler {
         let fold: (String) -> String = options.isEmpty ? { $0 } : { "seed_fold(\($0), \(options.rawValue))" }
         if op == .in {
             guard case .list(let items) = rhs else {
-                throw error("IN needs a list {a, b, …}, a $VARIABLE holding one, or a key path through a to-many relationship on its right; \(rhs) is none of these")
+                throw error(
+                    "IN needs a list {a, b, …}, a $VARIABLE holding one, or a key path through a to-many relationship on its right; \(rhs) is none of these"
+                )
             }
             let left = options.isEmpty ? try numeric(lhs) : fold(try operand(lhs))
             var members: [String] = []
             var matchesNil = false
             for item in items {
-                if case .value(.null) = item { matchesNil = true; continue }
+                if case .value(.null) = item {
+                    matchesNil = true
+                    continue
+                }
                 members.append(fold(try operand(item)))
             }
             var clause = members.isEmpty ? "0" : "\(left) IN (\(members.joined(separator: ", ")))"

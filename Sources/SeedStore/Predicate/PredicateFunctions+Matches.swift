@@ -29,8 +29,10 @@ extension PredicateFunctions {
         // Anchored at both ends inside a group, so alternatives and backtracking are tried for a
         // match of the whole string, as ICU's uregex_matches does.
         guard (try? NSRegularExpression(pattern: pattern)) != nil,
-            let expression = try? NSRegularExpression(pattern: "(?:" + pattern + ")\\z", options: caseInsensitive ? [.caseInsensitive] : []) else {
-            throw DatabaseError(message: "MATCHES: \"\(pattern)\" is not a valid ICU regular expression; check its brackets, escapes and quantifiers")
+            let expression = try? NSRegularExpression(pattern: "(?:" + pattern + ")\\z", options: caseInsensitive ? [.caseInsensitive] : [])
+        else {
+            throw DatabaseError(
+                message: "MATCHES: \"\(pattern)\" is not a valid ICU regular expression; check its brackets, escapes and quantifiers")
         }
         cache.keep(expression, for: key)
         return expression

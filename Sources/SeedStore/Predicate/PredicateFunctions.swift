@@ -8,7 +8,8 @@ enum PredicateFunctions {
 
     /// `seed_begins_with`, `seed_ends_with` and `seed_contains(text, needle, options)`: `BEGINSWITH`,
     /// `ENDSWITH` and `CONTAINS` under `[c]` and `[d]`, in whole characters (see ``FoldedText``).
-    static let searches = [("seed_begins_with", FoldedText.Anchor.start), ("seed_ends_with", .end), ("seed_contains", .anywhere)].map { name, anchor in
+    static let searches = [("seed_begins_with", FoldedText.Anchor.start), ("seed_ends_with", .end), ("seed_contains", .anywhere)].map {
+        name, anchor in
         DatabaseFunction(name, argumentCount: 3, pure: true) { values in
             guard let text = String.fromDatabaseValue(values[0]), let needle = String.fromDatabaseValue(values[1]) else { return false }
             return FoldedText.find(needle, in: text, at: anchor, options: Int.fromDatabaseValue(values[2]) ?? 0)

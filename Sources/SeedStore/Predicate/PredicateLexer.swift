@@ -62,7 +62,9 @@ struct PredicateLexer {
         if character == "#" {
             index += 1
             let name = readWord()
-            guard !name.isEmpty else { throw error(at: index - 1, "expected a property name after #, as in #IN to name a property called IN") }
+            guard !name.isEmpty else {
+                throw error(at: index - 1, "expected a property name after #, as in #IN to name a property called IN")
+            }
             return .escapedName(name)
         }
         if character == "$" {
@@ -72,7 +74,8 @@ struct PredicateLexer {
             return .variable(name)
         }
         if character == "\"" || character == "'" { return .string(try readString(quote: character)) }
-        if character.isNumber || (character == "-" && index + 1 < characters.count && characters[index + 1].isNumber && previousAllowsSign) {
+        if character.isNumber || (character == "-" && index + 1 < characters.count && characters[index + 1].isNumber && previousAllowsSign)
+        {
             return .number(try readNumber())
         }
         if character == "%" { return try readPlaceholder() }
@@ -105,8 +108,10 @@ struct PredicateLexer {
         case nil, .modifier: return true
         case .symbol(let symbol): return symbol != ")" && symbol != "}"
         case .identifier(let word):
-            return ["AND", "OR", "NOT", "IN", "BETWEEN", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES", "ANY", "SOME", "ALL", "NONE"]
-                .contains(word.uppercased())
+            return [
+                "AND", "OR", "NOT", "IN", "BETWEEN", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES", "ANY", "SOME", "ALL", "NONE",
+            ]
+            .contains(word.uppercased())
         case .escapedName, .variable, .string, .number, .placeholder, .end: return false
         }
     }
@@ -140,7 +145,9 @@ struct PredicateLexer {
 
     private mutating func readWord() -> String {
         let start = index
-        while index < characters.count, characters[index].isLetter || characters[index].isNumber || characters[index] == "_" || characters[index] == "@" {
+        while index < characters.count,
+            characters[index].isLetter || characters[index].isNumber || characters[index] == "_" || characters[index] == "@"
+        {
             index += 1
         }
         return String(characters[start..<index])
@@ -181,8 +188,9 @@ struct PredicateLexer {
         if characters[index] == "0", index + 1 < characters.count, let radix = Self.radixes[characters[index + 1]] {
             return try readInteger(radix: radix, start: start)
         }
-        while index < characters.count, characters[index].isNumber || characters[index] == "." || characters[index] == "e" || characters[index] == "E"
-            || ((characters[index] == "-" || characters[index] == "+") && "eE".contains(characters[index - 1]))
+        while index < characters.count,
+            characters[index].isNumber || characters[index] == "." || characters[index] == "e" || characters[index] == "E"
+                || ((characters[index] == "-" || characters[index] == "+") && "eE".contains(characters[index - 1]))
         {
             index += 1
         }
@@ -234,7 +242,10 @@ struct PredicateLexer {
         let text = String(characters[start..<index])
         let negative = characters[start] == "-"
         guard !digits.isEmpty, let magnitude = UInt64(digits, radix: radix) else {
-            throw error(at: start, "\"\(text)\" is not a base-\(radix) integer; write digits 0-\(radix == 16 ? "9 and a-f" : String(radix - 1)) after its prefix")
+            throw error(
+                at: start,
+                "\"\(text)\" is not a base-\(radix) integer; write digits 0-\(radix == 16 ? "9 and a-f" : String(radix - 1)) after its prefix"
+            )
         }
         if negative, magnitude == UInt64(Int64.max) + 1 { return .integer(.min) }
         guard magnitude <= UInt64(Int64.max) else {

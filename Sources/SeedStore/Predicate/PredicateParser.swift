@@ -74,7 +74,9 @@ struct PredicateParser {
         depth += 1
         defer { depth -= 1 }
         guard depth <= Self.maximumDepth else {
-            throw FetchPredicateError(format: format, position: tokens[index].position, "the predicate nests deeper than \(Self.maximumDepth) levels; simplify it")
+            throw FetchPredicateError(
+                format: format, position: tokens[index].position, "the predicate nests deeper than \(Self.maximumDepth) levels; simplify it"
+            )
         }
         if isKeyword("NOT", "!") {
             advance()
@@ -87,8 +89,14 @@ struct PredicateParser {
             advance()
             return inner
         }
-        if isKeyword("TRUEPREDICATE") { advance(); return .constant(true) }
-        if isKeyword("FALSEPREDICATE") { advance(); return .constant(false) }
+        if isKeyword("TRUEPREDICATE") {
+            advance()
+            return .constant(true)
+        }
+        if isKeyword("FALSEPREDICATE") {
+            advance()
+            return .constant(false)
+        }
         if case .identifier(let word) = current, let quantifier = Self.quantifiers[word.uppercased()] {
             advance()
             return .quantified(quantifier, try parseComparison())
@@ -105,9 +113,11 @@ struct PredicateParser {
             case .list(let items) where items.count == 2:
                 return .between(lhs, lower: items[0], upper: items[1])
             case .variable:
-                throw FetchPredicateError(format: format, position: tokens[index - 1].position, "BETWEEN takes a literal pair {lower, upper}")
+                throw FetchPredicateError(
+                    format: format, position: tokens[index - 1].position, "BETWEEN takes a literal pair {lower, upper}")
             default:
-                throw FetchPredicateError(format: format, position: tokens[index - 1].position, "expected a pair {lower, upper} after BETWEEN")
+                throw FetchPredicateError(
+                    format: format, position: tokens[index - 1].position, "expected a pair {lower, upper} after BETWEEN")
             }
         }
         let op = try parseOperator()
@@ -138,7 +148,8 @@ struct PredicateParser {
             case "CONTAINS": op = .contains
             case "LIKE": op = .like
             case "MATCHES": op = .matches
-            default: throw expected("a comparison operator (==, !=, <, <=, >, >=, IN, BEGINSWITH, ENDSWITH, CONTAINS, LIKE, MATCHES, BETWEEN)")
+            default:
+                throw expected("a comparison operator (==, !=, <, <=, >, >=, IN, BEGINSWITH, ENDSWITH, CONTAINS, LIKE, MATCHES, BETWEEN)")
             }
         default: throw expected("a comparison operator (==, !=, <, <=, >, >=, IN, BEGINSWITH, ENDSWITH, CONTAINS, LIKE, MATCHES, BETWEEN)")
         }
@@ -170,7 +181,9 @@ struct PredicateParser {
             depth += 1
             defer { depth -= 1 }
             guard depth <= Self.maximumDepth else {
-                throw FetchPredicateError(format: format, position: tokens[index].position, "the predicate nests deeper than \(Self.maximumDepth) levels; simplify it")
+                throw FetchPredicateError(
+                    format: format, position: tokens[index].position,
+                    "the predicate nests deeper than \(Self.maximumDepth) levels; simplify it")
             }
             advance()
             var items: [FetchPredicate.Expression] = []
@@ -186,9 +199,15 @@ struct PredicateParser {
             return .list(items)
         case .identifier(let name):
             switch name.uppercased() {
-            case "TRUE", "YES": advance(); return .value(.integer(1))
-            case "FALSE", "NO": advance(); return .value(.integer(0))
-            case "NIL", "NULL": advance(); return .value(.null)
+            case "TRUE", "YES":
+                advance()
+                return .value(.integer(1))
+            case "FALSE", "NO":
+                advance()
+                return .value(.integer(0))
+            case "NIL", "NULL":
+                advance()
+                return .value(.null)
             case "SELF":
                 advance()
                 let path = try parseKeyPathTail()
@@ -215,7 +234,9 @@ struct PredicateParser {
         let collection = try parseOperand()
         guard current == .symbol(",") else { throw expected("a comma after the collection of SUBQUERY(collection, $x, predicate)") }
         advance()
-        guard case .variable(let variable) = current else { throw expected("a $VARIABLE naming each element, as in SUBQUERY(items, $x, $x.price > 5)") }
+        guard case .variable(let variable) = current else {
+            throw expected("a $VARIABLE naming each element, as in SUBQUERY(items, $x, $x.price > 5)")
+        }
         advance()
         guard current == .symbol(",") else { throw expected("a comma after the variable of SUBQUERY(collection, $x, predicate)") }
         advance()

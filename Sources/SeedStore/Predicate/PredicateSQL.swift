@@ -27,7 +27,9 @@ struct PredicateSQL {
     }
 
     /// The SQL expression of a sort key or key path, adding any join it needs.
-    static func column(for keyPath: [String], table: EntityTable, schema: StoreSchema, joins: inout [String]) throws(FetchPredicateError) -> String {
+    static func column(for keyPath: [String], table: EntityTable, schema: StoreSchema, joins: inout [String]) throws(FetchPredicateError)
+        -> String
+    {
         var compiler = PredicateCompiler(schema: schema, table: table, format: keyPath.joined(separator: "."), storeIdentifier: nil)
         compiler.joins = joins
         let sql = try compiler.numeric(.keyPath(keyPath))

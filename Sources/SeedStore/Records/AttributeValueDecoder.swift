@@ -72,15 +72,21 @@ struct AttributeValueDecoder: Decoder, SingleValueDecodingContainer {
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         if type == Date.self {
-            guard let seconds = try present(type).doubleValue else { throw mismatch(type, "it is \(value.displayText), not seconds since 1970") }
+            guard let seconds = try present(type).doubleValue else {
+                throw mismatch(type, "it is \(value.displayText), not seconds since 1970")
+            }
             return Date(timeIntervalSince1970: seconds) as! T
         }
         if type == UUID.self {
-            guard let uuid = try present(type).stringValue.flatMap(UUID.init(uuidString:)) else { throw mismatch(type, "it is \(value.displayText)") }
+            guard let uuid = try present(type).stringValue.flatMap(UUID.init(uuidString:)) else {
+                throw mismatch(type, "it is \(value.displayText)")
+            }
             return uuid as! T
         }
         if type == URL.self {
-            guard let url = try present(type).stringValue.flatMap({ URL(string: $0) }) else { throw mismatch(type, "it is \(value.displayText)") }
+            guard let url = try present(type).stringValue.flatMap({ URL(string: $0) }) else {
+                throw mismatch(type, "it is \(value.displayText)")
+            }
             return url as! T
         }
         if type == Decimal.self {
@@ -110,13 +116,17 @@ struct AttributeValueDecoder: Decoder, SingleValueDecodingContainer {
     private func present<T>(_ type: T.Type) throws -> StoreValue {
         guard !value.isNull else {
             throw DecodingError.valueNotFound(
-                type, .init(codingPath: codingPath, debugDescription: "\(entity).\(name) has no value; make the record's property optional"))
+                type, .init(codingPath: codingPath, debugDescription: "\(entity).\(name) has no value; make the record's property optional")
+            )
         }
         return value
     }
 
     private func mismatch<T>(_ type: T.Type, _ reason: String) -> DecodingError {
         .typeMismatch(
-            type, .init(codingPath: codingPath, debugDescription: "\(entity).\(name) (\(self.type.rawValue)) cannot be decoded as \(type): \(reason)"))
+            type,
+            .init(
+                codingPath: codingPath,
+                debugDescription: "\(entity).\(name) (\(self.type.rawValue)) cannot be decoded as \(type): \(reason)"))
     }
 }

@@ -33,11 +33,14 @@ struct AttributeValueEncoder: Encoder, SingleValueEncodingContainer {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(FailingKeyedEncodingContainer<Key>(codingPath: codingPath, reason: "an attribute holds one value, not a keyed record; make it a relationship"))
+        KeyedEncodingContainer(
+            FailingKeyedEncodingContainer<Key>(
+                codingPath: codingPath, reason: "an attribute holds one value, not a keyed record; make it a relationship"))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        FailingEncodingContainer(codingPath: codingPath, reason: "an attribute holds one value, not a list; make it a to-many relationship or Binary data")
+        FailingEncodingContainer(
+            codingPath: codingPath, reason: "an attribute holds one value, not a list; make it a to-many relationship or Binary data")
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer { self }
@@ -67,7 +70,8 @@ struct AttributeValueEncoder: Encoder, SingleValueEncodingContainer {
 
     private static func integer<T: BinaryInteger>(_ value: T, _ codingPath: [any CodingKey]) throws -> StoreValue {
         guard let number = Int64(exactly: value) else {
-            throw EncodingError.invalidValue(value, .init(codingPath: codingPath, debugDescription: "\(value) does not fit a 64-bit integer attribute"))
+            throw EncodingError.invalidValue(
+                value, .init(codingPath: codingPath, debugDescription: "\(value) does not fit a 64-bit integer attribute"))
         }
         return .integer(number)
     }

@@ -59,7 +59,9 @@ struct FailingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
     mutating func encode(_ value: UInt64, forKey key: Key) throws { try fail() }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { try fail() }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<
+        NestedKey
+    > {
         KeyedEncodingContainer(FailingKeyedEncodingContainer<NestedKey>(codingPath: codingPath, reason: reason))
     }
 

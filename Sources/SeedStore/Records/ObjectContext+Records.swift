@@ -32,11 +32,13 @@ extension ObjectContext {
     ///   for (naming the entity and its properties); `DecodingError` for a value of another type
     ///   or a missing value for a non-optional property; what ``fetch(_:)`` throws.
     public func fetch<Record: Decodable>(
-        _ type: Record.Type, entity: String? = nil, where predicate: FetchPredicate? = nil, sortedBy sortDescriptors: [FetchSortDescriptor] = [],
+        _ type: Record.Type, entity: String? = nil, where predicate: FetchPredicate? = nil,
+        sortedBy sortDescriptors: [FetchSortDescriptor] = [],
         limit: Int? = nil, offset: Int = 0
     ) throws -> [Record] {
         let request = FetchRequest(
-            entity: recordEntityName(type, entity), predicate: predicate, sortDescriptors: sortDescriptors, fetchLimit: limit, fetchOffset: offset)
+            entity: recordEntityName(type, entity), predicate: predicate, sortDescriptors: sortDescriptors, fetchLimit: limit,
+            fetchOffset: offset)
         if parent != nil { return try fetch(request).map { try $0.decode(type) } }
         let rows = try fetchRows(request)
         var origin: RowOrigin?
@@ -52,7 +54,9 @@ extension ObjectContext {
                     decoded = try object.decode(type)
                 } else {
                     if origin?.holds(row, of: store) != true {
-                        origin = RowOrigin(entity: sharedEntity(of: row, known: rows.entity), layout: row.layout, store: store, storeIdentifier: identifier, context: self)
+                        origin = RowOrigin(
+                            entity: sharedEntity(of: row, known: rows.entity), layout: row.layout, store: store,
+                            storeIdentifier: identifier, context: self)
                     }
                     let source = RecordSource.row(RowRecord.next(&record, row: row, origin: origin!))
                     decoded = try Record(from: RecordDecoder(source: source, codingPath: []))

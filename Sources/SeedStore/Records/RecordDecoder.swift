@@ -25,12 +25,19 @@ struct RecordDecoder: Decoder {
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         throw DecodingError.typeMismatch(
-            [Any].self, .init(codingPath: codingPath, debugDescription: "\(source.sharedEntity.name) is one object; decode it as a keyed record, or a to-many relationship as an array"))
+            [Any].self,
+            .init(
+                codingPath: codingPath,
+                debugDescription:
+                    "\(source.sharedEntity.name) is one object; decode it as a keyed record, or a to-many relationship as an array"))
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
         throw DecodingError.typeMismatch(
-            StoreValue.self, .init(codingPath: codingPath, debugDescription: "\(source.sharedEntity.name) is an object; decode it as a keyed record or as an ObjectID"))
+            StoreValue.self,
+            .init(
+                codingPath: codingPath,
+                debugDescription: "\(source.sharedEntity.name) is an object; decode it as a keyed record or as an ObjectID"))
     }
 }
 
@@ -59,7 +66,8 @@ enum RecordProperty {
             let properties = (entity.attributes.map(\.name) + entity.relationships.map(\.name)).sorted()
             throw ContextError(
                 .unknownName,
-                "\(record()): \(entity.name) has no property \"\(name)\"; its properties are \(properties.joined(separator: ", ").ifEmpty("none")). Rename the record's property, or leave it out with CodingKeys")
+                "\(record()): \(entity.name) has no property \"\(name)\"; its properties are \(properties.joined(separator: ", ").ifEmpty("none")). Rename the record's property, or leave it out with CodingKeys"
+            )
         }
     }
 }
@@ -191,7 +199,10 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         case .relationship(let relationship):
             guard let destination = try source.object().object(forRelationship: relationship.name) else {
                 throw DecodingError.valueNotFound(
-                    type, .init(codingPath: path(), debugDescription: "\(source.objectID) has no \(relationship.name); make the record's property optional"))
+                    type,
+                    .init(
+                        codingPath: path(),
+                        debugDescription: "\(source.objectID) has no \(relationship.name); make the record's property optional"))
             }
             if type == ObjectID.self { return destination.objectID as! T }
             return try T(from: RecordDecoder(object: destination, codingPath: path()))
@@ -199,7 +210,11 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     private func mismatch<T>(_ type: T.Type, _ key: Key, _ reason: String) -> DecodingError {
-        .typeMismatch(type, .init(codingPath: codingPath + [key], debugDescription: "\(shared.name).\(key.stringValue) cannot be decoded as \(type): \(reason)"))
+        .typeMismatch(
+            type,
+            .init(
+                codingPath: codingPath + [key],
+                debugDescription: "\(shared.name).\(key.stringValue) cannot be decoded as \(type): \(reason)"))
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
@@ -213,7 +228,9 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         guard case .relationship(let relationship) = try property(key), relationship.isToMany else {
             throw mismatch([Any].self, key, "only a to-many relationship is a list")
         }
-        return try RelationshipDecoder(objects: try source.object().objects(forRelationship: relationship.name), codingPath: codingPath + [key]).unkeyedContainer()
+        return try RelationshipDecoder(
+            objects: try source.object().objects(forRelationship: relationship.name), codingPath: codingPath + [key]
+        ).unkeyedContainer()
     }
 
     func superDecoder() throws -> any Decoder { RecordDecoder(source: source, codingPath: codingPath) }

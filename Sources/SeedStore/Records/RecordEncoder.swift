@@ -34,14 +34,16 @@ struct ObjectEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     init(encoder: RecordEncoder) { self.encoder = encoder }
 
     private func property(_ key: Key) throws -> RecordProperty {
-        try RecordProperty(key.stringValue, of: object.sharedEntity, record: "encoding \((codingPath + [key]).map(\.stringValue).joined(separator: "."))")
+        try RecordProperty(
+            key.stringValue, of: object.sharedEntity, record: "encoding \((codingPath + [key]).map(\.stringValue).joined(separator: "."))")
     }
 
     mutating func encodeNil(forKey key: Key) throws {
         switch try property(key) {
         case .attribute(let name, _): object[name] = .null
         case .relationship(let relationship) where !relationship.isToMany: try object.setObject(nil, forRelationship: relationship.name)
-        case .relationship(let relationship): throw unsupported(key, "\(object.entity.name).\(relationship.name) is to-many; encode an array of ObjectID")
+        case .relationship(let relationship):
+            throw unsupported(key, "\(object.entity.name).\(relationship.name) is to-many; encode an array of ObjectID")
         case .objectID: break
         }
     }
@@ -71,15 +73,23 @@ struct ObjectEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
             object[name] = try AttributeValueEncoder.storeValue(of: value, codingPath: codingPath + [key])
         case .relationship(let relationship) where relationship.isToMany:
             guard let ids = value as? [ObjectID] else {
-                throw unsupported(key, "\(object.entity.name).\(relationship.name) is to-many: encode an array of the destinations' ObjectID")
+                throw unsupported(
+                    key, "\(object.entity.name).\(relationship.name) is to-many: encode an array of the destinations' ObjectID")
             }
             let current = try object.objects(forRelationship: relationship.name)
             let wanted = try ids.map { try encoder.context.object(with: $0) }
-            for old in current where !wanted.contains(where: { $0 === old }) { try object.removeObject(old, fromRelationship: relationship.name) }
-            for new in wanted where !current.contains(where: { $0 === new }) { try object.addObject(new, toRelationship: relationship.name) }
+            for old in current where !wanted.contains(where: { $0 === old }) {
+                try object.removeObject(old, fromRelationship: relationship.name)
+            }
+            for new in wanted where !current.contains(where: { $0 === new }) {
+                try object.addObject(new, toRelationship: relationship.name)
+            }
         case .relationship(let relationship):
             guard let id = value as? ObjectID else {
-                throw unsupported(key, "\(object.entity.name).\(relationship.name) is a to-one relationship: encode the destination's ObjectID, not a nested record")
+                throw unsupported(
+                    key,
+                    "\(object.entity.name).\(relationship.name) is a to-one relationship: encode the destination's ObjectID, not a nested record"
+                )
             }
             try object.setObject(try encoder.context.object(with: id), forRelationship: relationship.name)
         }
@@ -89,8 +99,12 @@ struct ObjectEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         .invalidValue(key.stringValue, .init(codingPath: codingPath + [key], debugDescription: reason))
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-        KeyedEncodingContainer(FailingKeyedEncodingContainer<NestedKey>(codingPath: codingPath + [key], reason: "nested records are not written; encode the destination's ObjectID"))
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<
+        NestedKey
+    > {
+        KeyedEncodingContainer(
+            FailingKeyedEncodingContainer<NestedKey>(
+                codingPath: codingPath + [key], reason: "nested records are not written; encode the destination's ObjectID"))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {

@@ -39,7 +39,9 @@ enum RecordSource {
     func object() -> ManagedObject {
         switch self {
         case .object(let object): object
-        case .row(let record): record.origin.context.register(record.row, store: record.origin.store, storeIdentifier: record.origin.storeIdentifier, entity: record.origin.entity)
+        case .row(let record):
+            record.origin.context.register(
+                record.row, store: record.origin.store, storeIdentifier: record.origin.storeIdentifier, entity: record.origin.entity)
         }
     }
 }

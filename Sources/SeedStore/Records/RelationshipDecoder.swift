@@ -6,14 +6,16 @@ struct RelationshipDecoder: Decoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         throw DecodingError.typeMismatch(
-            [String: Any].self, .init(codingPath: codingPath, debugDescription: "a to-many relationship decodes as an array (of ObjectID or records)"))
+            [String: Any].self,
+            .init(codingPath: codingPath, debugDescription: "a to-many relationship decodes as an array (of ObjectID or records)"))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer { Destinations(objects: objects, codingPath: codingPath) }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
         throw DecodingError.typeMismatch(
-            StoreValue.self, .init(codingPath: codingPath, debugDescription: "a to-many relationship decodes as an array (of ObjectID or records)"))
+            StoreValue.self,
+            .init(codingPath: codingPath, debugDescription: "a to-many relationship decodes as an array (of ObjectID or records)"))
     }
 
     struct Index: CodingKey {
@@ -38,7 +40,8 @@ struct RelationshipDecoder: Decoder {
 
         private mutating func next() throws -> (ManagedObject, [any CodingKey]) {
             guard !isAtEnd else {
-                throw DecodingError.valueNotFound(ManagedObject.self, .init(codingPath: codingPath, debugDescription: "no more destinations"))
+                throw DecodingError.valueNotFound(
+                    ManagedObject.self, .init(codingPath: codingPath, debugDescription: "no more destinations"))
             }
             defer { currentIndex += 1 }
             return (objects[currentIndex], codingPath + [Index(currentIndex)])
@@ -75,7 +78,8 @@ struct RelationshipDecoder: Decoder {
         }
 
         mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
-            throw DecodingError.typeMismatch([Any].self, .init(codingPath: codingPath, debugDescription: "a destination is one object, not a list"))
+            throw DecodingError.typeMismatch(
+                [Any].self, .init(codingPath: codingPath, debugDescription: "a destination is one object, not a list"))
         }
 
         mutating func superDecoder() throws -> any Decoder {

@@ -1,8 +1,9 @@
 package import GRDB
+
 #if canImport(SQLite3)
-package import SQLite3
+    package import SQLite3
 #elseif canImport(GRDBSQLite)
-internal import GRDBSQLite
+    internal import GRDBSQLite
 #endif
 
 /// A prepared `INSERT` for loading many rows fast, binding values with the SQLite C functions (or a

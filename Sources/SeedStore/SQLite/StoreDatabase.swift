@@ -78,7 +78,9 @@ extension StoreDatabase {
             same = URL(fileURLWithPath: source).standardizedFileURL.path == URL(fileURLWithPath: output).standardizedFileURL.path
         }
         guard same else { return }
-        throw StoreError(.refused, path: output, "is the store being read (\(source)); the source is never changed: write the result to another path (--out)")
+        throw StoreError(
+            .refused, path: output,
+            "is the store being read (\(source)); the source is never changed: write the result to another path (--out)")
     }
 }
 

@@ -1,9 +1,10 @@
 import Foundation
 internal import GRDB
+
 #if canImport(SQLite3)
-internal import SQLite3
+    internal import SQLite3
 #elseif canImport(GRDBSQLite)
-internal import GRDBSQLite
+    internal import GRDBSQLite
 #endif
 
 /// Steps a `SELECT`, reading each column straight from SQLite into a ``StoreValue``.
@@ -59,7 +60,8 @@ final class StoreValueCursor {
         case SQLITE_TEXT:
             // Text first, then its length, in that order as SQLite asks (the length is of the UTF-8 form).
             guard let text = sqlite3_column_text(handle, column) else { return .text("") }
-            return .text(String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self))
+            return .text(
+                String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self))
         case SQLITE_BLOB:
             guard let bytes = sqlite3_column_blob(handle, column) else { return .blob(Data()) }
             return .blob(Data(bytes: bytes, count: Int(sqlite3_column_bytes(handle, column))))

@@ -10,7 +10,10 @@ extension ContentDigest {
             return (table.name, "SELECT \(columns) FROM \(quoteIdentifier(table.name)) ORDER BY \(quoteIdentifier(table.keyColumn))")
         }
         tables += schema.joinTables.map { join in
-            (join.name, "SELECT * FROM \(quoteIdentifier(join.name)) ORDER BY \(quoteIdentifier(join.sourceColumn)), \(quoteIdentifier(join.destinationColumn))")
+            (
+                join.name,
+                "SELECT * FROM \(quoteIdentifier(join.name)) ORDER BY \(quoteIdentifier(join.sourceColumn)), \(quoteIdentifier(join.destinationColumn))"
+            )
         }
         return try compute(db.storeConnection(), tables: tables, known: known)
     }

@@ -87,7 +87,8 @@ package struct EntityTable: Sendable {
         }
         var columns: [Column] = []
         if primaryKey == .rowid {
-            columns.append(Column(name: Model.primaryKeyColumn, kind: .primaryKey, type: "INTEGER", isNotNull: true, defaultLiteral: nil, owner: nil))
+            columns.append(
+                Column(name: Model.primaryKeyColumn, kind: .primaryKey, type: "INTEGER", isNotNull: true, defaultLiteral: nil, owner: nil))
         }
         if members.count > 1 {
             columns.append(Column(name: Model.entityColumn, kind: .entity, type: "TEXT", isNotNull: true, defaultLiteral: nil, owner: nil))
@@ -97,17 +98,20 @@ package struct EntityTable: Sendable {
         let key = primaryKey
         let keyFirst = entity.attributes.filter { key == .attribute($0.name) }
         for attribute in keyFirst + entity.attributes.filter({ key != .attribute($0.name) }) where attribute.isStored {
-            columns.append(Column(
-                // A derived value is computed after the rows are in, so its column takes NULL until then.
-                name: attribute.name, kind: .attribute(attribute), type: Self.storageType(of: attribute.type),
-                isNotNull: !attribute.isOptional && attribute.derivation == nil, defaultLiteral: Self.defaultLiteral(of: attribute, forms: storedForms),
-                owner: nil))
+            columns.append(
+                Column(
+                    // A derived value is computed after the rows are in, so its column takes NULL until then.
+                    name: attribute.name, kind: .attribute(attribute), type: Self.storageType(of: attribute.type),
+                    isNotNull: !attribute.isOptional && attribute.derivation == nil,
+                    defaultLiteral: Self.defaultLiteral(of: attribute, forms: storedForms),
+                    owner: nil))
         }
         var foreignKeys: [ForeignKey] = []
         for relationship in entity.relationships where storage.place(of: relationship.name, in: entity.name) == .column {
-            columns.append(Column(
-                name: relationship.name, kind: .toOne(relationship), type: "INTEGER",
-                isNotNull: !relationship.isOptional, defaultLiteral: nil, owner: nil))
+            columns.append(
+                Column(
+                    name: relationship.name, kind: .toOne(relationship), type: "INTEGER",
+                    isNotNull: !relationship.isOptional, defaultLiteral: nil, owner: nil))
             foreignKeys.append(ForeignKey(column: relationship.name, destination: relationship.destination))
         }
         self.columns = columns
@@ -152,7 +156,8 @@ package struct EntityTable: Sendable {
                 kind = .toOneOrder(relationship)
                 owner = declaring
             case .toManyWithoutInverse(let source, let name):
-                guard let relationship = model.entity(named: source).flatMap({ model.allRelationships(of: $0).first { $0.name == name } }) else { continue }
+                guard let relationship = model.entity(named: source).flatMap({ model.allRelationships(of: $0).first { $0.name == name } })
+                else { continue }
                 kind = .toManyWithoutInverse(entity: source, relationship)
                 owner = source
             }
@@ -160,7 +165,9 @@ package struct EntityTable: Sendable {
             if case .attribute(let attribute) = kind { isNotNull = !attribute.isOptional && attribute.derivation == nil }
             var defaultLiteral: String?
             if case .attribute(let attribute) = kind { defaultLiteral = Self.defaultLiteral(of: attribute, forms: .coreData) }
-            columns.append(Column(name: column.name, kind: kind, type: column.type, isNotNull: isNotNull, defaultLiteral: defaultLiteral, owner: owner))
+            columns.append(
+                Column(name: column.name, kind: kind, type: column.type, isNotNull: isNotNull, defaultLiteral: defaultLiteral, owner: owner)
+            )
         }
         self.columns = columns
         self.foreignKeys = foreignKeys
@@ -198,7 +205,8 @@ package struct EntityTable: Sendable {
         }
         for key in foreignKeys {
             definitions.append(
-                "FOREIGN KEY (\(quoteIdentifier(key.column))) REFERENCES \(quoteIdentifier(key.destination)) (\(quoteIdentifier(Model.primaryKeyColumn)))")
+                "FOREIGN KEY (\(quoteIdentifier(key.column))) REFERENCES \(quoteIdentifier(key.destination)) (\(quoteIdentifier(Model.primaryKeyColumn)))"
+            )
         }
         let suffix = primaryKey == .rowid ? "" : " WITHOUT ROWID"
         return "CREATE TABLE \(quoteIdentifier(name)) (\n  \(definitions.joined(separator: ",\n  "))\n)\(suffix)"

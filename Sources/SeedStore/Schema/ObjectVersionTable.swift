@@ -6,6 +6,9 @@ enum ObjectVersionTable {
     static let name = "seed_object_version"
 
     static func create(_ db: Database) throws {
-        try db.execute(sql: "CREATE TABLE \(name) (entity TEXT NOT NULL, key NOT NULL, version INTEGER NOT NULL, PRIMARY KEY (entity, key)) WITHOUT ROWID")
+        try db.execute(
+            sql:
+                "CREATE TABLE \(name) (entity TEXT NOT NULL, key NOT NULL, version INTEGER NOT NULL, PRIMARY KEY (entity, key)) WITHOUT ROWID"
+        )
     }
 }

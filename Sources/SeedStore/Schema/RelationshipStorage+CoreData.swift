@@ -28,7 +28,11 @@ extension RelationshipStorage {
                     places[key] = .column
                 } else if relationship.inverse == nil {
                     let column = tables[relationship.destination]?.columns.first { column in
-                        if case .toManyWithoutInverse(let source, let to) = column.kind { root(source) == entity.name && to.name == relationship.name } else { false }
+                        if case .toManyWithoutInverse(let source, let to) = column.kind {
+                            root(source) == entity.name && to.name == relationship.name
+                        } else {
+                            false
+                        }
                     }
                     places[key] = column.map { .foreignColumn($0.name) } ?? .inverse
                 } else {

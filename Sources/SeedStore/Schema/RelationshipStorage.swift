@@ -36,18 +36,22 @@ struct RelationshipStorage: Sendable {
                 guard places[key] == nil else { continue }
                 let inverse = relationship.inverse.flatMap { model.entity(named: relationship.destination)?.relationship(named: $0) }
                 let inverseKey = relationship.inverse.map { Self.key(relationship.destination, $0) }
-                let needsJoin = (relationship.isToMany && (inverse == nil || inverse!.isToMany || relationship.isOrdered))
+                let needsJoin =
+                    (relationship.isToMany && (inverse == nil || inverse!.isToMany || relationship.isOrdered))
                     || (inverse.map { $0.isToMany && $0.isOrdered } ?? false)
                 if needsJoin {
                     // Name the join table after the side that sorts first, so the layout does not depend on visit order.
                     let thisFirst = inverseKey.map { key <= $0 } ?? true
                     let table: JoinTable
                     if thisFirst || inverse == nil {
-                        table = JoinTable(entity: entity.name, relationship: relationship, destinationInverse: inverse, keepsBothOrders: keepsBothOrders)
+                        table = JoinTable(
+                            entity: entity.name, relationship: relationship, destinationInverse: inverse, keepsBothOrders: keepsBothOrders)
                         places[key] = .joinTable(table)
                         if let inverseKey { places[inverseKey] = .inverse }
                     } else {
-                        table = JoinTable(entity: relationship.destination, relationship: inverse!, destinationInverse: relationship, keepsBothOrders: keepsBothOrders)
+                        table = JoinTable(
+                            entity: relationship.destination, relationship: inverse!, destinationInverse: relationship,
+                            keepsBothOrders: keepsBothOrders)
                         places[inverseKey!] = .joinTable(table)
                         places[key] = .inverse
                     }

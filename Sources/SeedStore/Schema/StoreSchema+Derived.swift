@@ -36,9 +36,11 @@ extension StoreSchema {
                     let sql = "UPDATE \(quoteIdentifier(table.name)) AS \"row\" SET \(quoteIdentifier(column.name)) = \(expression)"
                     updates.append(DerivedUpdate(table: table.name, attribute: attribute.name, sql: sql, arguments: arguments))
                 } catch {
-                    diagnostics.append(ModelDiagnostic(
-                        .error, "the derivation \"\(derivation.expression)\" cannot be computed: \(error.reason); seed stores compute an attribute or to-one key path, lowercase:(), uppercase:(), canonical:(), now() and to-many.@count",
-                        source: table.entity.origin ?? model.source, entity: table.entity.name, property: attribute.name))
+                    diagnostics.append(
+                        ModelDiagnostic(
+                            .error,
+                            "the derivation \"\(derivation.expression)\" cannot be computed: \(error.reason); seed stores compute an attribute or to-one key path, lowercase:(), uppercase:(), canonical:(), now() and to-many.@count",
+                            source: table.entity.origin ?? model.source, entity: table.entity.name, property: attribute.name))
                 }
             }
         }
@@ -89,7 +91,8 @@ extension StoreSchema {
         else {
             throw Unsupported(reason: "\"\(path)\" is not an attribute of \(table.entity.name) or of one of its to-one relationships")
         }
-        return "(SELECT \(quoteIdentifier(destination.columnName(for: parts[1]))) FROM \(quoteIdentifier(destination.name)) WHERE \(quoteIdentifier(destination.keyColumn)) = \"row\".\(quoteIdentifier(table.columnName(for: relationship.name))))"
+        return
+            "(SELECT \(quoteIdentifier(destination.columnName(for: parts[1]))) FROM \(quoteIdentifier(destination.name)) WHERE \(quoteIdentifier(destination.keyColumn)) = \"row\".\(quoteIdentifier(table.columnName(for: relationship.name))))"
     }
 
     /// The number of objects a to-many relationship of the row holds.
@@ -108,8 +111,10 @@ extension StoreSchema {
             return "(SELECT count(*) FROM \(quoteIdentifier(destination.name)) WHERE \(quoteIdentifier(column)) = \(key))"
         case .inverse:
             if let inverse = relationship.inverse, let destination = self.table(for: relationship.destination),
-                case .column = storage.place(of: inverse, in: destination.entity.name) {
-                return "(SELECT count(*) FROM \(quoteIdentifier(destination.name)) WHERE \(quoteIdentifier(destination.columnName(for: inverse))) = \(key))"
+                case .column = storage.place(of: inverse, in: destination.entity.name)
+            {
+                return
+                    "(SELECT count(*) FROM \(quoteIdentifier(destination.name)) WHERE \(quoteIdentifier(destination.columnName(for: inverse))) = \(key))"
             }
             if let inverse = relationship.inverse, case .joinTable(let join) = storage.place(of: inverse, in: relationship.destination) {
                 return "(SELECT count(*) FROM \(quoteIdentifier(join.name)) WHERE \(quoteIdentifier(join.destinationColumn)) = \(key))"

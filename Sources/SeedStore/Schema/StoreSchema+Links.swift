@@ -19,7 +19,9 @@ extension StoreSchema {
         case .joinTable(let join):
             return .joinTable(join, ownerIsSource: true, orderColumns: orderColumns(of: join))
         case .foreignColumn(let column):
-            guard let destination = model.entity(named: entity).flatMap({ model.allRelationships(of: $0).first { $0.name == relationship } })?.destination,
+            guard
+                let destination = model.entity(named: entity).flatMap({ model.allRelationships(of: $0).first { $0.name == relationship } })?
+                    .destination,
                 let table = table(for: destination)
             else { return nil }
             return .destinationColumn(table, column: column)

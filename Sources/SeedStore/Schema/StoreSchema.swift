@@ -58,7 +58,8 @@ package struct StoreSchema: Sendable {
             var tables: [String: EntityTable] = [:]
             for table in coreData.tables {
                 guard let entity = layout.entity(named: table.root) else { continue }
-                tables[table.root] = EntityTable(coreData: table, entity: entity, kinds: trees.kinds, model: model, entityNumbers: coreData.entityNumbers)
+                tables[table.root] = EntityTable(
+                    coreData: table, entity: entity, kinds: trees.kinds, model: model, entityNumbers: coreData.entityNumbers)
             }
             let storage = RelationshipStorage(coreData: coreData, layout: layout, model: model, tables: tables)
             self.storage = storage
@@ -90,10 +91,12 @@ package struct StoreSchema: Sendable {
         var diagnostics: [ModelDiagnostic] = []
         for entity in model.entities {
             for attribute in entity.attributes where attribute.type == .composite && !attribute.isTransient {
-                diagnostics.append(ModelDiagnostic(
-                    .error, "a composite attribute cannot be stored until Core Data's layout for it is known; "
-                        + "split it into attributes or mark it transient",
-                    source: entity.origin ?? model.source, entity: entity.name, property: attribute.name))
+                diagnostics.append(
+                    ModelDiagnostic(
+                        .error,
+                        "a composite attribute cannot be stored until Core Data's layout for it is known; "
+                            + "split it into attributes or mark it transient",
+                        source: entity.origin ?? model.source, entity: entity.name, property: attribute.name))
             }
         }
         if !diagnostics.isEmpty { throw .invalid(diagnostics) }
@@ -110,7 +113,9 @@ package struct StoreSchema: Sendable {
         guard let table = table(for: entity) else { return 0 }
         guard table.isTree else { return try Int64.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(table.name))") ?? 0 }
         return try Int64.fetchOne(
-            db, sql: "SELECT count(*) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(table.entityColumn?.name ?? Model.entityColumn)) = ?",
+            db,
+            sql:
+                "SELECT count(*) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(table.entityColumn?.name ?? Model.entityColumn)) = ?",
             arguments: [table.entityValue(entity).databaseValue]) ?? 0
     }
 

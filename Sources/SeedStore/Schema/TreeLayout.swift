@@ -23,9 +23,11 @@ struct TreeLayout {
         for entity in model.entities {
             // Core Data keeps a tree in one table, so a configuration holds a sub-entity with its ancestors.
             if let parent = entity.parentEntity, !names.contains(parent) {
-                diagnostics.append(ModelDiagnostic(
-                    .error, "the configuration holds \(entity.name) but not its parent entity \(parent); add \(parent) to the configuration",
-                    source: entity.origin ?? model.source, entity: entity.name))
+                diagnostics.append(
+                    ModelDiagnostic(
+                        .error,
+                        "the configuration holds \(entity.name) but not its parent entity \(parent); add \(parent) to the configuration",
+                        source: entity.origin ?? model.source, entity: entity.name))
             }
         }
         if !diagnostics.isEmpty { throw .invalid(diagnostics) }
@@ -70,9 +72,11 @@ struct TreeLayout {
                 attribute.defaultValue = nil
                 if let existing = root.attribute(named: attribute.name) {
                     if existing.type != attribute.type || existing.isTransient != attribute.isTransient {
-                        diagnostics.append(ModelDiagnostic(
-                            .error, "\(entity.name).\(attribute.name) and another attribute of the same name in the \(root.name) tree differ in type; the tree shares one table, so rename one",
-                            source: entity.origin ?? model.source, entity: entity.name, property: attribute.name))
+                        diagnostics.append(
+                            ModelDiagnostic(
+                                .error,
+                                "\(entity.name).\(attribute.name) and another attribute of the same name in the \(root.name) tree differ in type; the tree shares one table, so rename one",
+                                source: entity.origin ?? model.source, entity: entity.name, property: attribute.name))
                     }
                     continue
                 }
@@ -82,9 +86,11 @@ struct TreeLayout {
                 relationship.isOptional = true
                 if let existing = root.relationship(named: relationship.name) {
                     if existing.destination != relationship.destination || existing.isToMany != relationship.isToMany {
-                        diagnostics.append(ModelDiagnostic(
-                            .error, "\(entity.name).\(relationship.name) and another relationship of the same name in the \(root.name) tree differ; the tree shares one table, so rename one",
-                            source: entity.origin ?? model.source, entity: entity.name, property: relationship.name))
+                        diagnostics.append(
+                            ModelDiagnostic(
+                                .error,
+                                "\(entity.name).\(relationship.name) and another relationship of the same name in the \(root.name) tree differ; the tree shares one table, so rename one",
+                                source: entity.origin ?? model.source, entity: entity.name, property: relationship.name))
                     }
                     continue
                 }

@@ -35,7 +35,8 @@ public final class AtomicStore: SQLiteStore {
         let plist = try PropertyListStoreFile.readPropertyList(at: url.path)
         metadata = try PropertyListStoreFile.metadata(in: plist, path: url.path)
         guard let tables = plist["tables"] as? [String: [[String: Any]]] else {
-            throw StoreError(.notASeedStore, path: url.path, "the store file's tables are not lists of rows; it is damaged or not written by seedbuild")
+            throw StoreError(
+                .notASeedStore, path: url.path, "the store file's tables are not lists of rows; it is damaged or not written by seedbuild")
         }
         let columnTypes = self.columnTypes()
         try queue.inDatabase { db in
@@ -43,19 +44,23 @@ public final class AtomicStore: SQLiteStore {
                 try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
                 for (table, rows) in tables.sorted(by: { $0.key < $1.key }) {
                     guard let types = columnTypes[table] else {
-                        throw StoreError(.notASeedStore, path: url.path, "the file has a table \(table) that the \(schema.configuration) configuration does not")
+                        throw StoreError(
+                            .notASeedStore, path: url.path,
+                            "the file has a table \(table) that the \(schema.configuration) configuration does not")
                     }
                     for row in rows {
                         let names = row.keys.sorted()
                         var values: [DatabaseValue] = []
                         for name in names {
                             guard let type = types[name] else {
-                                throw StoreError(.notASeedStore, path: url.path, "table \(table) has a column \(name) that the model does not")
+                                throw StoreError(
+                                    .notASeedStore, path: url.path, "table \(table) has a column \(name) that the model does not")
                             }
                             values.append(Self.databaseValue(row[name]!, type: type))
                         }
                         try db.execute(
-                            sql: "INSERT INTO \(quoteIdentifier(table)) (\(names.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))",
+                            sql:
+                                "INSERT INTO \(quoteIdentifier(table)) (\(names.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))",
                             arguments: StatementArguments(values))
                     }
                 }

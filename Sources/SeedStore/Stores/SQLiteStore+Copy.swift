@@ -52,7 +52,9 @@ extension SQLiteStore {
                 if let last {
                     let placeholders = Array(repeating: "?", count: keys.count).joined(separator: ", ")
                     return try Row.fetchAll(
-                        sourceDB, sql: "SELECT * FROM \(table) WHERE (\(keyList)) > (\(placeholders)) ORDER BY \(keyList) LIMIT \(Self.copyBatchSize)",
+                        sourceDB,
+                        sql:
+                            "SELECT * FROM \(table) WHERE (\(keyList)) > (\(placeholders)) ORDER BY \(keyList) LIMIT \(Self.copyBatchSize)",
                         arguments: StatementArguments(last))
                 }
                 return try Row.fetchAll(sourceDB, sql: "SELECT * FROM \(table) ORDER BY \(keyList) LIMIT \(Self.copyBatchSize)")
@@ -60,7 +62,9 @@ extension SQLiteStore {
             guard let final = rows.last else { return }
             let columns = Array(final.columnNames)
             let insert = try db.cachedStatement(
-                sql: "INSERT INTO \(table) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))")
+                sql:
+                    "INSERT INTO \(table) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+            )
             for row in rows {
                 try insert.execute(arguments: StatementArguments(Array(row.databaseValues)))
             }

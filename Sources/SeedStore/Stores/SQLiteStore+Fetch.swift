@@ -32,7 +32,8 @@ extension SQLiteStore {
             return heads.indices.map { row in
                 let head = heads[row]
                 let columns = values[(row * width)..<((row + 1) * width)]
-                return StoreRow(entity: head.entity, key: head.key, storage: RowValues(layout: head.layout, columns: columns), version: head.version)
+                return StoreRow(
+                    entity: head.entity, key: head.key, storage: RowValues(layout: head.layout, columns: columns), version: head.version)
             }
         }
     }
@@ -54,19 +55,24 @@ extension SQLiteStore {
     }
 
     /// The SELECT for a fetch, or nil when it cannot match anything (an empty key list).
-    private func query(_ request: StoreFetch, table: EntityTable, counting: Bool) throws -> (sql: String, arguments: [StoreValue], sortSources: [SortSource])? {
+    private func query(_ request: StoreFetch, table: EntityTable, counting: Bool) throws -> (
+        sql: String, arguments: [StoreValue], sortSources: [SortSource]
+    )? {
         var joins: [String] = []
         var conditions: [String] = []
         var arguments: [StoreValue] = []
         if let predicate = request.predicate {
-            let compiled = try PredicateSQL(predicate, table: table, schema: schema, format: predicate.description, storeIdentifier: identifier)
+            let compiled = try PredicateSQL(
+                predicate, table: table, schema: schema, format: predicate.description, storeIdentifier: identifier)
             joins = compiled.joins
             conditions.append(compiled.whereClause)
             arguments = compiled.arguments
         }
         let key = "t0.\(quoteIdentifier(table.keyColumn))"
         if let restriction = table.entityRestriction(for: request.entity) {
-            conditions.append("t0.\(quoteIdentifier(restriction.column)) IN (\(Array(repeating: "?", count: restriction.values.count).joined(separator: ", ")))")
+            conditions.append(
+                "t0.\(quoteIdentifier(restriction.column)) IN (\(Array(repeating: "?", count: restriction.values.count).joined(separator: ", ")))"
+            )
             arguments += restriction.values
         }
         if let keys = request.keys {
@@ -93,7 +99,8 @@ extension SQLiteStore {
             return .selected(columns.count - 1)
         }
         let orderTerms = zip(sortColumns, request.sortDescriptors).map { "\($0) \($1.ascending ? "ASC" : "DESC")" } + [key]
-        let sql = "SELECT " + columns.joined(separator: ", ") + from + whereClause
+        let sql =
+            "SELECT " + columns.joined(separator: ", ") + from + whereClause
             + " ORDER BY " + orderTerms.joined(separator: ", ") + limitClause(request, arguments: &arguments)
         return (sql, arguments, sortSources)
     }
@@ -130,20 +137,24 @@ extension SQLiteStore {
         switch schema.storage.place(of: name, in: table.entity.name) {
         case .column:
             let value = try DatabaseValue.fetchOne(
-                db, sql: "SELECT \(quoteIdentifier(table.columnName(for: name))) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(table.keyColumn)) = ?",
+                db,
+                sql:
+                    "SELECT \(quoteIdentifier(table.columnName(for: name))) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(table.keyColumn)) = ?",
                 arguments: keyArgument)
             return value.map(StoreValue.init).flatMap { $0.isNull ? nil : [$0] } ?? []
         case .joinTable(let join):
             let (source, destination) = (quoteIdentifier(join.sourceColumn), quoteIdentifier(join.destinationColumn))
             let order = join.positionColumn.map { "\(quoteIdentifier($0)), \(destination)" } ?? destination
             return try DatabaseValue.fetchAll(
-                db, sql: "SELECT \(destination) FROM \(quoteIdentifier(join.name)) WHERE \(source) = ? ORDER BY \(order)", arguments: keyArgument
+                db, sql: "SELECT \(destination) FROM \(quoteIdentifier(join.name)) WHERE \(source) = ? ORDER BY \(order)",
+                arguments: keyArgument
             ).map(StoreValue.init)
         case .foreignColumn(let column):
             guard let destination = schema.table(for: relationship.destination) else { return [] }
             return try DatabaseValue.fetchAll(
                 db,
-                sql: "SELECT \(quoteIdentifier(destination.keyColumn)) FROM \(quoteIdentifier(destination.name)) WHERE \(quoteIdentifier(column)) = ? ORDER BY 1",
+                sql:
+                    "SELECT \(quoteIdentifier(destination.keyColumn)) FROM \(quoteIdentifier(destination.name)) WHERE \(quoteIdentifier(column)) = ? ORDER BY 1",
                 arguments: keyArgument
             ).map(StoreValue.init)
         case .inverse:
@@ -154,14 +165,16 @@ extension SQLiteStore {
                 let order = destination.orderColumn(forToOne: inverse).map { "\(quoteIdentifier($0)), 1" } ?? "1"
                 return try DatabaseValue.fetchAll(
                     db,
-                    sql: "SELECT \(quoteIdentifier(destination.keyColumn)) FROM \(quoteIdentifier(destination.name)) WHERE \(quoteIdentifier(destination.columnName(for: inverse))) = ? ORDER BY \(order)",
+                    sql:
+                        "SELECT \(quoteIdentifier(destination.keyColumn)) FROM \(quoteIdentifier(destination.name)) WHERE \(quoteIdentifier(destination.columnName(for: inverse))) = ? ORDER BY \(order)",
                     arguments: keyArgument
                 ).map(StoreValue.init)
             case .joinTable(let join):
                 let (source, destinationColumn) = (quoteIdentifier(join.sourceColumn), quoteIdentifier(join.destinationColumn))
                 let order = join.inversePositionColumn.map { "\(quoteIdentifier($0)), \(source)" } ?? source
                 return try DatabaseValue.fetchAll(
-                    db, sql: "SELECT \(source) FROM \(quoteIdentifier(join.name)) WHERE \(destinationColumn) = ? ORDER BY \(order)", arguments: keyArgument
+                    db, sql: "SELECT \(source) FROM \(quoteIdentifier(join.name)) WHERE \(destinationColumn) = ? ORDER BY \(order)",
+                    arguments: keyArgument
                 ).map(StoreValue.init)
             case .inverse, .foreignColumn:
                 return []

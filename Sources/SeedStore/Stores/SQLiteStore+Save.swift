@@ -6,10 +6,13 @@ extension SQLiteStore {
     /// Applies `changes` in one transaction, calling `beforeCommit` before it commits.
     public func save(_ changes: StoreChanges, beforeCommit: () throws -> Void) throws -> SaveOutcome {
         if isReadOnly, !changes.isEmpty {
-            let entity = changes.inserts.first?.entity ?? changes.updates.first?.entity ?? changes.deletes.first?.entity
+            let entity =
+                changes.inserts.first?.entity ?? changes.updates.first?.entity ?? changes.deletes.first?.entity
                 ?? changes.links.first?.entity
             let what = entity.map { "cannot save changes to \($0)" } ?? "cannot save its metadata"
-            throw StoreError(.refused, path: path, "the store \(storeDescription.displayName) was added read-only: \(what); save them to a writable store")
+            throw StoreError(
+                .refused, path: path,
+                "the store \(storeDescription.displayName) was added read-only: \(what); save them to a writable store")
         }
         var outcome = SaveOutcome(insertedKeys: [], updatedVersions: [])
         var newMetadata = metadata
@@ -55,13 +58,16 @@ extension SQLiteStore {
     /// Refuses the save when a row to update or delete changed (or vanished) since it was fetched.
     private func checkVersions(_ db: Database, _ changes: StoreChanges) throws {
         var conflicts: [SaveConflict.Row] = []
-        let checks = changes.updates.filter { !$0.force }.map { ($0.entity, $0.key, $0.expectedVersion) }
+        let checks =
+            changes.updates.filter { !$0.force }.map { ($0.entity, $0.key, $0.expectedVersion) }
             + changes.deletes.map { ($0.entity, $0.key, $0.expectedVersion) }
         for (entity, key, expected) in checks {
             let table = try table(entity)
             let keyColumn = quoteIdentifier(table.keyColumn)
             let version = try Int64.fetchOne(
-                db, sql: "SELECT \(versionExpression(table: table, alias: "t0")) FROM \(quoteIdentifier(table.name)) AS t0 WHERE t0.\(keyColumn) = ?",
+                db,
+                sql:
+                    "SELECT \(versionExpression(table: table, alias: "t0")) FROM \(quoteIdentifier(table.name)) AS t0 WHERE t0.\(keyColumn) = ?",
                 arguments: [key.databaseValue])
             guard version != expected else { continue }
             let stored = version == nil ? nil : try storedRow(db, table: table, key: key)
@@ -72,13 +78,17 @@ extension SQLiteStore {
 
     func storedRow(_ db: Database, table: EntityTable, key: StoreValue) throws -> StoreRow? {
         var reader = TableRowReader(table: table)
-        let select = (reader.columns.map { "t0." + quoteIdentifier($0.name) } + [versionExpression(table: table, alias: "t0")]).joined(separator: ", ")
+        let select = (reader.columns.map { "t0." + quoteIdentifier($0.name) } + [versionExpression(table: table, alias: "t0")]).joined(
+            separator: ", ")
         let cursor = try StoreValueCursor(
-            db, sql: "SELECT \(select) FROM \(quoteIdentifier(table.name)) AS t0 WHERE t0.\(quoteIdentifier(table.keyColumn)) = ?", arguments: [key])
+            db, sql: "SELECT \(select) FROM \(quoteIdentifier(table.name)) AS t0 WHERE t0.\(quoteIdentifier(table.keyColumn)) = ?",
+            arguments: [key])
         guard try cursor.next() else { return nil }
         var values = (0..<reader.columns.count).map(cursor.value(at:))
         let (entity, layout) = reader.finishRow(&values, from: 0, entity: table.entity.name)
-        return StoreRow(entity: entity, key: key, storage: RowValues(layout: layout, columns: values), version: cursor.value(at: values.count).integerValue ?? 1)
+        return StoreRow(
+            entity: entity, key: key, storage: RowValues(layout: layout, columns: values),
+            version: cursor.value(at: values.count).integerValue ?? 1)
     }
 
     /// Inserts rows, tables a to-one column references first, taking each to-one stored on the
@@ -96,7 +106,8 @@ extension SQLiteStore {
                 // A one-to-one that Core Data keeps on both sides, or a to-one into a tree (with its entity
                 // number column), is written by its link, which sets the other columns too.
                 guard link.kind == .set, link.source == .inserted(index), link.entity == insert.entity,
-                    schema.storage.place(of: link.relationship, in: table.entity.name) == .column, !schema.storage.isMirrored(link.relationship, in: table.entity.name),
+                    schema.storage.place(of: link.relationship, in: table.entity.name) == .column,
+                    !schema.storage.isMirrored(link.relationship, in: table.entity.name),
                     table.entityColumn(forToOne: link.relationship) == nil
                 else { return false }
                 switch link.destination {
@@ -130,7 +141,8 @@ extension SQLiteStore {
                 names.append(table.keyColumn)
                 arguments.append(key)
             }
-            let sql = names.isEmpty
+            let sql =
+                names.isEmpty
                 ? "INSERT INTO \(quoteIdentifier(table.name)) DEFAULT VALUES"
                 : "INSERT INTO \(quoteIdentifier(table.name)) (\(names.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
             try db.execute(sql: sql, arguments: StatementArguments(arguments.map(\.databaseValue)))
@@ -149,7 +161,9 @@ extension SQLiteStore {
         let columns = names.map { table.column(for: $0, of: update.entity) }
         if !names.isEmpty {
             let assignments = zip(names, columns).map { "\(quoteIdentifier($1?.name ?? $0)) = ?" }.joined(separator: ", ")
-            let values = zip(names, columns).map { name, column in column.map { table.encode(update.values[name]!, in: $0) } ?? update.values[name]! }
+            let values = zip(names, columns).map { name, column in
+                column.map { table.encode(update.values[name]!, in: $0) } ?? update.values[name]!
+            }
             try db.execute(
                 sql: "UPDATE \(quoteIdentifier(table.name)) SET \(assignments) WHERE \(quoteIdentifier(table.keyColumn)) = ?",
                 arguments: StatementArguments(values.map(\.databaseValue) + [update.key.databaseValue]))
@@ -157,13 +171,20 @@ extension SQLiteStore {
         if let version = table.versionColumn {
             let column = quoteIdentifier(version)
             let key = quoteIdentifier(table.keyColumn)
-            try db.execute(sql: "UPDATE \(quoteIdentifier(table.name)) SET \(column) = coalesce(\(column), 1) + 1 WHERE \(key) = ?", arguments: [update.key.databaseValue])
-            return try Int64.fetchOne(db, sql: "SELECT \(column) FROM \(quoteIdentifier(table.name)) WHERE \(key) = ?", arguments: [update.key.databaseValue]) ?? 2
+            try db.execute(
+                sql: "UPDATE \(quoteIdentifier(table.name)) SET \(column) = coalesce(\(column), 1) + 1 WHERE \(key) = ?",
+                arguments: [update.key.databaseValue])
+            return try Int64.fetchOne(
+                db, sql: "SELECT \(column) FROM \(quoteIdentifier(table.name)) WHERE \(key) = ?", arguments: [update.key.databaseValue])
+                ?? 2
         }
         // Versions are kept by table, so an object fetched as its parent entity has the same one.
         try db.execute(
-            sql: "INSERT INTO \(ObjectVersionTable.name) (entity, key, version) VALUES (?, ?, 2) ON CONFLICT (entity, key) DO UPDATE SET version = version + 1",
+            sql:
+                "INSERT INTO \(ObjectVersionTable.name) (entity, key, version) VALUES (?, ?, 2) ON CONFLICT (entity, key) DO UPDATE SET version = version + 1",
             arguments: [table.entity.name, update.key.databaseValue])
-        return try Int64.fetchOne(db, sql: "SELECT version FROM \(ObjectVersionTable.name) WHERE entity = ? AND key = ?", arguments: [table.entity.name, update.key.databaseValue]) ?? 2
+        return try Int64.fetchOne(
+            db, sql: "SELECT version FROM \(ObjectVersionTable.name) WHERE entity = ? AND key = ?",
+            arguments: [table.entity.name, update.key.databaseValue]) ?? 2
     }
 }

@@ -36,7 +36,8 @@ public class SQLiteStore: PersistentStore {
         }
         let storePath = description.type == .sqlite ? path : nil
         if let storePath, !exists {
-            try FileManager.default.createDirectory(at: URL(fileURLWithPath: storePath).deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: URL(fileURLWithPath: storePath).deletingLastPathComponent(), withIntermediateDirectories: true)
         }
         let queue = try Self.openQueue(path: storePath, description: description)
         self.queue = queue
@@ -45,10 +46,13 @@ public class SQLiteStore: PersistentStore {
             let isNew = storePath == nil || !exists
             // Atomic stores keep their tables in a property list of the plain layout.
             let newLayout = description.type == .sqlite || description.type == .inMemory ? description.storeLayout : .plain
-            let (layout, conventions): (StoreLayout, CoreDataConventions?) = isNew ? (newLayout, nil) : try queue.inDatabase { db in
-                try StoreDatabase.checkSeedStore(db, path: storePath!)
-                return (try StoreDatabase.layout(of: db), try CoreDataConventions.read(from: db))
-            }
+            let (layout, conventions): (StoreLayout, CoreDataConventions?) =
+                isNew
+                ? (newLayout, nil)
+                : try queue.inDatabase { db in
+                    try StoreDatabase.checkSeedStore(db, path: storePath!)
+                    return (try StoreDatabase.layout(of: db), try CoreDataConventions.read(from: db))
+                }
             let schema = try Self.layOut(model, description: description, layout: layout, conventions: conventions)
             self.schema = schema
             entityNames = schema.entityNames
@@ -59,7 +63,9 @@ public class SQLiteStore: PersistentStore {
                 metadata = try queue.write { db in try Self.initialize(db, schema: schema, storeType: description.type) }
             } else {
                 metadata = try queue.inDatabase { db in
-                    if !schema.keepsVersionsInRows, !description.isReadOnly, try !db.tableExists(ObjectVersionTable.name) { try ObjectVersionTable.create(db) }
+                    if !schema.keepsVersionsInRows, !description.isReadOnly, try !db.tableExists(ObjectVersionTable.name) {
+                        try ObjectVersionTable.create(db)
+                    }
                     return try StoreMetadata.read(from: db)
                 }
             }
@@ -92,7 +98,8 @@ public class SQLiteStore: PersistentStore {
         guard mode?.uppercased() == wanted else {
             throw StoreError(
                 .refused, path: description.displayName,
-                "cannot put the store in journal mode \(wanted): it stays in \(mode ?? "?") mode, likely because another connection has it open; close it or use sqliteJournalMode = .\(mode?.lowercased() ?? "wal")")
+                "cannot put the store in journal mode \(wanted): it stays in \(mode ?? "?") mode, likely because another connection has it open; close it or use sqliteJournalMode = .\(mode?.lowercased() ?? "wal")"
+            )
         }
     }
 
@@ -151,7 +158,10 @@ public class SQLiteStore: PersistentStore {
 
     func table(_ entity: String) throws -> EntityTable {
         guard let table = schema.table(for: entity) else {
-            throw StoreError(.refused, path: path, "the \(schema.configuration) store \(storeDescription.displayName) does not hold entity \(entity); it holds \(entityNames.sorted().joined(separator: ", "))")
+            throw StoreError(
+                .refused, path: path,
+                "the \(schema.configuration) store \(storeDescription.displayName) does not hold entity \(entity); it holds \(entityNames.sorted().joined(separator: ", "))"
+            )
         }
         return table
     }

@@ -26,7 +26,8 @@ struct TableRowReader {
         self.columns = columns
         entityOffset = table.entityColumn.flatMap { entityColumn in columns.firstIndex { $0.name == entityColumn.name } }
         conversions = columns.indices.compactMap { offset in table.readConversion(for: columns[offset]).map { (offset, $0) } }
-        entityNames = table.isTree ? Dictionary(table.members.map { (table.entityValue($0), $0) }, uniquingKeysWith: { first, _ in first }) : [:]
+        entityNames =
+            table.isTree ? Dictionary(table.members.map { (table.entityValue($0), $0) }, uniquingKeysWith: { first, _ in first }) : [:]
         sharedLayout = Set(names).count == names.count ? RowLayout(names: names) : nil
     }
 

@@ -7,7 +7,8 @@ extension FieldConverter {
         let value: Double
         switch realLiteral(bytes) {
         case .invalid:
-            return .failure(ConversionFailure("\(quote(bytes)) is not a number; write digits with an optional sign, . and exponent (1.5e-3)"))
+            return .failure(
+                ConversionFailure("\(quote(bytes)) is not a number; write digits with an optional sign, . and exponent (1.5e-3)"))
         case .exact(let exact):
             value = exact
         case .needsStrtod:
@@ -85,7 +86,9 @@ extension FieldConverter {
     /// Reads the digits from `index` on into `mantissa`, and returns how many there were. Past 2^53
     /// the mantissa is no longer exact (and may wrap): `exact` is cleared, strtod's case from then on.
     @inline(__always)
-    private static func mantissaDigits(_ bytes: UnsafeRawBufferPointer, from index: inout Int, into mantissa: inout UInt64, exact: inout Bool) -> Int {
+    private static func mantissaDigits(
+        _ bytes: UnsafeRawBufferPointer, from index: inout Int, into mantissa: inout UInt64, exact: inout Bool
+    ) -> Int {
         let start = index
         while index < bytes.count {
             let digit = bytes[index] &- 0x30
@@ -109,10 +112,16 @@ extension FieldConverter {
         func isDigit(_ i: Int) -> Bool { i < count && bytes[i] >= 0x30 && bytes[i] <= 0x39 }
         if index < count && (bytes[index] == 0x2B || bytes[index] == 0x2D) { index += 1 }
         var digits = 0
-        while isDigit(index) { index += 1; digits += 1 }
+        while isDigit(index) {
+            index += 1
+            digits += 1
+        }
         if index < count && bytes[index] == 0x2E {
             index += 1
-            while isDigit(index) { index += 1; digits += 1 }
+            while isDigit(index) {
+                index += 1
+                digits += 1
+            }
         }
         guard digits > 0 else { return false }
         if allowExponent && index < count && (bytes[index] | 0x20) == 0x65 {

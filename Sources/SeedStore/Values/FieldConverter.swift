@@ -27,7 +27,8 @@ package enum FieldConverter {
             return real(bytes, type: type)
         case .decimal:
             guard let canonical = canonicalDecimal(bytes) else {
-                return .failure(ConversionFailure("\(quote(bytes)) is not a decimal number; write digits with an optional sign and . (no exponent)"))
+                return .failure(
+                    ConversionFailure("\(quote(bytes)) is not a decimal number; write digits with an optional sign and . (no exponent)"))
             }
             return .success(.text(canonical))
         case .string:
@@ -45,7 +46,8 @@ package enum FieldConverter {
             return uri(bytes)
         case .binary, .transformable:
             guard let data = Data(base64Encoded: Data(bytes)) else {
-                return .failure(ConversionFailure("\(quote(bytes)) is not base64; binary values are written in standard base64 with padding"))
+                return .failure(
+                    ConversionFailure("\(quote(bytes)) is not base64; binary values are written in standard base64 with padding"))
             }
             return .success(.blob([UInt8](data)))
         case .undefined, .objectID, .composite:
@@ -126,8 +128,8 @@ package enum FieldConverter {
             var lower: UInt64 = 0
             for byte in bytes { lower = lower << 8 | UInt64(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) }
             switch lower {
-            case 0x74_72_75_65, 0x79_65_73, 0x31: return .success(.integer(1))  // true, yes, 1
-            case 0x66_61_6C_73_65, 0x6E_6F, 0x30: return .success(.integer(0))  // false, no, 0
+            case 0x74_72_75_65, 0x79_65_73, 0x31: return .success(.integer(1)) // true, yes, 1
+            case 0x66_61_6C_73_65, 0x6E_6F, 0x30: return .success(.integer(0)) // false, no, 0
             default: break
             }
         }
@@ -145,7 +147,10 @@ package enum FieldConverter {
                 continue
             }
             let lower = byte | 0x20
-            guard (lower >= UInt8(ascii: "0") && lower <= UInt8(ascii: "9") && byte == lower) || (lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "f")) else {
+            guard
+                (lower >= UInt8(ascii: "0") && lower <= UInt8(ascii: "9") && byte == lower)
+                    || (lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "f"))
+            else {
                 return .failure(notUUID(bytes))
             }
             text.append(lower)
@@ -162,10 +167,17 @@ package enum FieldConverter {
         var index = 0
         var sawColon = false
         for byte in bytes {
-            if byte <= 0x20 || byte == 0x7F { sawColon = false; break }
+            if byte <= 0x20 || byte == 0x7F {
+                sawColon = false
+                break
+            }
             if !sawColon {
                 let isAlpha = (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
-                let isSchemeChar = isAlpha || (index > 0 && ((byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")))
+                let isSchemeChar =
+                    isAlpha
+                    || (index > 0
+                        && ((byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "+")
+                            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")))
                 if byte == UInt8(ascii: ":") && index > 0 {
                     sawColon = true
                 } else if !isSchemeChar {
@@ -175,7 +187,8 @@ package enum FieldConverter {
             index += 1
         }
         guard sawColon && index == bytes.count else {
-            return .failure(ConversionFailure("\(quote(bytes)) is not an absolute URI; write scheme:rest (https://example.com/x) with no spaces"))
+            return .failure(
+                ConversionFailure("\(quote(bytes)) is not an absolute URI; write scheme:rest (https://example.com/x) with no spaces"))
         }
         return .success(.fieldText)
     }

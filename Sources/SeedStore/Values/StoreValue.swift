@@ -93,7 +93,9 @@ extension StoreValue: Comparable {
     }
 }
 
-extension StoreValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral, ExpressibleByNilLiteral {
+extension StoreValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral,
+    ExpressibleByNilLiteral
+{
     /// `.text` from a literal.
     public init(stringLiteral value: String) { self = .text(value) }
     /// `.integer` from a literal.

@@ -15,7 +15,8 @@ public enum OracleFixtures {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
         return names.filter { name in
             var isFolder: ObjCBool = false
-            return FileManager.default.fileExists(atPath: root.appendingPathComponent(name).path, isDirectory: &isFolder) && isFolder.boolValue
+            return FileManager.default.fileExists(atPath: root.appendingPathComponent(name).path, isDirectory: &isFolder)
+                && isFolder.boolValue
         }.sorted()
     }
 
@@ -41,7 +42,8 @@ public enum OracleFixtures {
     /// What a skipped test says: the missing fixtures and how to get them.
     public static func notice(_ folders: [String]) -> String {
         let absent = missing.filter { path in folders.contains { path.hasPrefix($0 + "/") } }
-        return "needs the fixture\(absent.count == 1 ? "" : "s") \(absent.joined(separator: ", ")) (not redistributable): run scripts/fetch-fixtures"
+        return
+            "needs the fixture\(absent.count == 1 ? "" : "s") \(absent.joined(separator: ", ")) (not redistributable): run scripts/fetch-fixtures"
     }
 }
 
@@ -50,7 +52,8 @@ extension Trait where Self == ConditionTrait {
     /// the parameterized oracle tests leave out the cases of the missing folders.
     public static var needsAllOracles: Self {
         let folders = OracleFixtures.fetchedFolders
-        let notice = OracleFixtures.notice(folders) + "; until then every parameterized oracle test leaves out the cases of "
+        let notice =
+            OracleFixtures.notice(folders) + "; until then every parameterized oracle test leaves out the cases of "
             + folders.filter { !OracleFixtures.arePresent([$0]) }.joined(separator: ", ")
         return .enabled(if: OracleFixtures.arePresent(folders), Comment(rawValue: notice))
     }

@@ -45,7 +45,9 @@ public enum SampleSeed {
 
     /// Publishes the sample seed signed with a fresh key; returns the channel and the public key in
     /// PEM form, as an app ships it.
-    public static func publishSigned(in directory: TemporaryDirectory, dataVersion: Int64 = 3) throws -> (channel: String, publicKeyPEM: String) {
+    public static func publishSigned(in directory: TemporaryDirectory, dataVersion: Int64 = 3) throws -> (
+        channel: String, publicKeyPEM: String
+    ) {
         let key = SigningKey.generate()
         return (try publish(in: directory, dataVersion: dataVersion, sign: key), key.publicPEM)
     }

@@ -15,7 +15,9 @@ public enum TestDeltas {
     /// entry to `release`'s manifest.
     /// - Returns: the entry as listed.
     @discardableResult
-    package static func add(from base: String, to release: String, channel: String, sign key: SigningKey? = nil) throws -> Manifest.DeltaEntry {
+    package static func add(from base: String, to release: String, channel: String, sign key: SigningKey? = nil) throws
+        -> Manifest.DeltaEntry
+    {
         let baseManifest = try manifest(in: base)
         let manifest = try manifest(in: release)
         guard let baseStore = baseManifest.store, let store = manifest.store, let fromVersion = baseManifest.dataVersion,
@@ -24,10 +26,13 @@ public enum TestDeltas {
         let fileName = "\(manifest.dataset ?? "seed")-from-\(fromVersion).delta.gz"
         let local = (release as NSString).appendingPathComponent(fileName)
         try? FileManager.default.removeItem(atPath: local)
-        try StoreDiff().write(base: (base as NSString).appendingPathComponent(baseStore.fileName), new: (release as NSString).appendingPathComponent(store.fileName), to: local)
+        try StoreDiff().write(
+            base: (base as NSString).appendingPathComponent(baseStore.fileName),
+            new: (release as NSString).appendingPathComponent(store.fileName), to: local)
         let digest = try FileDigest(of: local)
         let entry = Manifest.DeltaEntry(
-            fromDataVersion: fromVersion, fromContentDigest: fromDigest, fromStoreSHA256: baseStore.sha256, fileName: fileName, bytes: digest.bytes,
+            fromDataVersion: fromVersion, fromContentDigest: fromDigest, fromStoreSHA256: baseStore.sha256, fileName: fileName,
+            bytes: digest.bytes,
             sha256: digest.sha256, toContentDigest: toDigest)
         try publish(local, as: entry, in: channel)
         try list([entry], in: release, sign: key)

@@ -32,12 +32,12 @@ public let testModelJSON = """
 public func writeTestInputs(
     _ directory: TemporaryDirectory,
     postcodes: String = """
-        postcode,county_code,latitude,active,introduced,country_code
-        CT1 1AA,KEN,51.28,yes,2001-02-03,E92000001
-        CT1 1AB,KEN,,no,,E92000001
-        EH1 1AA,EDI,55.95,,2020-01-01T10:00:00Z,S92000003
+    postcode,county_code,latitude,active,introduced,country_code
+    CT1 1AA,KEN,51.28,yes,2001-02-03,E92000001
+    CT1 1AB,KEN,,no,,E92000001
+    EH1 1AA,EDI,55.95,,2020-01-01T10:00:00Z,S92000003
 
-        """,
+    """,
     counties: String = "code,name,population\r\nKEN,Kent,1500000\r\nEDI,\"Edinburgh, City of\",\r\n"
 ) -> String {
     directory.write("in/postcodes.csv", postcodes)

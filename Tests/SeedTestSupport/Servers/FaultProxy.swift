@@ -10,9 +10,11 @@ public final class FaultProxy {
     public var requests: [String] { server.requests }
 
     public init(upstream: String, failFirst: Int = 0, status: Int = 503, dropGets: Int = 0, dropPuts: Int = 0) throws {
-        server = try HelperServer(script: "fault_proxy.py", arguments: [
-            "--upstream", upstream, "--fail-first", "\(failFirst)", "--status", "\(status)",
-            "--drop-gets", "\(dropGets)", "--drop-puts", "\(dropPuts)",
-        ])
+        server = try HelperServer(
+            script: "fault_proxy.py",
+            arguments: [
+                "--upstream", upstream, "--fail-first", "\(failFirst)", "--status", "\(status)",
+                "--drop-gets", "\(dropGets)", "--drop-puts", "\(dropPuts)",
+            ])
     }
 }

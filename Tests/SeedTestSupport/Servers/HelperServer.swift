@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A Python helper server from this folder on 127.0.0.1: started with a log file, it prints its port;

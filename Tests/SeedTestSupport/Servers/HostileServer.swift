@@ -13,8 +13,10 @@ public final class HostileServer {
     public var requests: [String] { server.requests }
 
     public init(root: String, target: String, attack: Attack, lifetime: TimeInterval = 60) throws {
-        server = try HelperServer(script: "hostile_server.py", arguments: [
-            "--root", root, "--target", target, "--attack", attack.rawValue, "--lifetime", "\(lifetime)",
-        ])
+        server = try HelperServer(
+            script: "hostile_server.py",
+            arguments: [
+                "--root", root, "--target", target, "--attack", attack.rawValue, "--lifetime", "\(lifetime)",
+            ])
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A real nginx with WebDAV on 127.0.0.1, in a temporary folder, on a port chosen at run time; stopped on deinit.
@@ -50,7 +51,9 @@ public final class NginxServer {
             """
         try config.write(toFile: "\(path)/nginx.conf", atomically: true, encoding: .utf8)
         guard let binary = ["/usr/sbin/nginx", "/usr/bin/nginx"].first(where: FileManager.default.isExecutableFile(atPath:)) else {
-            throw NSError(domain: "NginxServer", code: 2, userInfo: [NSLocalizedDescriptionKey: "nginx is not installed; run scripts/test, which installs it"])
+            throw NSError(
+                domain: "NginxServer", code: 2,
+                userInfo: [NSLocalizedDescriptionKey: "nginx is not installed; run scripts/test, which installs it"])
         }
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["-c", "\(path)/nginx.conf", "-p", path]
@@ -85,7 +88,9 @@ public final class NginxServer {
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketFD, $0, length) == 0 && getsockname(socketFD, $0, &length) == 0 }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socketFD, $0, length) == 0 && getsockname(socketFD, $0, &length) == 0
+            }
         }
         guard bound else { throw NSError(domain: "NginxServer", code: 2) }
         return Int(UInt16(bigEndian: address.sin_port))
@@ -99,7 +104,9 @@ public final class NginxServer {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = UInt16(port).bigEndian
         return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
         }
     }
 }
