@@ -76,8 +76,8 @@ extension DownloadFile {
                 }
                 if count == 0 { return }
                 if errno == EINTR { continue }
-                // Not between these files (an old kernel, another file system): copied through a buffer
-                // from where the kernel stopped.
+                // Not between these files (an old kernel, another file system) before a byte was
+                // copied: copied through a buffer instead. A failure midway is an error.
                 guard done == 0, [EXDEV, ENOSYS, EINVAL, EOPNOTSUPP].contains(errno) else { throw error("cannot copy the store", source) }
                 break
             }
