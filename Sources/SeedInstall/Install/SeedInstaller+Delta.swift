@@ -69,13 +69,10 @@ extension SeedInstaller {
         try run.checkCancellation()
 
         let name = "\(folder.dataset)-\(request.dataVersion).sqlite"
-        // A leftover name the folder's cleaning knows, like the full path's inflated store (its
-        // journal too, should the install be killed mid-transaction).
+        // A leftover name the folder's cleaning knows, like the full path's inflated store. The
+        // apply keeps no journal beside it (DeltaApplier.applyStatements).
         let temporary = AtomicFile.temporaryPath(for: folder.path(name))
-        defer {
-            unlink(temporary)
-            unlink(temporary + "-journal")
-        }
+        defer { unlink(temporary) }
         let copy: DownloadFile
         do {
             copy = try DownloadFile.clone(of: base, to: temporary) { done, total in run.report(.copyingStore, done, of: total) }
