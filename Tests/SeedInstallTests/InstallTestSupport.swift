@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import SeedInstall
+import SeedPipeline
 
 /// The files an install left in `folder`, sorted, but for its hidden `.<dataset>.lock`, which stays.
 func installedFiles(_ folder: String) throws -> [String] {

@@ -45,7 +45,7 @@ struct SetDigestTests {
         #expect(try shell("sqlite3 '\(path)' \"\(sql)\"").status == 0)
         let store = try StoreConnection(path: path, mode: .immutable)
         var expected = SetDigest()
-        for table in try SetDigest.tables(of: store) {
+        for table in try store.tables() {
             for row in try store.rows("SELECT \(table.columns.joined(separator: ", ")) FROM \(table.name)") {
                 expected.insert(SetDigest.Element.row(table: table.name, columns: table.columns, values: row))
             }

@@ -101,11 +101,6 @@ public struct Manifest: Sendable, Equatable {
         return JSONValue.object(unsigned).canonicalBytes
     }
 
-    /// The file's text: pretty-printed with sorted keys.
-    package var fileData: Data {
-        Data((JSONValue.object(values).prettyText + "\n").utf8)
-    }
-
     /// A file the release is made of, as the manifest states it: the store or the compressed artifact.
     public struct FileEntry: Sendable, Equatable {
         /// The file's name in the build's output folder.
@@ -179,15 +174,6 @@ public struct Manifest: Sendable, Equatable {
             self.init(
                 fromDataVersion: from, fromContentDigest: fromDigest, fromStoreSHA256: fromSHA, fileName: name, bytes: bytes, sha256: sha,
                 toContentDigest: toDigest)
-        }
-
-        /// The entry as the manifest writes it.
-        package var jsonValue: JSONValue {
-            .object([
-                "fromDataVersion": .integer(fromDataVersion), "fromContentDigest": .string(fromContentDigest),
-                "fromStoreSHA256": .string(fromStoreSHA256), "fileName": .string(fileName), "bytes": .integer(bytes),
-                "sha256": .string(sha256), "toContentDigest": .string(toContentDigest),
-            ])
         }
     }
 }

@@ -21,13 +21,9 @@ public struct TrustedKey: Sendable, Hashable {
         rawRepresentation = Data(der.suffix(32))
     }
 
-    /// The key's id, as a signed manifest names it in `signature.keyId`.
-    public var keyID: String { Self.keyID(of: rawRepresentation) }
-
-    /// The id of the key with these raw bytes: the first 16 hex characters of their SHA-256.
-    package static func keyID(of raw: Data) -> String {
-        String(Data(SHA256.hash(data: raw)).hexString.prefix(16))
-    }
+    /// The key's id, as a signed manifest names it in `signature.keyId`: the first 16 hex characters
+    /// of the SHA-256 of its raw bytes.
+    public var keyID: String { String(Data(SHA256.hash(data: rawRepresentation)).hexString.prefix(16)) }
 
     /// Whether the manifest carries a valid signature by this key.
     public func verify(_ manifest: Manifest) -> Bool {

@@ -44,7 +44,8 @@ package enum GzipInflater {
                 to: output, outputPath: destination, hashInput: false, observe: observe
             ).written
         }
-        return try inflate(from: input, path: source, to: output, outputPath: destination, limit: maxOutputBytes, observe: observe)
+        return try inflateInOrder(from: input, path: source, limit: maxOutputBytes, to: output, outputPath: destination, observe: observe)
+            .written
     }
 
     /// Inflates a downloaded file from its first byte into `output`, both read and written through
@@ -55,19 +56,13 @@ package enum GzipInflater {
         _ source: DownloadFile, to output: DownloadFile, maxOutputBytes: Int64?, segments: GzipSegments? = nil,
         observe: ((UnsafeRawBufferPointer) -> Void)? = nil
     ) throws(GzipError) -> Int64 {
-        guard lseek(source.descriptor, 0, SEEK_SET) == 0, ftruncate(output.descriptor, 0) == 0, lseek(output.descriptor, 0, SEEK_SET) == 0
-        else {
+        guard lseek(source.descriptor, 0, SEEK_SET) == 0 else {
             throw GzipError(.io("cannot rewind: \(String(cString: strerror(errno)))"), path: source.path)
         }
-        if let (segments, inputBytes, outputBytes) = usable(segments, input: source.descriptor, outputBytes: maxOutputBytes) {
-            return try inflate(
-                segments: segments, input: source.descriptor, path: source.path, inputBytes: inputBytes, outputBytes: outputBytes,
-                to: output.descriptor, outputPath: output.path, hashInput: false, checksCRC: false, observe: observe
-            ).written
-        }
         return try inflate(
-            from: source.descriptor, path: source.path, to: output.descriptor, outputPath: output.path, limit: maxOutputBytes,
-            observe: observe)
+            input: source.descriptor, path: source.path, to: output, maxOutputBytes: maxOutputBytes, segments: segments, hashInput: false,
+            observe: observe
+        ).written
     }
 
     /// Inflates the gzip file at `source` (read where it lies: a folder channel's artifact) into
@@ -81,37 +76,32 @@ package enum GzipInflater {
         let input = open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw GzipError(.io("cannot open: \(String(cString: strerror(errno)))"), path: source) }
         defer { close(input) }
-        guard ftruncate(output.descriptor, 0) == 0, lseek(output.descriptor, 0, SEEK_SET) == 0 else {
-            throw GzipError(.io("cannot rewind: \(String(cString: strerror(errno)))"), path: output.path)
-        }
-        if let (segments, inputBytes, outputBytes) = usable(segments, input: input, outputBytes: maxOutputBytes) {
-            let (written, read) = try inflate(
-                segments: segments, input: input, path: source, inputBytes: inputBytes, outputBytes: outputBytes,
-                to: output.descriptor, outputPath: output.path, hashInput: true, checksCRC: false, observe: observe)
-            return (written, read ?? FileDigest(bytes: 0, sha256: ""))
-        }
-        let (written, read) = try inflateInOrder(
-            from: input, path: source, limit: maxOutputBytes, hashInput: true, to: output.descriptor, outputPath: output.path,
-            observe: observe)
+        let (written, read) = try inflate(
+            input: input, path: source, to: output, maxOutputBytes: maxOutputBytes, segments: segments, hashInput: true, observe: observe)
         return (written, read ?? FileDigest(bytes: 0, sha256: ""))
     }
 
-    /// The segment table and sizes to inflate on every core with, or nil to read the file in one
-    /// pass: no table, no exact output size, or a table that cannot describe the file (the one-pass
-    /// path checks the data on its own; the table only ever speeds it up).
-    private static func usable(_ segments: GzipSegments?, input: Int32, outputBytes: Int64?) -> (GzipSegments, Int64, Int64)? {
-        var status = stat()
-        guard let segments, let outputBytes, fstat(input, &status) == 0,
-            segments.problem(inputBytes: Int64(status.st_size), outputBytes: outputBytes) == nil
-        else { return nil }
-        return (segments, Int64(status.st_size), outputBytes)
-    }
-
+    /// Inflates `input` into `output` from its first byte: on every core when `segments` can describe
+    /// the file and `maxOutputBytes` (the exact size) is known, else in one pass, which checks the data
+    /// on its own (the table only ever speeds it up).
     private static func inflate(
-        from input: Int32, path: String, to output: Int32, outputPath: String, limit: Int64?,
+        input: Int32, path: String, to output: DownloadFile, maxOutputBytes: Int64?, segments: GzipSegments?, hashInput: Bool,
         observe: ((UnsafeRawBufferPointer) -> Void)?
-    ) throws(GzipError) -> Int64 {
-        try inflateInOrder(from: input, path: path, limit: limit, to: output, outputPath: outputPath, observe: observe).written
+    ) throws(GzipError) -> (written: Int64, source: FileDigest?) {
+        guard ftruncate(output.descriptor, 0) == 0, lseek(output.descriptor, 0, SEEK_SET) == 0 else {
+            throw GzipError(.io("cannot rewind: \(String(cString: strerror(errno)))"), path: output.path)
+        }
+        var status = stat()
+        if let segments, let maxOutputBytes, fstat(input, &status) == 0,
+            segments.problem(inputBytes: Int64(status.st_size), outputBytes: maxOutputBytes) == nil
+        {
+            return try inflate(
+                segments: segments, input: input, path: path, inputBytes: Int64(status.st_size), outputBytes: maxOutputBytes,
+                to: output.descriptor, outputPath: output.path, hashInput: hashInput, checksCRC: false, observe: observe)
+        }
+        return try inflateInOrder(
+            from: input, path: path, limit: maxOutputBytes, hashInput: hashInput, to: output.descriptor, outputPath: output.path,
+            observe: observe)
     }
 
     static func readChunk(_ descriptor: Int32, into buffer: UnsafeMutablePointer<UInt8>, path: String) throws(GzipError) -> Int {

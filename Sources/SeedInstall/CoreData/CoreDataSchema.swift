@@ -7,8 +7,9 @@ import SeedModel
 ///
 /// ```swift
 /// let layout = try CoreDataSchema(model: mergedModel, configuration: "PostCodesConf")
-/// for statement in layout.createTableStatements { try db.execute(sql: statement) }
+/// let renamed = layout.joinTables.filter { $0.alsoReadableAs != nil }   // self-referential pairs read under two names
 /// ```
+/// Its `CREATE TABLE` statements are SeedStore's (`CoreDataSchema+DDL.swift`), which creates stores.
 package struct CoreDataSchema: Sendable {
     package struct Column: Sendable, Hashable {
         package enum Kind: Sendable, Hashable {
@@ -97,13 +98,6 @@ package struct CoreDataSchema: Sendable {
     /// The numbers and names the layout follows (a new store's, or an existing one's).
     package let conventions: CoreDataConventions
 
-    /// The fixed tables, with Core Data's exact DDL.
-    package static let fixedTableStatements = [
-        "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)",
-        "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)",
-        "CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)",
-    ]
-
     /// Lays out the entities of one configuration of `model`, the model the store is stamped for.
     /// - Parameter conventions: an existing store's: its `Z_PRIMARYKEY` numbers win over the model's
     ///   order for the entities they name (an entity renamed since, by its renaming identifier, and
@@ -168,32 +162,6 @@ package struct CoreDataSchema: Sendable {
             }
         }
         self.conventions = fixed
-    }
-
-    /// The self-referential many-to-many pairs whose join-table name is not certain, each with the
-    /// name its table has and the name a view of it has.
-    package var uncertainJoinTableNames: [(relationship: String, inverse: String, table: String, view: String)] {
-        joinTables.compactMap { join in
-            join.alsoReadableAs.map {
-                ("\(join.relationship.entity).\(join.relationship.name)", "\(join.inverse.entity).\(join.inverse.name)", join.name, $0)
-            }
-        }
-    }
-
-    /// The table holding an entity's rows.
-    package func table(for entity: String) -> Table? {
-        tables.first { $0.members.contains(entity) }
-    }
-
-    /// `CREATE TABLE` statements as Core Data writes them, fixed tables first.
-    package var createTableStatements: [String] {
-        Self.fixedTableStatements
-            + tables.map { table in
-                "CREATE TABLE \(table.name) ( Z_PK INTEGER PRIMARY KEY, "
-                    + table.columns.filter { $0.kind != .primaryKey }.map { "\($0.name) \($0.type)" }.joined(separator: ", ") + " )"
-            }
-            + joinTables.map(\.createStatement)
-            + joinTables.compactMap(\.viewStatement)
     }
 
     /// Indexes as Core Data names them: each to-one column, `Z_ENT` of a tree, the second key of a

@@ -3,33 +3,13 @@ import SeedModel
 
 /// Applies a nightly delta to a copy of an installed store: the device's side of ``DeltaPlan``.
 ///
-/// ```swift
-/// let delta = try DeltaReader.read(downloadedPath)
-/// let metadata = try DeltaApplier.apply(delta, to: installedStore, output: nextStore)
-/// ```
-/// The copy is checked before it is written under `output`: the delta's tables and base release
-/// against the store's (before any statement), every statement in one transaction with foreign keys
-/// deferred (a row may point at one inserted later), `quick_check`, and the result's content digest —
-/// recomputed from its rows (in Core Data's layout through the model the store carries) — against
-/// the delta's. Any failure leaves nothing under `output`, and `base` untouched.
+/// ``applyStatements(_:inPlace:base:stopWhen:)`` refuses a delta whose tables or base release are
+/// not the store's (before any statement), then runs every statement in one transaction with
+/// foreign keys deferred (a row may point at one inserted later). ``checkResult(of:at:base:stopWhen:)``
+/// then checks the copy: its stated release, `quick_check`, and its content digest recomputed from
+/// its rows (in Core Data's layout through the model the store carries) against the delta's.
+/// ``SeedInstaller`` applies to a clone of the installed store and renames it into place once checked.
 package enum DeltaApplier {
-    /// - Returns: the result's metadata (its data version and digest are the delta's `to`).
-    /// - Throws: ``DeltaError`` (another schema or base, a conflict, a wrong result), ``StoreError``
-    ///   (files, SQLite).
-    package static func apply(_ delta: Delta, to base: String, output: String, outputMode: mode_t = 0o444) throws -> StoreMetadata {
-        if FileManager.default.fileExists(atPath: base) { try StoreFile.foldWriteAheadLog(base) }
-        return try AtomicFile.changeCopy(of: base, to: output, mode: outputMode) { temporary in
-            try apply(delta, inPlace: temporary, base: base)
-        }
-    }
-
-    /// Applies `delta` to a store file this process owns, in place, and checks the result; `base`
-    /// names the store in messages.
-    static func apply(_ delta: Delta, inPlace path: String, base: String) throws -> StoreMetadata {
-        try applyStatements(delta, inPlace: path, base: base)
-        return try checkResult(of: delta, at: path, base: base)
-    }
-
     /// The page cache while a delta is applied, in KiB. A night's delta dirties about four pages per
     /// changed row (one per b-tree), mostly far apart: a page written out early (a cache spill) is
     /// seldom changed again, so 8 MiB writes about as few pages as a cache holding them all
@@ -43,17 +23,18 @@ package enum DeltaApplier {
     /// apply to a copy made for this).
     /// - Parameter shouldStop: asked before each statement and within one (``StoreConnection/stop(when:)``);
     ///   once it says so, the statement is interrupted and SQLite's interrupt error thrown.
-    static func applyStatements(_ delta: Delta, inPlace path: String, base: String, stopWhen shouldStop: (@Sendable () -> Bool)? = nil)
+    package static func applyStatements(
+        _ delta: Delta, inPlace path: String, base: String, stopWhen shouldStop: (@Sendable () -> Bool)? = nil
+    )
         throws
     {
-        let store = try StoreConnection(path: path, mode: .writable)
+        let store = try StoreConnection(path: path, mode: .writable, stopWhen: shouldStop)
         // The store is a copy this process owns, synced whole before it is renamed into place and
         // thrown away on any failure (a rollback included): it needs no rollback journal, and a page
         // cache that holds what one night dirties writes each changed page once, at the commit.
         try store.execute("PRAGMA journal_mode = OFF")
         try store.execute("PRAGMA synchronous = OFF")
         try store.execute("PRAGMA cache_size = -\(applyCacheKiB)")
-        if let shouldStop { store.stop(when: shouldStop) }
         let before = try StoreMetadata.read(from: store)
         let target = DeltaTarget(
             tables: try tables(of: store),
@@ -75,18 +56,16 @@ package enum DeltaApplier {
     /// The store a delta gave must be its `to` release: its data version and stated content digest,
     /// `quick_check`, and the content digest recomputed from its rows (those two at once).
     /// - Parameter shouldStop: stops both reads as ``applyStatements(_:inPlace:base:stopWhen:)`` does.
-    static func checkResult(of delta: Delta, at path: String, base: String, stopWhen shouldStop: (@Sendable () -> Bool)? = nil) throws
+    package static func checkResult(of delta: Delta, at path: String, base: String, stopWhen shouldStop: (@Sendable () -> Bool)? = nil)
+        throws
         -> StoreMetadata
     {
         // quick_check reads every page on one core while the digest reads every row on the other.
         let checking = BackgroundWork { () throws -> [String] in
-            let store = try StoreConnection(path: path, mode: .immutable)
-            if let shouldStop { store.stop(when: shouldStop) }
-            return try store.strings("PRAGMA quick_check")
+            try StoreConnection(path: path, mode: .immutable, stopWhen: shouldStop).strings("PRAGMA quick_check")
         }
         defer { _ = try? checking.value() }
-        let store = try StoreConnection(path: path, mode: .immutable)
-        if let shouldStop { store.stop(when: shouldStop) }
+        let store = try StoreConnection(path: path, mode: .immutable, stopWhen: shouldStop)
         let after = try StoreMetadata.read(from: store)
         guard after.contentDigest == delta.header.to.contentDigest, after.dataVersion == delta.header.to.dataVersion else {
             throw DeltaError(
@@ -132,31 +111,17 @@ package enum DeltaApplier {
     /// The store's tables as a delta names them (``DeltaTable``): every table but `sqlite_%`, by name,
     /// with its columns in table order and its primary key in key order.
     static func tables(of store: StoreConnection) throws(StoreError) -> [DeltaTable] {
-        var tables: [DeltaTable] = []
-        for name in try store.strings(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
-        {
-            var columns: [String] = []
-            var keys: [(position: Int64, column: Int)] = []
-            try store.forEachRow("SELECT name, pk FROM pragma_table_info(?) ORDER BY cid", [.text(name)]) { row in
-                if case .text(let column) = row.value(0) { columns.append(column) }
-                if case .integer(let position) = row.value(1), position > 0 { keys.append((position, columns.count - 1)) }
+        try store.tables().map { table in
+            let keys = table.keyPositions.indices.filter { table.keyPositions[$0] > 0 }.sorted {
+                table.keyPositions[$0] < table.keyPositions[$1]
             }
-            tables.append(DeltaTable(name: name, columns: columns, keyColumns: keys.sorted { $0.position < $1.position }.map(\.column)))
+            return DeltaTable(name: table.name, columns: table.columns, keyColumns: keys)
         }
-        return tables
-    }
-
-    /// The content digest of the rows of the store at `path`, recomputed (nil for a Core Data store
-    /// that carries no model).
-    package static func recomputedContentDigest(of path: String) throws -> String? {
-        let store = try StoreConnection(path: path, mode: .immutable)
-        return try recomputedDigest(store, metadata: try StoreMetadata.read(from: store))
     }
 
     /// The content digest of the store's rows, recomputed: in Core Data's layout from the model the
-    /// store carries; in the plain layout from its tables (``plainContentDumps(_:)``).
-    private static func recomputedDigest(_ store: StoreConnection, metadata: StoreMetadata) throws -> String? {
+    /// store carries (nil when it carries none); in the plain layout from its tables (``plainContentDumps(_:)``).
+    package static func recomputedDigest(_ store: StoreConnection, metadata: StoreMetadata) throws -> String? {
         guard try StoreFile.layout(of: store) == .coreData else {
             return try ContentDigest.compute(store, tables: plainContentDumps(try tables(of: store)))
         }

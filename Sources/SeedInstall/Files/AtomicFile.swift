@@ -37,19 +37,6 @@ package enum AtomicFile {
         return nil
     }
 
-    /// Calls `body` with a temporary path to write, then syncs and renames it to `path`, keeping the old file's mode.
-    package static func replace(_ path: String, mode: mode_t? = nil, _ body: (String) throws(StoreError) -> Void) throws(StoreError) {
-        let temporary = temporaryPath(for: path)
-        do {
-            try body(temporary)
-            let existingMode = (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.uint16Value
-            try commit(temporary, to: path, mode: mode ?? existingMode.map { mode_t($0) })
-        } catch {
-            unlink(temporary)
-            throw error
-        }
-    }
-
     /// Copies `source` beside `output` under a temporary name (writable; fold a store's write-ahead
     /// log into it first), lets `change` work on the copy, and renames it to `output` with `mode`; a failure
     /// leaves nothing under `output` and `source` untouched. The copy is a clone where the file system
@@ -71,12 +58,6 @@ package enum AtomicFile {
         return result
     }
 
-    /// Writes the file's data to the disk (the first half of `commit`, for starting it early; the
-    /// commit's own sync then finds nothing left to write).
-    package static func sync(_ path: String) throws(StoreError) {
-        close(try openSynced(path))
-    }
-
     /// Syncs `temporary`, sets its mode, renames it to `path` and syncs the folder.
     package static func commit(_ temporary: String, to path: String, mode: mode_t?) throws(StoreError) {
         let fd = try openSynced(temporary)
@@ -93,7 +74,7 @@ package enum AtomicFile {
 
     /// The file opened and synced; the caller closes the descriptor. O_NOFOLLOW: a symlink put at
     /// the temporary name is never synced or chmod-ed through.
-    private static func openSynced(_ path: String) throws(StoreError) -> Int32 {
+    package static func openSynced(_ path: String) throws(StoreError) -> Int32 {
         let fd = open(path, O_RDONLY | O_NOFOLLOW)
         guard fd >= 0 else { throw ioError(path, "cannot open to sync") }
         guard fsync(fd) == 0 else {

@@ -90,15 +90,10 @@ package final class DownloadFile: @unchecked Sendable {
         return fstat(descriptor, &info) == 0 ? Int64(info.st_size) : 0
     }
 
-    package func truncate(to length: Int64 = 0) throws(TransferError) {
-        lock.withLock {
-            if length == 0 {
-                running = RunningDigest()
-            } else if length != running.bytes {
-                running.isValid = false
-            }
-        }
-        guard ftruncate(descriptor, off_t(length)) == 0 else { throw Self.error("cannot truncate", path) }
+    /// Empties the file, to write it again from the start.
+    package func truncate() throws(TransferError) {
+        lock.withLock { running = RunningDigest() }
+        guard ftruncate(descriptor, 0) == 0 else { throw Self.error("cannot truncate", path) }
     }
 
     /// Writes every byte at `offset`.

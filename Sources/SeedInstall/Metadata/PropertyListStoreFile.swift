@@ -40,16 +40,4 @@ package enum PropertyListStoreFile {
         }
         return StoreMetadata(values: values)
     }
-
-    /// Rewrites a binary or XML store file with new metadata, keeping its format and rows.
-    package static func writeMetadata(_ metadata: StoreMetadata, at path: String) throws(StoreError) {
-        var plist = try readPropertyList(at: path)
-        plist["metadata"] = JSONValue.object(metadata.values).jsonText
-        let isXML = (try? Data(contentsOf: URL(fileURLWithPath: path)).starts(with: Data("<?xml".utf8))) ?? false
-        try AtomicFile.replace(path) { temporary throws(StoreError) in
-            guard let data = try? PropertyListSerialization.data(fromPropertyList: plist, format: isXML ? .xml : .binary, options: 0),
-                FileManager.default.createFile(atPath: temporary, contents: data)
-            else { throw AtomicFile.ioError(temporary, "cannot write the store file") }
-        }
-    }
 }

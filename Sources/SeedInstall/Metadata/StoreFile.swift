@@ -2,13 +2,6 @@ import Foundation
 
 /// Store files as files: what kind a file is, its header stamps and layout, and a compressed one inflated.
 package enum StoreFile {
-    /// Whether the file starts with SQLite's header ("SQLite format 3").
-    package static func isSQLite(_ path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        return (try? handle.read(upToCount: 16)) == Data("SQLite format 3\u{0}".utf8)
-    }
-
     /// Whether the file starts with the gzip magic bytes.
     package static func isGzip(_ path: String) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }

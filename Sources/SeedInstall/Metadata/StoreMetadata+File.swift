@@ -29,48 +29,6 @@ extension StoreMetadata {
         try StoreFile.checkSeedStore(store)
         return try read(from: store)
     }
-
-    /// These values with every key except the managed ones taken from `other`.
-    package func replacingCustomKeys(with other: StoreMetadata) -> StoreMetadata {
-        var merged = self
-        for (key, value) in other.values where !Self.managedKeys.contains(key) {
-            merged.values[key] = value
-        }
-        for key in merged.values.keys where !Self.managedKeys.contains(key) && other.values[key] == nil {
-            merged.values[key] = nil
-        }
-        return merged
-    }
-
-    /// Sets custom metadata keys of an uncompressed store, like Core Data's `setMetadata(_:forPersistentStoreOfType:at:)`.
-    ///
-    /// The store-managed keys (`managedKeys`: type, UUID, hashes, digest, model) keep their stored values.
-    /// The store is rewritten under a temporary name, synced and renamed into place, keeping its file mode,
-    /// so a failure leaves the original untouched.
-    public static func write(_ metadata: StoreMetadata, at url: URL) throws(StoreError) {
-        let path = url.path
-        try StoreFile.foldWriteAheadLog(path)
-        if StoreFile.isGzip(path) {
-            throw StoreError(
-                .refused, path: path,
-                "metadata of a compressed store cannot be changed: the artifact's checksum is in its manifest. Set it on the .sqlite before compressing"
-            )
-        }
-        let merged = try read(at: url).replacingCustomKeys(with: metadata)
-        if PropertyListStoreFile.isPropertyList(path) {
-            return try PropertyListStoreFile.writeMetadata(merged, at: path)
-        }
-        try AtomicFile.replace(path) { temporary throws(StoreError) in
-            do {
-                try FileManager.default.copyItem(atPath: path, toPath: temporary)
-                try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: temporary)
-            } catch {
-                throw StoreError(.io, path: path, "cannot copy the store to write its metadata: \(error.localizedDescription)")
-            }
-            let store = try StoreConnection(path: temporary, mode: .writable)
-            try store.inTransaction { () throws(StoreError) in try merged.write(to: store) }
-        }
-    }
 }
 
 extension StoreFile {

@@ -57,12 +57,6 @@ public struct StoreMetadata: Sendable, Hashable {
         public static let restampedFrom = "restampedFrom"
     }
 
-    /// Keys the store manages itself; ``write(_:at:)`` never changes them.
-    package static let managedKeys: Set<String> = [
-        Key.storeType, Key.storeUUID, Key.versionHashes, Key.hashEncodingVersion, Key.storeFormatVersion,
-        Key.contentDigest, Key.modelName, Key.modelVersionIdentifiers, Key.configuration, Key.coreDataLayout,
-    ]
-
     /// Every key and value, managed keys included.
     public var values: [String: JSONValue]
 

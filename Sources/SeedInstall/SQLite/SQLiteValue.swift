@@ -53,18 +53,5 @@ extension SQLiteValue: Hashable {
     }
 }
 
-extension SQLiteValue: CustomStringConvertible {
-    /// The value as SQL would quote it, for error messages naming a key.
-    package var description: String {
-        switch self {
-        case .null: "NULL"
-        case .integer(let value): String(value)
-        case .real(let value): String(value)
-        case .text(let value): "'\(value.replacingOccurrences(of: "'", with: "''"))'"
-        case .blob(let value): "X'\(value.map { String(format: "%02X", $0) }.joined())'"
-        }
-    }
-}
-
 /// A value as a delta carries it: a stored SQLite value, exactly.
 package typealias DeltaValue = SQLiteValue

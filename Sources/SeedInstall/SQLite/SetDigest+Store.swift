@@ -1,27 +1,15 @@
 import Foundation
 
 extension SetDigest {
-    /// The tables the set digest covers, in name order, with their columns in table order: every
-    /// table in `sqlite_master` but SQLite's own (`sqlite_%`, such as `sqlite_stat1`).
-    package static func tables(of store: StoreConnection) throws(StoreError) -> [(name: String, columns: [String])] {
-        var tables: [(name: String, columns: [String])] = []
-        for name in try store.strings(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
-        {
-            tables.append((name, try store.strings("SELECT name FROM pragma_table_info(?) ORDER BY cid", [.text(name)])))
-        }
-        return tables
-    }
-
-    /// The digest of the store at `path`, read row by row: every row of every table ``tables(of:)``
-    /// lists, and every `sqlite_master` row that has SQL (tables, indexes, views, triggers; not
+    /// The digest of the store at `path`, read row by row: every row of every table but SQLite's own
+    /// (``StoreConnection/tables()``), and every `sqlite_master` row that has SQL (tables, indexes, views, triggers; not
     /// SQLite's own). A release with no base, `verify`, and the device's full check compute it so; a
     /// release that follows a base updates its base's (``Delta/update(_:base:)``). The rows are read
     /// on two threads (a large table in two halves of its rowids), each digest added to the other's.
     package static func compute(of path: String) throws(StoreError) -> SetDigest {
         let store = try StoreConnection(path: path, mode: .immutable)
         var parts: [Part] = []
-        for table in try tables(of: store) {
+        for table in try store.tables() {
             // A table without rowids (WITHOUT ROWID) is read whole; others in halves when large.
             let range = try? store.rows("SELECT min(rowid), max(rowid), count(*) FROM \(quoteIdentifier(table.name))").first
             if let range, case .integer(let low)? = range.first, case .integer(let high) = range[1], case .integer(let count) = range[2],
@@ -102,8 +90,8 @@ extension SetDigest {
                     encoding.append(contentsOf: names[column])
                     switch row.type(column) {
                     case .null: encoding.append(0)
-                    case .integer: appendWord(1, UInt64(bitPattern: row.integer(column)), to: &encoding)
-                    case .real: appendWord(2, row.real(column).bitPattern, to: &encoding)
+                    case .integer: Element.appendWord(1, UInt64(bitPattern: row.integer(column)), to: &encoding)
+                    case .real: Element.appendWord(2, row.real(column).bitPattern, to: &encoding)
                     case .text, .blob:
                         encoding.append(row.type(column) == .text ? 3 : 4)
                         row.withBytes(column) { bytes in
@@ -116,10 +104,5 @@ extension SetDigest {
             }
         }
         return digest
-    }
-
-    private static func appendWord(_ tag: UInt8, _ word: UInt64, to bytes: inout [UInt8]) {
-        bytes.append(tag)
-        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8((word >> UInt64(shift)) & 0xFF)) }
     }
 }

@@ -123,19 +123,20 @@ extension SetDigest {
             bytes.append(contentsOf: [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)])
         }
 
+        /// `tag`, then `word` in 8 bytes big-endian.
+        static func appendWord(_ tag: UInt8, _ word: UInt64, to bytes: inout [UInt8]) {
+            bytes.append(tag)
+            for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8((word >> UInt64(shift)) & 0xFF)) }
+        }
+
         static func append(_ value: StoreConnection.Value, to bytes: inout [UInt8]) {
-            func word(_ tag: UInt8, _ word: UInt64) {
-                bytes.append(tag)
-                for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8((word >> UInt64(shift)) & 0xFF)) }
-            }
             switch value {
             case .null: bytes.append(0)
-            case .integer(let number): word(1, UInt64(bitPattern: number))
-            case .real(let number): word(2, number.bitPattern)
+            case .integer(let number): appendWord(1, UInt64(bitPattern: number), to: &bytes)
+            case .real(let number): appendWord(2, number.bitPattern, to: &bytes)
             case .text(let text):
                 bytes.append(3)
-                appendCount(text.utf8.count, to: &bytes)
-                bytes.append(contentsOf: text.utf8)
+                appendField(text, to: &bytes)
             case .blob(let blob):
                 bytes.append(4)
                 appendCount(blob.count, to: &bytes)

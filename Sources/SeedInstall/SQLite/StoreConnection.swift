@@ -46,9 +46,10 @@ package final class StoreConnection {
     private var stopCondition: StopCondition?
 
     /// Opens an existing store file.
+    /// - Parameter shouldStop: when given, the connection stops once it says so (``stop(when:)``).
     /// - Throws: ``StoreError``: `notFound` when there is no file, `notASeedStore` when it is not
     ///   SQLite, `sqlite(code:)` for other failures.
-    package init(path: String, mode: Mode) throws(StoreError) {
+    package init(path: String, mode: Mode, stopWhen shouldStop: (() -> Bool)? = nil) throws(StoreError) {
         guard FileManager.default.fileExists(atPath: path) else {
             throw StoreError(.notFound, path: path, "no such file; check the path")
         }
@@ -85,6 +86,7 @@ package final class StoreConnection {
             guard error.kind == .sqlite(code: SQLITE_NOTADB) else { throw error }
             throw StoreError(.notASeedStore, path: path, "not an SQLite database; give a seed store (.sqlite)")
         }
+        if let shouldStop { stop(when: shouldStop) }
     }
 
     /// Runs SeedInstall's SQL on a connection opened elsewhere (the runtime's GRDB connection, by its
@@ -189,6 +191,24 @@ package final class StoreConnection {
             default: nil
             }
         }
+    }
+
+    /// The tables but SQLite's own (`sqlite_%`, such as `sqlite_stat1`), in name order, each with its
+    /// columns in table order and each column's place in the primary key (from 1; 0 when not in it).
+    package func tables() throws(StoreError) -> [(name: String, columns: [String], keyPositions: [Int64])] {
+        var tables: [(name: String, columns: [String], keyPositions: [Int64])] = []
+        for name in try strings(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
+        {
+            var table = (name: name, columns: [String](), keyPositions: [Int64]())
+            try forEachRow("SELECT name, pk FROM pragma_table_info(?) ORDER BY cid", [.text(name)]) { row in
+                guard case .text(let column) = row.value(0), case .integer(let position) = row.value(1) else { return }
+                table.columns.append(column)
+                table.keyPositions.append(position)
+            }
+            tables.append(table)
+        }
+        return tables
     }
 
     /// Whether the main database has a table of this name.
@@ -329,23 +349,8 @@ extension StoreConnection {
             case .null: code = sqlite3_bind_null(handle, index)
             case .integer(let number): code = sqlite3_bind_int64(handle, index, number)
             case .real(let number): code = sqlite3_bind_double(handle, index, number)
-            case .text(var text):
-                code = text.withUTF8 { bytes in
-                    // A null pointer would bind NULL, not empty text.
-                    guard let start = bytes.baseAddress, !bytes.isEmpty else {
-                        return sqlite3_bind_text64(handle, index, "", 0, transient, UInt8(SQLITE_UTF8))
-                    }
-                    return start.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                        sqlite3_bind_text64(handle, index, $0, UInt64(bytes.count), transient, UInt8(SQLITE_UTF8))
-                    }
-                }
-            case .blob(let bytes) where bytes.isEmpty:
-                // A null pointer would bind NULL, not an empty blob.
-                code = sqlite3_bind_zeroblob(handle, index, 0)
-            case .blob(let bytes):
-                code = bytes.withUnsafeBytes { bytes in
-                    sqlite3_bind_blob64(handle, index, bytes.baseAddress, UInt64(bytes.count), transient)
-                }
+            case .text(var text): code = text.withUTF8 { bindBytes(UnsafeRawBufferPointer($0), isText: true, at: index) }
+            case .blob(let bytes): code = bytes.withUnsafeBytes { bindBytes($0, isText: false, at: index) }
             }
             guard code == SQLITE_OK else { throw connection.error(code, sql: sql) }
         }
@@ -354,15 +359,18 @@ extension StoreConnection {
         /// bound as they are) or as a blob, to parameter `parameter` (from 1).
         package func bind(_ bytes: UnsafeRawBufferPointer, as type: ColumnType, at parameter: Int) throws(StoreError) {
             precondition(type == .text || type == .blob, "bytes bind as text or a blob")
-            let index = Int32(clamping: parameter)
+            let code = bindBytes(bytes, isText: type == .text, at: Int32(clamping: parameter))
+            guard code == SQLITE_OK else { throw connection.error(code, sql: sql) }
+        }
+
+        /// Binds text or a blob by its byte count, and returns SQLite's result code.
+        private func bindBytes(_ bytes: UnsafeRawBufferPointer, isText: Bool, at index: Int32) -> Int32 {
             // A null pointer would bind NULL, not empty text or an empty blob.
             let start = bytes.isEmpty ? UnsafeRawPointer(("" as StaticString).utf8Start) : bytes.baseAddress!
-            let code =
-                type == .text
+            return isText
                 ? sqlite3_bind_text64(
                     handle, index, start.assumingMemoryBound(to: CChar.self), UInt64(bytes.count), transient, UInt8(SQLITE_UTF8))
                 : sqlite3_bind_blob64(handle, index, start, UInt64(bytes.count), transient)
-            guard code == SQLITE_OK else { throw connection.error(code, sql: sql) }
         }
 
         /// Steps once: true with a row to read (``row``), false when done.

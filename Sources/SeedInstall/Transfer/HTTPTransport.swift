@@ -89,17 +89,11 @@ public final class HTTPTransport: Sendable {
 
     /// Downloads into `file`, going on from its end with `Range` and `If-Range` when it has bytes and
     /// `etag` is known, starting over after a `200`, and never writing past `maxBytes` in all.
+    /// - Parameter observer: told the bytes as they arrive, and asked whether to stop.
     /// - Returns: the file's size afterwards.
     package func download(
-        _ url: URL, into file: DownloadFile, maxBytes: Int64, etag: String?, headers: [String: String] = [:], deadline: Deadline? = nil
-    ) throws(TransferError) -> Int64 {
-        try download(url, into: file, maxBytes: maxBytes, etag: etag, headers: headers, deadline: deadline, observer: nil)
-    }
-
-    /// ``download(_:into:maxBytes:etag:headers:deadline:)`` reporting to, and stopped by, `observer`.
-    func download(
-        _ url: URL, into file: DownloadFile, maxBytes: Int64, etag: String?, headers: [String: String] = [:], deadline: Deadline?,
-        observer: TransferObserver?
+        _ url: URL, into file: DownloadFile, maxBytes: Int64, etag: String?, headers: [String: String] = [:], deadline: Deadline? = nil,
+        observer: TransferObserver? = nil
     ) throws(TransferError) -> Int64 {
         let existing = file.size
         var request = URLRequest(url: url)
@@ -115,12 +109,6 @@ public final class HTTPTransport: Sendable {
             method: "GET", url: url, limit: maxBytes, sink: .file(file, resumeOffset: resume ? existing : 0), limits: limits,
             deadline: deadline, watchesRate: true, observer: observer)
         return try transfer.run(request).size
-    }
-
-    /// Downloads into a new file at `path` (which must not exist), never past `maxBytes`.
-    package func download(_ url: URL, to path: String, maxBytes: Int64, headers: [String: String] = [:]) throws(TransferError) -> Int64 {
-        let file = try DownloadFile.create(path)
-        return try download(url, into: file, maxBytes: maxBytes, etag: nil, headers: headers)
     }
 }
 

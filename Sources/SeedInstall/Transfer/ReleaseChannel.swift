@@ -74,12 +74,10 @@ package struct ReleaseChannel: Sendable {
 
     /// Downloads an object into `file`, going on from its end when the server supports it; never past `maxBytes`.
     /// A `416` (the file is as long as the object, or longer) starts over rather than asking again.
-    package func download(_ path: String, into file: DownloadFile, maxBytes: Int64) throws(TransferError) -> Int64 {
-        try download(path, into: file, maxBytes: maxBytes, observer: nil)
-    }
-
-    /// ``download(_:into:maxBytes:)`` reporting to, and stopped by, `observer`.
-    func download(_ path: String, into file: DownloadFile, maxBytes: Int64, observer: TransferObserver?) throws(TransferError) -> Int64 {
+    /// - Parameter observer: told the bytes as they arrive, and asked whether to stop.
+    package func download(_ path: String, into file: DownloadFile, maxBytes: Int64, observer: TransferObserver? = nil)
+        throws(TransferError) -> Int64
+    {
         switch location {
         case .directory(let root):
             let source = (root as NSString).appendingPathComponent(path)

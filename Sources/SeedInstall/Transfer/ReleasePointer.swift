@@ -51,16 +51,6 @@ package struct ReleasePointer: Sendable, Equatable {
             dataset: dataset, dataVersion: version, manifest: manifest, manifestSHA256: sha, contentDigest: digest, releases: releases)
     }
 
-    /// The file's bytes: pretty-printed JSON with sorted keys.
-    package var data: Data {
-        let value: JSONValue = .object([
-            "formatVersion": 1, "dataset": .string(dataset), "dataVersion": .integer(dataVersion),
-            "manifest": .string(manifest), "manifestSHA256": .string(manifestSHA256), "contentDigest": .string(contentDigest),
-            "releases": .array(releases.map(JSONValue.integer)),
-        ])
-        return Data((value.prettyText + "\n").utf8)
-    }
-
     /// `artifacts/<sha256>.sqlite.gz`: artifacts are named by their checksum, so they never change.
     package static func artifactPath(sha256: String) -> String { "artifacts/\(sha256).sqlite.gz" }
 
@@ -70,13 +60,9 @@ package struct ReleasePointer: Sendable, Equatable {
     /// `manifests/<dataVersion>.json`: where a data version's first manifest is published.
     package static func manifestPath(dataVersion: Int64) -> String { "manifests/\(dataVersion).json" }
 
-    /// `manifests/<version>-<first 16 hex of its SHA-256>.json`: a refreshed manifest of a data version
-    /// already published (published objects other than `latest.json` are never replaced).
-    package static func refreshedManifestPath(dataVersion: Int64, sha256: String) -> String {
-        "manifests/\(dataVersion)-\(sha256.prefix(16)).json"
-    }
-
-    /// Whether a pointer may name this manifest for its data version: one of the two forms above, exactly.
+    /// Whether a pointer may name this manifest for its data version: ``manifestPath(dataVersion:)``, or
+    /// a refreshed manifest of that data version, `manifests/<version>-<first 16 hex of its SHA-256>.json`
+    /// (published objects other than `latest.json` are never replaced), exactly.
     package static func isManifestPath(_ path: String, for dataVersion: Int64) -> Bool {
         if path == manifestPath(dataVersion: dataVersion) { return true }
         let prefix = "manifests/\(dataVersion)-", suffix = ".json"

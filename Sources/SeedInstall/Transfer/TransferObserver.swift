@@ -4,7 +4,7 @@ import Foundation
 /// byte received, and stops them when cancelled (checked with every chunk and every tenth of a second).
 ///
 /// `@unchecked Sendable`: safe because every property is read and written under `lock`.
-final class TransferObserver: @unchecked Sendable {
+package final class TransferObserver: @unchecked Sendable {
     private let lock = NSLock()
     private var cancelled = false
     private var onBytes: (@Sendable (Int64) -> Void)?

@@ -100,7 +100,7 @@ public struct SeedBuilder: Sendable {
         for stale in [request.outputFile(Manifest.fileName), request.storePath + ".gz"] + staleDeltas { unlink(stale) }
         var syncing: BackgroundWork<Void, any Error>?
         if let whileSyncing {
-            syncing = BackgroundWork { [working] () throws -> Void in try AtomicFile.sync(working) }
+            syncing = BackgroundWork { [working] () throws -> Void in close(try AtomicFile.openSynced(working)) }
             whileSyncing(working)
         }
         // With work beside it, the phase is what is left of the sync once that work is done.
@@ -124,9 +124,12 @@ public struct SeedBuilder: Sendable {
             },
             rejected: rejects.count, shownRejects: rejects.shown, warnings: loads.warnings, metadata: metadata,
             timings: loads.timings, deltas: deltas, changes: changes, setDigest: setDigest,
-            uncertainJoinTables: (schema.coreData?.uncertainJoinTableNames ?? []).map { join in
-                BuiltStore.UncertainJoinTable(
-                    relationships: [join.relationship, join.inverse].sorted(), table: join.table, view: join.view)
+            // The self-referential pairs whose join-table name is not certain: a view reads the table under the other name.
+            uncertainJoinTables: (schema.coreData?.joinTables ?? []).compactMap { join in
+                join.alsoReadableAs.map { view in
+                    let sides = ["\(join.relationship.entity).\(join.relationship.name)", "\(join.inverse.entity).\(join.inverse.name)"]
+                    return BuiltStore.UncertainJoinTable(relationships: sides.sorted(), table: join.name, view: view)
+                }
             })
     }
 

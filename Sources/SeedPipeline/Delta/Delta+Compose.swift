@@ -1,3 +1,4 @@
+import Foundation
 import SeedInstall
 
 extension Delta {
@@ -104,8 +105,19 @@ private struct TableChanges {
     }
 
     private func inconsistent(_ verb: String, _ key: [DeltaValue], _ state: String) -> DeltaError {
-        let shown = zip(table.keyColumns, key).map { "\(table.columns[$0.0]) = \($0.1)" }.joined(separator: ", ")
+        let shown = zip(table.keyColumns, key).map { "\(table.columns[$0.0]) = \(Self.sqlText($0.1))" }.joined(separator: ", ")
         return DeltaError(.inconsistent, "the deltas do not chain: table \(table.name) \(verb) the row \(shown), \(state)")
+    }
+
+    /// The value as SQL would quote it, for a message naming a key.
+    private static func sqlText(_ value: DeltaValue) -> String {
+        switch value {
+        case .null: "NULL"
+        case .integer(let value): String(value)
+        case .real(let value): String(value)
+        case .text(let value): "'\(value.replacingOccurrences(of: "'", with: "''"))'"
+        case .blob(let value): "X'\(value.map { String(format: "%02X", $0) }.joined())'"
+        }
     }
 
     /// The net operations, in apply order.

@@ -105,7 +105,8 @@ struct S3Destination: PublishDestination {
             _ = try transport.retrying("GET", url) { () throws(TransferError) in
                 try? FileManager.default.removeItem(atPath: temporary)
                 return try transport.download(
-                    url, to: temporary, maxBytes: size, headers: signedHeaders("GET", objectPath, payload: S3Signer.emptyPayloadSHA256))
+                    url, into: DownloadFile.create(temporary), maxBytes: size, etag: nil,
+                    headers: signedHeaders("GET", objectPath, payload: S3Signer.emptyPayloadSHA256))
             }
         } catch {
             throw PublishError(error)

@@ -60,7 +60,7 @@ struct WebDAVDestination: PublishDestination {
         defer { try? FileManager.default.removeItem(atPath: temporary) }
         let size = Int64(head.header("Content-Length") ?? "") ?? Int64.max
         do {
-            _ = try transport.download(url(path), to: temporary, maxBytes: size)
+            _ = try transport.download(url(path), into: DownloadFile.create(temporary), maxBytes: size, etag: nil)
         } catch {
             throw PublishError(error)
         }
