@@ -20,12 +20,13 @@ import Foundation
 package enum GzipInflater {
     static let chunkSize = 1 << 18
 
+    /// Inflates the gzip file at `source` into a file created (or emptied) at `destination`.
     /// - Parameters:
-    ///   - observe: sees every inflated chunk in order (for a SHA-256 in the same pass).
-    /// - Returns: the number of bytes written.
     ///   - segments: the artifact's segment table (its manifest's); with it and `maxOutputBytes` (then
     ///     the exact size) the segments are inflated on every core, each checked to end where the table
     ///     says. A table that cannot describe the file is an error here.
+    ///   - observe: sees every inflated chunk in order (for a SHA-256 in the same pass).
+    /// - Returns: the number of bytes written.
     @discardableResult
     package static func inflate(
         _ source: String, to destination: String, maxOutputBytes: Int64? = nil, segments: GzipSegments? = nil,
