@@ -64,7 +64,9 @@ package struct SetDigest: Sendable, Equatable {
         let key = SymmetricKey(data: SHA256.hash(data: encoding))
         // The keystream from block 1: ChaChaPoly encrypts from counter 1 (RFC 8439, 2.8), and the
         // ciphertext of zero bytes is the keystream itself.
-        let sealed = try! ChaChaPoly.seal(Self.zeros, using: key, nonce: Self.nonce)
+        // The nonce is made here: swift-crypto 3 does not declare `ChaChaPoly.Nonce` Sendable, so it
+        // cannot be a static constant (12 bytes, inline in `Data`: no allocation).
+        let sealed = try! ChaChaPoly.seal(Self.zeros, using: key, nonce: ChaChaPoly.Nonce(data: Self.zeroNonce))
         sealed.ciphertext.withUnsafeBytes { bytes in
             lanes.withUnsafeMutableBufferPointer { lanes in
                 for index in 0..<Self.laneCount {
@@ -81,7 +83,7 @@ package struct SetDigest: Sendable, Equatable {
     }
 
     private static let zeros = Data(count: laneCount * 2)
-    private static let nonce = try! ChaChaPoly.Nonce(data: Data(count: 12))
+    private static let zeroNonce = Data(count: 12)
 }
 
 extension SetDigest {

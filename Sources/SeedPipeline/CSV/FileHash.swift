@@ -21,14 +21,21 @@ struct FileHash: Sendable {
     /// Starts hashing at once.
     init(reader: CSVReader, continuing hasher: SHA256, from offset: Int) {
         let (path, descriptor, size) = (reader.path, reader.duplicateDescriptor(), reader.fileSize)
+        let handed = HandedOff(hasher: hasher)
         work = BackgroundWork { () throws(CSVError) -> String in
-            try Self.hashRest(path: path, descriptor: descriptor, hasher: hasher, from: offset, size: size)
+            try Self.hashRest(path: path, descriptor: descriptor, hasher: handed.hasher, from: offset, size: size)
         }
     }
 
     /// The file's SHA-256 (64 lowercase hex characters), once the thread is done.
     func wait() throws(CSVError) -> String {
         try work.value()
+    }
+
+    /// A hasher handed to the hashing thread. Safe to share: `SHA256` is a value, copied here and
+    /// never used again by the reader that made it (swift-crypto 4 declares it `Sendable`, 3 does not).
+    private struct HandedOff: @unchecked Sendable {
+        let hasher: SHA256
     }
 
     private static func hashRest(path: String, descriptor: Int32, hasher: SHA256, from: Int, size: Int) throws(CSVError) -> String {
