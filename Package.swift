@@ -20,7 +20,8 @@ let package = Package(
     ],
     dependencies: [
         // Ranges, not pins: an app that depends on SeedStore and has its own GRDB or swift-crypto must
-        // resolve. The lower bounds are the versions this package is built and tested with.
+        // resolve. The lower bounds are the versions this package is built and tested with
+        // (scripts/check-lower-bounds builds it with swift-crypto's, in scripts/test).
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
