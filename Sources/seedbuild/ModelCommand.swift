@@ -83,20 +83,13 @@ struct ModelOptions: ParsableArguments {
         if paths.isEmpty { throw ValidationError("give at least one model path") }
     }
 
-    /// Whether the file starts with SQLite's header ("SQLite format 3").
-    static func isSQLite(_ path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        return (try? handle.read(upToCount: 16)) == Data("SQLite format 3\u{0}".utf8)
-    }
-
     /// Loads, merges and validates the models, printing warnings; exits 65 or 66 on errors.
     func loadMerged() throws -> Model {
         var models: [Model] = []
         for path in paths {
             // A Core Data store carries the model it was last opened with in Z_MODELCACHE.
             let model =
-                Self.isSQLite(path)
+                StoreFile.isSQLite(path)
                 ? try CommandFailure.exitOnError { try CoreDataStoreFile.cachedModel(at: URL(fileURLWithPath: path)) }
                 : try CommandFailure.exitOnError { () throws(ModelError) in try ModelLoader.load(path) }
             _ = try CommandFailure.exitOnError { () throws(ModelError) in try model.validated() }

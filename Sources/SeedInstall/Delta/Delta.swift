@@ -93,8 +93,9 @@ package enum DeltaOperation: Sendable, Hashable {
         }
     }
 
-    /// The place of the operation's kind within a table's apply order.
-    var rank: Int {
+    /// The place of the operation's kind within a table's apply order; the encoding's operation byte
+    /// is this plus one (1 clear, 2 delete, 3 insert, 4 update).
+    package var rank: Int {
         switch self {
         case .clear: 0
         case .delete: 1
@@ -102,9 +103,6 @@ package enum DeltaOperation: Sendable, Hashable {
         case .update: 3
         }
     }
-
-    /// The encoding's operation byte.
-    package var code: UInt8 { UInt8(rank + 1) }
 }
 
 /// A column's new value in an update.

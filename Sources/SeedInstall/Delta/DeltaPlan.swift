@@ -26,7 +26,7 @@ package struct DeltaTarget: Sendable, Hashable {
 /// Run them in order in one transaction on a copy of the base, then check the result's content
 /// digest against ``DeltaHeader/to`` before switching to it:
 /// ```swift
-/// let delta = try DeltaReader.read(path)
+/// let delta = try DeltaReader.decode(gzip: downloaded, maxBytes: bound)
 /// for statement in try DeltaPlan.statements(for: delta, target: target) { try run(statement) }
 /// ```
 package enum DeltaPlan {

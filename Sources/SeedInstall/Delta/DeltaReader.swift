@@ -1,6 +1,7 @@
 import Foundation
 
-/// Reads a whole delta file into memory and checks it, before anything is applied.
+/// Decodes a delta held in memory and checks it, before anything is applied (the build reads one
+/// from a file: `SeedPipeline/Delta/DeltaReader+File.swift`).
 package enum DeltaReader {
     /// Decodes a delta held in memory (its gzip bytes).
     /// - Parameters:

@@ -34,4 +34,15 @@ extension SeedBuilder {
             }
         }
     }
+
+    /// The self-referential pairs whose join-table name is not certain: a view reads the table under
+    /// the other name (docs/store-format.md, "Self-referential join tables").
+    static func uncertainJoinTables(_ layout: CoreDataSchema?) -> [BuiltStore.UncertainJoinTable] {
+        (layout?.joinTables ?? []).compactMap { join in
+            join.alsoReadableAs.map { view in
+                let sides = ["\(join.relationship.entity).\(join.relationship.name)", "\(join.inverse.entity).\(join.inverse.name)"]
+                return BuiltStore.UncertainJoinTable(relationships: sides.sorted(), table: join.name, view: view)
+            }
+        }
+    }
 }

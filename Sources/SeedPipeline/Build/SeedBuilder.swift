@@ -124,13 +124,7 @@ public struct SeedBuilder: Sendable {
             },
             rejected: rejects.count, shownRejects: rejects.shown, warnings: loads.warnings, metadata: metadata,
             timings: loads.timings, deltas: deltas, changes: changes, setDigest: setDigest,
-            // The self-referential pairs whose join-table name is not certain: a view reads the table under the other name.
-            uncertainJoinTables: (schema.coreData?.joinTables ?? []).compactMap { join in
-                join.alsoReadableAs.map { view in
-                    let sides = ["\(join.relationship.entity).\(join.relationship.name)", "\(join.inverse.entity).\(join.inverse.name)"]
-                    return BuiltStore.UncertainJoinTable(relationships: sides.sorted(), table: join.name, view: view)
-                }
-            })
+            uncertainJoinTables: Self.uncertainJoinTables(schema.coreData))
     }
 
     struct Loads {

@@ -32,8 +32,9 @@ struct FileHash: Sendable {
         try work.value()
     }
 
-    /// A hasher handed to the hashing thread. Safe to share: `SHA256` is a value, copied here and
-    /// never used again by the reader that made it (swift-crypto 4 declares it `Sendable`, 3 does not).
+    /// A hasher handed to the hashing thread. Safe to share: the reader that made it stops hashing once
+    /// it hands it off (``CSVReader/handOffHash()``), so only that thread uses it (swift-crypto 4
+    /// declares `SHA256` `Sendable`, 3 does not).
     private struct HandedOff: @unchecked Sendable {
         let hasher: SHA256
     }

@@ -28,4 +28,15 @@ extension CoreDataConventions {
         }
         return conventions
     }
+
+    /// Index name → `CREATE INDEX` of the store's indexes on tables named as join tables (``joinTableIndexes``).
+    package static func joinTableIndexes(in store: StoreConnection) throws(StoreError) -> [String: String] {
+        var indexes: [String: String] = [:]
+        try store.forEachRow(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name GLOB 'Z_[0-9]*[A-Z]*'"
+        ) { row in
+            if case .text(let name) = row.value(0), case .text(let sql) = row.value(1) { indexes[name] = sql }
+        }
+        return indexes
+    }
 }

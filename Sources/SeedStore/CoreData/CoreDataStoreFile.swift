@@ -73,3 +73,13 @@ public enum CoreDataStoreFile {
         }
     }
 }
+
+extension StoreFile {
+    /// Whether the file starts with SQLite's header ("SQLite format 3"): a store to read a cached
+    /// model from, rather than a model file.
+    package static func isSQLite(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        return (try? handle.read(upToCount: 16)) == Data("SQLite format 3\u{0}".utf8)
+    }
+}
