@@ -53,7 +53,7 @@ enum DeltaEncoder {
     }
 
     static func append(_ operation: DeltaOperation, to bytes: inout [UInt8]) throws(DeltaError) {
-        bytes.append(UInt8(operation.rank + 1))  // the operation byte (DeltaOperation.rank)
+        bytes.append(UInt8(operation.rank + 1)) // the operation byte (DeltaOperation.rank)
         try append(count: operation.table, of: "an operation's table", to: &bytes)
         switch operation {
         case .clear: break
